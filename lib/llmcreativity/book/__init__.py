@@ -1,0 +1,1 @@
+"""Running the stage notebooks and building the book."""

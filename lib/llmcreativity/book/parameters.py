@@ -1,0 +1,203 @@
+"""A notebook's `parameters` cell: read its declared defaults, and check values against them.
+
+The cell tagged `parameters` holds one plain assignment per line, for example
+
+    smoke: bool = False
+    temperature: float = 0.8      # range: [0, 2]
+    judge: str = "rubric"         # choices: ["rubric", "chateval"]
+    stories_path: str = "results/stories.jsonl"
+
+The annotation (or, without one, the default's type) is the parameter's type. A trailing
+`# range: [lo, hi]` comment bounds a number (either end may be `None`); `# choices: [...]`
+lists the allowed values. Parameters whose names end in `_path`, `_file` or `_dir` are input
+paths: when a profile or `-p` sets one, it must exist (absolute, or relative to the project root,
+where notebooks run, or to the results folder) unless empty. A notebook's own default path is the
+notebook's business (it may be an optional input). Names starting with `out` are outputs.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..paths import REPO_ROOT, results_dir
+
+_SIMPLE_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str,
+                                  "list": list, "dict": dict, "tuple": tuple}
+_PATH_SUFFIXES = ("_path", "_file", "_dir")
+
+
+class ParameterError(ValueError):
+    """A parameter value, profile or override that cannot be used; the message says how to fix it."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One assignment of a notebook's `parameters` cell."""
+
+    name: str
+    """Variable name in the notebook."""
+    default: Any
+    """The literal default value."""
+    kind: type
+    """Expected type (bool, int, float, str, list, dict or tuple)."""
+    optional: bool
+    """True when None is also allowed (`X | None` annotation or a None default)."""
+    low: float | None = None
+    """Inclusive lower bound from a `# range:` comment."""
+    high: float | None = None
+    """Inclusive upper bound from a `# range:` comment."""
+    choices: tuple[Any, ...] | None = None
+    """Allowed values from a `# choices:` comment."""
+
+    @property
+    def is_input_path(self) -> bool:
+        """True for parameters naming a file or folder the notebook reads."""
+        return self.name.endswith(_PATH_SUFFIXES) and not self.name.startswith("out")
+
+    def describe(self) -> str:
+        """Type, default and constraints in one line, for messages and `--dry-run`."""
+        text = f"{self.kind.__name__}{' | None' if self.optional else ''} (default {self.default!r})"
+        if self.low is not None or self.high is not None:
+            text += f", range [{self.low}, {self.high}]"
+        if self.choices is not None:
+            text += f", one of {list(self.choices)}"
+        return text
+
+
+def _kind_of(annotation: ast.expr | None, default: Any, where: str) -> tuple[type, bool]:
+    if annotation is None:
+        if default is None:
+            raise ParameterError(f"{where}: a None default needs an annotation such as `str | None`")
+        return type(default), False
+    optional = False
+    node = annotation
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [node.left, node.right]
+        nones = [s for s in sides if isinstance(s, ast.Constant) and s.value is None]
+        if len(nones) != 1:
+            raise ParameterError(f"{where}: only `X | None` unions are supported, got {ast.unparse(annotation)!r}")
+        optional = True
+        node = sides[0] if sides[1] is nones[0] else sides[1]
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in _SIMPLE_TYPES:
+        raise ParameterError(f"{where}: annotation {ast.unparse(annotation)!r} is not one of "
+                             f"{sorted(_SIMPLE_TYPES)} (optionally `| None`)")
+    return _SIMPLE_TYPES[node.id], optional or default is None
+
+
+def _constraints(comment: str, where: str) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    m = re.search(r"range:\s*(\[[^\]]*\])", comment)
+    if m:
+        try:
+            low, high = ast.literal_eval(m.group(1))
+        except (ValueError, SyntaxError, TypeError):
+            raise ParameterError(f"{where}: cannot read `range: {m.group(1)}`; write `# range: [0, 1]`") from None
+        found["low"], found["high"] = low, high
+    m = re.search(r"choices:\s*(\[[^\]]*\])", comment)
+    if m:
+        try:
+            found["choices"] = tuple(ast.literal_eval(m.group(1)))
+        except (ValueError, SyntaxError):
+            raise ParameterError(f"{where}: cannot read `choices: {m.group(1)}`; "
+                                 "write `# choices: [\"a\", \"b\"]`") from None
+    return found
+
+
+def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
+    """Parameters declared by the source of a `parameters` cell; `where` names the notebook in errors."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as e:
+        raise ParameterError(f"{where}: the parameters cell is not valid Python ({e})") from None
+    lines = source.splitlines()
+    params: dict[str, Parameter] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            name, annotation, value = stmt.target.id, stmt.annotation, stmt.value
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name, annotation, value = stmt.targets[0].id, None, stmt.value
+        else:
+            raise ParameterError(f"{where}, parameters cell line {stmt.lineno}: write one `name: type = literal` "
+                                 f"per line, got {ast.unparse(stmt)!r}")
+        at = f"{where}, parameter {name!r}"
+        try:
+            default = ast.literal_eval(value)
+        except ValueError:
+            raise ParameterError(f"{at}: the default {ast.unparse(value)!r} is not a plain literal") from None
+        kind, optional = _kind_of(annotation, default, at)
+        line = lines[stmt.lineno - 1]
+        comment = line.split("#", 1)[1] if "#" in line else ""
+        param = Parameter(name, default, kind, optional, **_constraints(comment, at))
+        check_value(param, default, f"{at} (its own default)")
+        params[name] = param
+    return params
+
+
+def check_value(param: Parameter, value: Any, where: str) -> Any:
+    """Return `value` (ints widened to float where a float is expected) or raise naming the fix."""
+    fix = f"give {param.name} a {param.describe()}"
+    if value is None:
+        if param.optional:
+            return None
+        raise ParameterError(f"{where}: {param.name} may not be None; {fix}")
+    if param.kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if param.kind is tuple and isinstance(value, list):
+        value = tuple(value)
+    if param.kind in (int, float) and isinstance(value, bool) or not isinstance(value, param.kind):
+        raise ParameterError(f"{where}: {param.name}={value!r} is a {type(value).__name__}; {fix}")
+    if param.kind is float and not math.isfinite(value):
+        raise ParameterError(f"{where}: {param.name}={value!r} is not finite; {fix}")
+    if param.low is not None and value < param.low or param.high is not None and value > param.high:
+        raise ParameterError(f"{where}: {param.name}={value!r} is outside [{param.low}, {param.high}]; {fix}")
+    if param.choices is not None and value not in param.choices:
+        raise ParameterError(f"{where}: {param.name}={value!r} is not one of {list(param.choices)}")
+    return value
+
+
+def parse_cli_value(param: Parameter, text: str, where: str) -> Any:
+    """Convert the command-line text of `-p name text` to the parameter's type, then check it."""
+    if param.optional and text in ("None", "null", "none"):
+        return check_value(param, None, where)
+    if param.kind is str:
+        value: Any = text
+    elif param.kind is bool:
+        lowered = text.lower()
+        if lowered not in ("true", "false", "1", "0", "yes", "no"):
+            raise ParameterError(f"{where}: {param.name} expects true or false, got {text!r}")
+        value = lowered in ("true", "1", "yes")
+    elif param.kind in (int, float):
+        try:
+            value = param.kind(text)
+        except ValueError:
+            raise ParameterError(f"{where}: {param.name} expects {param.kind.__name__}, got {text!r}; "
+                                 f"e.g. -p {param.name} {param.default!r}") from None
+    else:
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise ParameterError(f"{where}: {param.name} expects a {param.kind.__name__} written as YAML/JSON, "
+                                 f"e.g. -p {param.name} '[1, 2]', got {text!r}") from None
+    return check_value(param, value, where)
+
+
+def missing_path(param: Parameter, value: Any) -> Path | None:
+    """None if `param` is not an input path, is empty, or exists; else the path as resolved.
+
+    A relative path may lie under the project root or the results folder; the result names the
+    results-folder reading when it lies under neither, so a stage of this run may still write it.
+    """
+    if not param.is_input_path or value in (None, ""):
+        return None
+    path = Path(value)
+    candidates = [path] if path.is_absolute() else [REPO_ROOT / path, results_dir() / path]
+    return None if any(c.exists() for c in candidates) else candidates[-1]

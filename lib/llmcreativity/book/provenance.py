@@ -1,0 +1,238 @@
+"""What produced an executed notebook: models, parameters, input data hashes, package versions.
+
+The runner adds two cells to every stage notebook: `start_recording(stage)` right after the
+parameters (it installs an audit hook that notes every file the kernel opens for reading inside
+the data or results folders) and `show_provenance(stage, parameters)` at the end, which prints
+the record as Markdown tables. Inputs that a library reads without Python's `open` (pyarrow's
+Parquet reader) are still listed: the outputs of the stages this one depends on come from the
+run manifest with their hashes.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import importlib.metadata as md
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..paths import REPO_ROOT, data_dir, results_dir
+
+PACKAGES = ("llmcreativity", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "torch", "transformers",
+            "sentence-transformers", "llama_cpp_python", "sacrebleu", "matplotlib", "papermill")
+"""Distributions whose versions are reported (those installed)."""
+
+_reads: set[str] = set()
+_writes: set[str] = set()
+_roots: tuple[str, ...] = ()
+_skip: str = ""
+_hook_installed = False
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A file the stage read."""
+
+    path: str
+    """Location, shown as `data/...` or `results/...` relative to those folders, else absolute."""
+    size: int
+    """Bytes."""
+    sha256: str
+    """Hex SHA-256 of the bytes."""
+    source: str
+    """How it was found: `opened` by the kernel, or `output of <stage>` from the run manifest."""
+
+
+@dataclass(frozen=True)
+class ModelUse:
+    """A model backend or embedder alive in the kernel."""
+
+    identity: str
+    """The backend's identity string (model and every output-changing setting)."""
+    kind: str
+    """Class name of the object."""
+    calls: int | None
+    """Calls recorded by a caching wrapper, None when the object keeps no account."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Everything shown in a notebook's provenance section."""
+
+    stage: str
+    """Stage name."""
+    profile: str
+    """Parameter profile of the run (`default`, `paper`, or `interactive` outside the runner)."""
+    parameters: dict[str, Any]
+    """Final values of the notebook's parameters."""
+    models: tuple[ModelUse, ...]
+    """Backends and embedders created in the kernel."""
+    inputs: tuple[InputFile, ...]
+    """Data and results files read."""
+    packages: dict[str, str]
+    """Distribution -> version, plus `python`."""
+    commit: str
+    """Git commit of the project, or `unknown`."""
+    notebook_sha256: str
+    """SHA-256 of the stage's MyST source, or empty when the stage is not registered."""
+    executed_at: str
+    """Local time the record was made."""
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event != "open" or not _roots:
+        return
+    path, mode, flags = args
+    if not isinstance(path, (str, os.PathLike)):
+        return
+    full = os.path.abspath(os.fspath(path))
+    if not full.startswith(_roots) or full.startswith(_skip):
+        return
+    writing = any(c in mode for c in "wax+") if isinstance(mode, str) else bool(flags & (os.O_WRONLY | os.O_RDWR))
+    (_writes if writing else _reads).add(full)
+
+
+def start_recording(stage: str) -> None:
+    """Begin noting the files this kernel reads under the data and results folders (`stage` is for readers)."""
+    global _roots, _skip, _hook_installed
+    _skip = os.path.abspath(results_dir() / "executed") + os.sep  # notebooks and manifest are bookkeeping
+    _roots = tuple(os.path.abspath(p) + os.sep for p in (data_dir(), results_dir()))
+    _reads.clear()
+    _writes.clear()
+    if not _hook_installed:
+        sys.addaudithook(_audit)
+        _hook_installed = True
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _shown(path: Path) -> str:
+    for label, root in (("data", data_dir()), ("results", results_dir())):
+        try:
+            return f"{label}/{path.resolve().relative_to(root.resolve()).as_posix()}"
+        except ValueError:
+            continue
+    return str(path)
+
+
+def _inputs(stage: str) -> list[InputFile]:
+    global _roots
+    roots, _roots = _roots, ()  # stop recording while hashing
+    try:
+        found: dict[str, InputFile] = {}
+        for full in sorted(_reads - _writes):
+            p = Path(full)
+            if p.is_file():
+                found[_shown(p)] = InputFile(_shown(p), p.stat().st_size, _sha256(p), "opened")
+        manifest = results_dir() / "executed" / "run.json"
+        if manifest.exists():
+            entries = json.loads(manifest.read_text())["stages"]
+            from .stages import STAGES
+
+            depends = next((s.depends for s in STAGES if s.name == stage), ())
+            for dep in depends:
+                for rel, digest in entries.get(dep, {}).get("outputs", {}).items():
+                    p = results_dir() / rel
+                    if p.is_file():
+                        found.setdefault(_shown(p), InputFile(_shown(p), p.stat().st_size, digest, f"output of {dep}"))
+        return sorted(found.values(), key=lambda f: f.path)
+    finally:
+        _roots = roots
+
+
+def _models() -> list[ModelUse]:
+    best: dict[str, ModelUse] = {}
+    for obj in gc.get_objects():
+        module = type(obj).__dict__.get("__module__")
+        if not isinstance(module, str) or not module.startswith("llmcreativity.llm"):
+            continue
+        identity = getattr(obj, "identity", None)
+        if not isinstance(identity, str):
+            continue
+        records = getattr(obj, "records", None)
+        use = ModelUse(identity, type(obj).__name__, len(records) if isinstance(records, list) else None)
+        old = best.get(identity)
+        if old is None or (use.calls or 0) > (old.calls or 0):
+            best[identity] = use
+    return sorted(best.values(), key=lambda m: m.identity)
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short=12", "HEAD"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 else "unknown (no commit)"
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the reported distributions that are installed, plus the Python version."""
+    found = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            found[name] = md.version(name)
+        except md.PackageNotFoundError:
+            continue
+    return found
+
+
+def collect(stage: str, parameters: dict[str, Any], notebook: str | None = None) -> Provenance:
+    """The provenance record of the running notebook (`notebook`: its MyST source, else looked up in STAGES)."""
+    from .stages import STAGES
+
+    notebook = notebook or next((s.notebook for s in STAGES if s.name == stage), None)
+    source = REPO_ROOT / notebook if notebook else None
+    return Provenance(
+        stage=stage,
+        profile=os.environ.get("LLMCREATIVITY_PROFILE", "interactive"),
+        parameters=dict(parameters),
+        models=tuple(_models()),
+        inputs=tuple(_inputs(stage)),
+        packages=package_versions(),
+        commit=_commit(),
+        notebook_sha256=_sha256(source) if source and source.exists() else "",
+        executed_at=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    )
+
+
+def _cell(value: Any) -> str:
+    return repr(value).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(p: Provenance) -> str:
+    """The record as Markdown tables."""
+    lines = [f"Stage `{p.stage}`, profile `{p.profile}`, executed {p.executed_at}, project commit `{p.commit}`, "
+             f"notebook source SHA-256 `{p.notebook_sha256[:16] or 'unknown'}`.",
+             "", "| model | object | calls |", "|---|---|---|"]
+    lines += [f"| `{m.identity}` | {m.kind} | {'' if m.calls is None else m.calls} |" for m in p.models]
+    if not p.models:
+        lines.append("| (no model was loaded) | | |")
+    lines += ["", "| parameter | value |", "|---|---|"]
+    lines += [f"| `{k}` | `{_cell(v)}` |" for k, v in p.parameters.items()]
+    lines += ["", "| input file | bytes | SHA-256 (first 16) | found as |", "|---|---|---|---|"]
+    lines += [f"| `{f.path}` | {f.size} | `{f.sha256[:16]}` | {f.source} |" for f in p.inputs]
+    if not p.inputs:
+        lines.append("| (none) | | | |")
+    lines += ["", "Packages: " + ", ".join(f"{k} {v}" for k, v in p.packages.items()) + "."]
+    return "\n".join(lines)
+
+
+def show_provenance(stage: str, parameters: dict[str, Any], notebook: str | None = None) -> None:
+    """Display the provenance record of the running notebook as Markdown tables."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(to_markdown(collect(stage, parameters, notebook))))

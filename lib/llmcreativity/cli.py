@@ -1,0 +1,81 @@
+"""The `llmcreativity` command: run the stage notebooks, build the book, print it to PDF.
+
+    llmcreativity run [--profile default|paper] [-p NAME VALUE]... [--stage NAME] [--dry-run]
+    llmcreativity build [--output DIR]
+    llmcreativity pdf [--output DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .paths import REPO_ROOT
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="llmcreativity", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="execute the stage notebooks with papermill, in dependency order")
+    run.add_argument("--profile", default="default", help="parameter profile: default or paper (default: default)")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                     help="override a parameter for every stage declaring it; STAGE.NAME for one stage only")
+    run.add_argument("--stage", help="run only this stage")
+    run.add_argument("--dry-run", action="store_true", help="validate and print the parameters, run nothing")
+    for name, text in (("build", "build the HTML book from the executed notebooks (offline, -W)"),
+                       ("pdf", "build the single-page HTML book and print it to PDF with headless Chromium")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--output", type=Path, default=REPO_ROOT,
+                       help="folder that receives _build/ (default: the project root)")
+    return parser
+
+
+def _run(args: argparse.Namespace) -> None:
+    from .book.runner import plan, run_stage
+
+    plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage)
+    if args.dry_run:
+        for p in plans:
+            print(f"{p.stage.name} ({p.stage.notebook})")
+            for name, param in p.declared.items():
+                value = p.parameters.get(name, param.default)
+                mark = "*" if name in p.parameters else " "
+                print(f"  {mark} {name} = {value!r}    # {param.describe()}")
+        print("(* = set by the profile or -p; parameters are valid, nothing was run)")
+        return
+    for p in plans:
+        run_stage(p, args.profile)
+    print(f"all {len(plans)} stage(s) ran; build the book with `llmcreativity build`")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit status."""
+    from .book.parameters import ParameterError
+    from .book.runner import StageFailed
+    from .book.site import BuildError
+
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            _run(args)
+        elif args.command == "build":
+            from .book.site import build
+
+            html = build(args.output)
+            print(f"book built: {html / 'index.html'}")
+        else:
+            from .book.pdf import build_pdf
+
+            print(f"PDF written: {build_pdf(args.output)}")
+    except ParameterError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (StageFailed, BuildError, KeyError, FileNotFoundError) as e:
+        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

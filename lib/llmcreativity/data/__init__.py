@@ -1,0 +1,1 @@
+"""Loaders of the public datasets (read from `llmcreativity.paths.data_dir()`, never copied into the repo)."""

@@ -1,0 +1,112 @@
+"""Per-step tables of semantic entropy beside surface diversity, and rank correlations with CIs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
+from ..stats import bootstrap_ci, spearman
+from .stepwise import Chain
+
+
+def _or_nan(f: Any, *args: Any) -> float:
+    """f(*args), or NaN where the metric is undefined on these candidates (too few or too short texts)."""
+    try:
+        return float(f(*args))
+    except ValueError:
+        return float("nan")
+
+
+def step_table(chains: Sequence[Chain], embedder: Any | None = None) -> pd.DataFrame:
+    """One row per step: settings, entropies, cluster count and surface diversity of its candidates.
+
+    Surface diversity is computed over the non-empty candidate texts: Distinct-1/2, Self-BLEU and,
+    when an embedder is given, the mean pairwise cosine of their embeddings.
+    """
+    rows = []
+    for ch in chains:
+        for s in ch.steps:
+            texts = [c.text for c in s.candidates if c.text]
+            row = {
+                "chain": ch.id, "problem_id": ch.problem_id, "domain": ch.domain, "model": ch.model,
+                "judge": ch.judge, "temperature": ch.settings.temperature, "n": ch.settings.n, "step": s.index,
+                "n_clusters": s.n_clusters, "se_discrete": s.se_discrete, "se_probability": s.se_probability,
+                "se_length_normalized": s.se_length_normalized, "judge_calls": s.judge_calls,
+                "stop_votes": s.stop_votes, "n_nonempty": len(texts),
+                "distinct_1": _or_nan(distinct_n, texts, 1), "distinct_2": _or_nan(distinct_n, texts, 2),
+                "self_bleu": _or_nan(self_bleu, texts),
+            }
+            if embedder is not None:
+                row["mean_cosine"] = _or_nan(mean_pairwise_cosine, embedder.encode(texts)) if len(texts) >= 2 else np.nan
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def spearman_with_ci(x: Sequence[float], y: Sequence[float], *, n_resamples: int = 1000, seed: int = 0) -> dict[str, float]:
+    """Spearman's rho of paired (x, y) with its p-value and a percentile bootstrap 95 % CI (rows resampled).
+
+    Pairs with a NaN on either side are dropped first; `n` is the number of pairs used.
+    """
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(a) & np.isfinite(b)
+    a, b = a[keep], b[keep]
+    rho, p = spearman(a, b)
+    ci = bootstrap_ci([a, b], lambda u, v: spearman(u, v)[0], n_resamples=n_resamples, seed=seed)
+    return {"rho": rho, "p": p, "low": ci.low, "high": ci.high, "n": int(a.size)}
+
+
+def correlation_table(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], *, n_resamples: int = 1000,
+                      seed: int = 0) -> pd.DataFrame:
+    """`spearman_with_ci` for each (x column, y column) of `df`, one row per pair."""
+    missing = {c for p in pairs for c in p} - set(df.columns)
+    if missing:
+        raise KeyError(f"columns {sorted(missing)} are not in the table; it has {list(df.columns)}")
+    return pd.DataFrame([{"x": x, "y": y, **spearman_with_ci(df[x], df[y], n_resamples=n_resamples, seed=seed)}
+                         for x, y in pairs])
+
+
+def sign_verdict(low: float, high: float, expected: int) -> str:
+    """Verdict on a claimed sign of a correlation from its CI: "supported" when the CI lies strictly on
+    the expected side of 0 (`expected` = +1 or -1), "not supported" when it lies strictly on the other
+    side, "inconclusive" when it contains 0 or is undefined.
+
+    For a claim of *no growth* (expected = 0), "supported" needs the CI to lie at or below 0 and
+    "not supported" needs it strictly above 0.
+    """
+    if expected not in (-1, 0, 1):
+        raise ValueError(f"expected={expected!r}: use +1 (positive), -1 (negative) or 0 (does not grow)")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "inconclusive"
+    if expected == 0:
+        return "supported" if high <= 0 else "not supported" if low > 0 else "inconclusive"
+    if (low > 0 and expected > 0) or (high < 0 and expected < 0):
+        return "supported"
+    if (low > 0 and expected < 0) or (high < 0 and expected > 0):
+        return "not supported"
+    return "inconclusive"
+
+
+def recluster_steps(chains: Sequence[Chain], judge: Any, *, max_steps: int, batch_size: int = 4) -> pd.DataFrame:
+    """Cluster the candidates of the first `max_steps` steps again with another judge.
+
+    One row per step: the stored clustering's cluster count and discrete SE beside the new judge's,
+    their adjusted Rand index, and the judge calls the new clustering took.
+    """
+    from sklearn.metrics import adjusted_rand_score
+
+    from .estimators import discrete_semantic_entropy
+    from .stepwise import cluster_candidates
+
+    rows = []
+    steps = [(ch, s) for ch in chains for s in ch.steps][:max_steps]
+    for ch, s in steps:
+        ids, calls = cluster_candidates(s.candidates, judge, context=None, batch_size=batch_size)
+        rows.append({"chain": ch.id, "model": ch.model, "temperature": ch.settings.temperature, "step": s.index,
+                     "clusters_stored": s.n_clusters, "clusters_new": len(set(ids)),
+                     "se_stored": s.se_discrete, "se_new": discrete_semantic_entropy(ids),
+                     "ari": float(adjusted_rand_score(s.cluster_ids, ids)), "judge_calls": calls})
+    return pd.DataFrame(rows)

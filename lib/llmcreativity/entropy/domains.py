@@ -1,0 +1,111 @@
+"""Problems for the step-wise protocol and the prompt each domain uses to ask for the next step.
+
+* MacGyver (Tian et al. 2024): everyday physical problems with a list of available items; the
+  solvable ones (`Solvable? == Yes`) are the default domain. Each step is one action.
+* SciFi-100 (LLM Review): science-fiction writing prompts; each step is the story's next sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..paths import data_dir, require_file
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One task to solve step by step."""
+
+    id: str
+    """Stable id, e.g. "macgyver-541" or "scifi100-strong-voice-0"."""
+    domain: str
+    """"macgyver" or "scifi100"."""
+    text: str
+    """The problem statement or writing prompt."""
+
+
+@dataclass(frozen=True)
+class StepPrompt:
+    """How a domain asks a (base or instruct) model for the next step, as a plain-text prompt."""
+
+    instructions: str
+    """Preamble with a `{problem}` slot; it must tell the model to write the stop word when done."""
+    step_label: str
+    """Label that opens every step, with a `{k}` slot for its 1-based number, e.g. "Step {k}:"."""
+    stop_word: str = "STOP"
+    """Word a candidate starts with to say the solution is complete (matched case-sensitively)."""
+
+    def render(self, problem: str, steps: Sequence[str]) -> str:
+        """The prompt: instructions, the steps chosen so far, then the label of the next step."""
+        done = "".join(f"{self.step_label.format(k=k)} {s}\n" for k, s in enumerate(steps, start=1))
+        return f"{self.instructions.format(problem=problem.strip())}{done}{self.step_label.format(k=len(steps) + 1)}"
+
+    def is_stop(self, candidate: str) -> bool:
+        """True when the candidate's first word is the stop word (e.g. "STOP", "STOP.")."""
+        return re.match(rf"\W*{re.escape(self.stop_word)}\b", candidate) is not None
+
+
+MACGYVER_PROMPT = StepPrompt(
+    instructions=(
+        "Solve the problem below with the items it lists. Write one short, concrete step per line. "
+        "When the problem is solved, write STOP as the next step.\n\n"
+        "Problem: {problem}\n\nSolution:\n"
+    ),
+    step_label="Step {k}:",
+)
+"""Default prompt for MacGyver problems."""
+
+SCIFI_PROMPT = StepPrompt(
+    instructions=(
+        "Write a short science-fiction story for the prompt below, one sentence per line. "
+        "When the story is finished, write STOP as the next sentence.\n\n"
+        "Prompt: {problem}\n\nStory:\n"
+    ),
+    step_label="Sentence {k}:",
+)
+"""Default prompt for SciFi-100 story continuation."""
+
+
+def macgyver_problems(path: str | Path | None = None, *, limit: int | None = None) -> list[Problem]:
+    """The solvable MacGyver problems (rows with `Solvable? == Yes`), in file order.
+
+    Reads `problem_solution_pair.xlsx` (columns ID, Problem, Solvable?, ...) with openpyxl.
+    """
+    p = require_file(
+        path or data_dir() / "macgyver" / "problem_solution_pair.xlsx",
+        "MacGyver problem file",
+        "download data/problem_solution_pair.xlsx from github.com/allenai/MacGyver or set LLMCREATIVITY_DATA",
+    )
+    df = pd.read_excel(p, engine="openpyxl")
+    missing = {"ID", "Problem", "Solvable?"} - set(df.columns)
+    if missing:
+        raise ValueError(f"{p}: columns {sorted(missing)} are missing; expected the MacGyver problem_solution_pair.xlsx")
+    df = df[df["Solvable?"].astype(str).str.strip() == "Yes"]
+    rows = df.head(limit) if limit is not None else df
+    return [Problem(f"macgyver-{int(r.ID)}", "macgyver", str(r.Problem).strip()) for r in rows.itertuples()]
+
+
+def scifi_problems(path: str | Path | None = None, *, limit: int | None = None) -> list[Problem]:
+    """SciFi-100 prompts, taking categories in turn (first prompt of each category, then the second, ...)."""
+    p = require_file(
+        path or data_dir() / "scifi100" / "scientific_writing.json",
+        "SciFi-100 prompt file",
+        "download datasets/SciFi/scientific_writing.json from github.com/weiyueli7/llm-review or set LLMCREATIVITY_DATA",
+    )
+    data = json.loads(Path(p).read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise ValueError(f"{p}: expected a JSON object mapping each category to a list of prompts")
+    slug = {c: re.sub(r"[^a-z0-9]+", "-", c.lower()).strip("-") for c in data}
+    out = [
+        Problem(f"scifi100-{slug[c]}-{i}", "scifi100", str(prompts[i]).strip())
+        for i in range(max(len(v) for v in data.values()))
+        for c, prompts in data.items()
+        if i < len(prompts)
+    ]
+    return out[:limit] if limit is not None else out

@@ -1,0 +1,167 @@
+"""Entailment judges: does statement A entail statement B?
+
+Three interchangeable judges behind one protocol:
+
+* `LLMEntailmentJudge` asks an instruct model a yes/no question and reads p(Yes) from its
+  next-token probabilities (`lm.answer_probs`); the backend's persistent cache stores every answer.
+* `NLIEntailmentJudge` runs a natural-language-inference cross-encoder (e.g. a DeBERTa model
+  fine-tuned on MNLI) through `transformers`, for users who have one on disk.
+* `EmbeddingSimilarityJudge` is a cheap **approximation, not entailment**: it says "entails" when
+  the cosine similarity of two sentence embeddings reaches a threshold, which is symmetric.
+
+Every judge counts the (premise, hypothesis) pairs it was asked about in `calls`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+Pair = tuple[str, str]
+"""(premise, hypothesis): the question is whether the premise entails the hypothesis."""
+
+
+@runtime_checkable
+class EntailmentJudge(Protocol):
+    """Decides, for each (premise, hypothesis) pair, whether the premise entails the hypothesis."""
+
+    identity: str
+    """Names the judge and every setting that changes its decisions."""
+    calls: int
+    """Number of pairs judged so far (cache hits included)."""
+
+    def entails(self, pairs: Sequence[Pair], context: str | None = None) -> list[bool]:
+        """One decision per pair; `context` (e.g. the problem both statements answer) may inform it."""
+        ...
+
+
+def _check_pairs(pairs: Sequence[Pair]) -> None:
+    for p in pairs:
+        if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(s, str) for s in p)):
+            raise ValueError(f"pair {p!r}: each pair must be a (premise, hypothesis) tuple of two strings")
+
+
+class LLMEntailmentJudge:
+    """Asks an instruct model "does A entail B?" and answers Yes when p(Yes | prompt) >= threshold.
+
+    p(Yes) is read from `lm.answer_probs(messages, [yes, no])`, renormalized over the two answers.
+    """
+
+    def __init__(self, lm: Any, *, answers: tuple[str, str] = ("Yes", "No"), threshold: float = 0.5):
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"threshold={threshold!r}: must lie strictly between 0 and 1")
+        if len(answers) != 2 or answers[0] == answers[1]:
+            raise ValueError(f"answers={answers!r}: give the (yes, no) answer strings, e.g. ('Yes', 'No')")
+        self.lm = lm
+        self.answers = answers
+        self.threshold = threshold
+        self.calls = 0
+        self.identity = f"llm-entailment({lm.identity}, answers={answers[0]}/{answers[1]}, threshold={threshold})"
+
+    def messages(self, premise: str, hypothesis: str, context: str | None = None) -> list[dict[str, str]]:
+        """The chat prompt that asks whether `premise` entails `hypothesis`."""
+        ctx = f"Both statements answer this task:\n{context.strip()}\n\n" if context else ""
+        yes, no = self.answers
+        user = (
+            f"{ctx}Statement A: {premise.strip()}\n"
+            f"Statement B: {hypothesis.strip()}\n\n"
+            "If Statement A is true, does Statement B have to be true as well, "
+            f"so that B says nothing A does not? Answer {yes} or {no}."
+        )
+        return [
+            {"role": "system", "content": "You judge whether one statement entails another. Reply with one word."},
+            {"role": "user", "content": user},
+        ]
+
+    def yes_probability(self, premise: str, hypothesis: str, context: str | None = None) -> float:
+        """p(yes) renormalized over the two answers."""
+        dist = self.lm.answer_probs(self.messages(premise, hypothesis, context), list(self.answers))
+        return float(dist.probs[self.answers[0]])
+
+    def entails(self, pairs: Sequence[Pair], context: str | None = None) -> list[bool]:
+        _check_pairs(pairs)
+        self.calls += len(pairs)
+        return [self.yes_probability(a, b, context) >= self.threshold for a, b in pairs]
+
+
+class NLIEntailmentJudge:
+    """A natural-language-inference cross-encoder: entails when the argmax label is the entailment label.
+
+    `model` is a Hugging Face id or a local folder of a sequence-classification model whose
+    `config.id2label` names an entailment class (e.g. microsoft/deberta-large-mnli). Pairs are
+    scored in batches of `batch_size`. The context, if given, is prefixed to both statements.
+    """
+
+    def __init__(self, model: str | Path, *, batch_size: int = 16, device: str = "cpu"):
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(str(model))
+        self.model = AutoModelForSequenceClassification.from_pretrained(str(model)).to(device).eval()
+        labels = {i: str(l).lower() for i, l in self.model.config.id2label.items()}
+        hits = [i for i, l in labels.items() if l.startswith("entail")]
+        if len(hits) != 1:
+            raise ValueError(
+                f"model {model}: config.id2label={labels} has no single 'entailment' label; "
+                "use an NLI model (e.g. one fine-tuned on MNLI)"
+            )
+        self.entailment_index = hits[0]
+        self.batch_size = batch_size
+        self.device = device
+        self.calls = 0
+        self.identity = f"nli-entailment({model})"
+
+    def entails(self, pairs: Sequence[Pair], context: str | None = None) -> list[bool]:
+        import torch
+
+        _check_pairs(pairs)
+        self.calls += len(pairs)
+        prefix = f"{context.strip()} " if context else ""
+        out: list[bool] = []
+        for start in range(0, len(pairs), self.batch_size):
+            chunk = pairs[start : start + self.batch_size]
+            enc = self.tokenizer(
+                [prefix + a for a, _ in chunk], [prefix + b for _, b in chunk],
+                padding=True, truncation=True, return_tensors="pt",
+            ).to(self.device)
+            with torch.no_grad():
+                logits = self.model(**enc).logits
+            out.extend((logits.argmax(dim=-1) == self.entailment_index).tolist())
+        return out
+
+
+class EmbeddingSimilarityJudge:
+    """APPROXIMATION, not entailment: "entails" when cos(emb(A), emb(B)) >= threshold.
+
+    The decision is symmetric, so bidirectional clustering with it is threshold clustering on
+    cosine similarity against cluster representatives. Embeddings are computed once per text
+    and kept in memory; the context is ignored.
+    """
+
+    def __init__(self, embedder: Any, *, threshold: float = 0.8):
+        if not -1.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold={threshold!r}: a cosine similarity threshold lies in [-1, 1]")
+        self.embedder = embedder
+        self.threshold = threshold
+        self.calls = 0
+        self.identity = f"embedding-similarity-approximation({embedder.identity}, threshold={threshold})"
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalized embeddings of `texts`, encoding only texts not seen before, in one batch."""
+        new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if new:
+            for t, v in zip(new, np.asarray(self.embedder.encode(new), dtype=np.float32)):
+                self._vectors[t] = v / max(float(np.linalg.norm(v)), 1e-12)
+        return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+
+    def entails(self, pairs: Sequence[Pair], context: str | None = None) -> list[bool]:
+        _check_pairs(pairs)
+        self.calls += len(pairs)
+        if not pairs:
+            return []
+        a = self.embed([p[0] for p in pairs])
+        b = self.embed([p[1] for p in pairs])
+        return (np.sum(a * b, axis=1) >= self.threshold).tolist()

@@ -1,0 +1,86 @@
+"""Validation of entailment clustering against two human coders' "same idea" buckets (MuseScorer).
+
+The file holds 5,703 alternate-uses ideas in five rounds (1 shoe, 2 button, 3 key, 4 wooden
+pencil, 5 automobile tire); columns `ali` and `krish` give each coder's bucket per idea.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+from ..paths import data_dir, require_file
+from .clustering import cluster_by_bidirectional_entailment
+from .entailment import EntailmentJudge
+
+ROUND_OBJECTS: dict[int, str] = {1: "shoe", 2: "button", 3: "key", 4: "wooden pencil", 5: "automobile tire"}
+"""Object whose alternate uses each round collected."""
+
+CODERS: tuple[str, str] = ("ali", "krish")
+"""Columns holding the two human partitions."""
+
+
+def load_musescorer(path: str | Path | None = None) -> pd.DataFrame:
+    """Ideas with columns id, round_id, idea_content, ali, krish (other model columns dropped)."""
+    p = require_file(
+        path or data_dir() / "musescorer" / "df_annotated_socialmuse.csv",
+        "MuseScorer annotated ideas",
+        "download 2_agreement_analysis/data/df_annotated_socialmuse.csv from github.com/cssai-research/MuseScorer "
+        "or set LLMCREATIVITY_DATA",
+    )
+    df = pd.read_csv(p)
+    want = ["id", "round_id", "idea_content", *CODERS]
+    missing = set(want) - set(df.columns)
+    if missing:
+        raise ValueError(f"{p}: columns {sorted(missing)} are missing; expected df_annotated_socialmuse.csv")
+    return df[want].dropna(subset=["idea_content"]).reset_index(drop=True)
+
+
+def sample_round(df: pd.DataFrame, round_id: int, size: int, *, seed: int = 0) -> pd.DataFrame:
+    """A uniform random sample of `size` ideas of one round (all of them if the round is smaller)."""
+    ideas = df[df["round_id"] == round_id]
+    if ideas.empty:
+        raise ValueError(f"round_id={round_id!r} has no ideas; rounds present: {sorted(df['round_id'].unique())}")
+    return ideas.sample(n=min(size, len(ideas)), random_state=seed).reset_index(drop=True)
+
+
+def partition_agreement(a: Sequence[int], b: Sequence[int]) -> dict[str, float]:
+    """Adjusted Rand index and normalized mutual information (arithmetic mean) of two partitions."""
+    if len(a) != len(b) or len(a) == 0:
+        raise ValueError(f"partitions have {len(a)} and {len(b)} items: give two equally long, non-empty labelings")
+    return {"ari": float(adjusted_rand_score(a, b)), "nmi": float(normalized_mutual_info_score(a, b))}
+
+
+def agreement_table(ideas: pd.DataFrame, judges: dict[str, EntailmentJudge], *, batch_size: int = 4) -> pd.DataFrame:
+    """Agreement of each judge's clustering with each coder, and of the coders with each other.
+
+    Each round in `ideas` is clustered separately (ideas about different objects never share a
+    bucket), with "alternate uses of a <object>" as context; labels are made distinct across rounds.
+    Rows: (method, reference, ari, nmi, n_ideas, clusters, judge_calls).
+    """
+    labels: dict[str, list[str]] = {name: [] for name in judges}
+    calls = {name: 0 for name in judges}
+    order: list[int] = []
+    for rid, group in ideas.groupby("round_id", sort=True):
+        order.extend(group.index)
+        context = f"Unusual uses of a {ROUND_OBJECTS.get(int(rid), 'common object')}"
+        for name, judge in judges.items():
+            c = cluster_by_bidirectional_entailment(group["idea_content"].astype(str).tolist(), judge,
+                                                    context=context, batch_size=batch_size)
+            labels[name].extend(f"{rid}-{i}" for i in c.ids)
+            calls[name] += c.judge_calls
+    ordered = ideas.loc[order]
+    coder = {c: [f"{r}-{v}" for r, v in zip(ordered["round_id"], ordered[c])] for c in CODERS}
+    rows = [{"method": f"coder {CODERS[0]}", "reference": CODERS[1],
+             **partition_agreement(coder[CODERS[0]], coder[CODERS[1]]),
+             "clusters": len(set(coder[CODERS[0]])), "judge_calls": 0}]
+    for name in judges:
+        for ref in CODERS:
+            rows.append({"method": name, "reference": ref, **partition_agreement(labels[name], coder[ref]),
+                         "clusters": len(set(labels[name])), "judge_calls": calls[name]})
+    out = pd.DataFrame(rows)
+    out.insert(4, "n_ideas", len(ideas))
+    return out

@@ -1,0 +1,32 @@
+"""Convergent-creativity judges: the retrieval-based multi-agent panel and its baselines.
+
+Every judge has a `name` and `judge(item) -> Judgement`; `run_judge` runs one over many items,
+resumably, into a JSONL file. Judgements carry every prompt, what was retrieved (with scores)
+and the token use of every call.
+"""
+
+from .chateval import ChatEvalJudge
+from .criteria import MACGYVER_CRITERIA, MACGYVER_VALID, STORY_CRITERIA
+from .parsing import ParsedVerdict, ask_verdict, parse_verdict
+from .records import (
+    AgentVerdict,
+    CallLog,
+    Criterion,
+    CriterionVerdict,
+    JudgeItem,
+    Judgement,
+    Retrieved,
+    read_judgements,
+    run_judge,
+)
+from .retrieval_panel import RetrievalPanelJudge
+from .simple import SingleCallJudge
+from .summary import judgement_table, summarize_judges, token_saving
+from .vector_store import Fragment, Hit, NumpyVectorStore, VectorStore
+
+__all__ = [
+    "AgentVerdict", "CallLog", "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
+    "Judgement", "MACGYVER_CRITERIA", "MACGYVER_VALID", "NumpyVectorStore", "ParsedVerdict", "Retrieved",
+    "RetrievalPanelJudge", "STORY_CRITERIA", "SingleCallJudge", "VectorStore", "ask_verdict", "judgement_table",
+    "parse_verdict", "read_judgements", "run_judge", "summarize_judges", "token_saving",
+]

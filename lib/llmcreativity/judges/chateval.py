@@ -1,0 +1,101 @@
+"""The ChatEval-style baseline: referees who each read the whole discussion on every turn.
+
+Every referee sees the task, the solution, the criterion and every earlier message, so prompt
+length (and token cost) grows with the history. Referees speak one after another for a fixed
+number of rounds; the verdict is the majority of the last round's verdicts (a tie goes to the most
+confident side).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..llm.config import GenerateConfig
+from .parsing import FORMAT, ask_verdict
+from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, combine
+from .retrieval_panel import AGENTS, ROLES
+
+REFEREE_ROLES: dict[str, str] = {
+    name: role + " You are one of several referees debating whether a solution meets a criterion; you read everything."
+    for name, role in ROLES.items()
+}
+"""The same three perspectives as the retrieval panel, so the comparison changes only what each agent reads."""
+
+
+def majority(verdicts: list[AgentVerdict]) -> tuple[bool | None, float | None]:
+    """Majority verdict of the parsed ones; a tie goes to the side with the higher summed confidence (then "no")."""
+    parsed = [v for v in verdicts if v.verdict is not None]
+    if not parsed:
+        return None, None
+    yes = [v for v in parsed if v.verdict]
+    no = [v for v in parsed if not v.verdict]
+    if len(yes) != len(no):
+        side = yes if len(yes) > len(no) else no
+    else:
+        side = yes if sum(v.confidence or 0 for v in yes) > sum(v.confidence or 0 for v in no) else no
+    confs = [v.confidence for v in side if v.confidence is not None]
+    return side[0].verdict, (sum(confs) / len(confs) if confs else None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChatEvalJudge:
+    """Full-history multi-referee debate (the baseline the retrieval judge is compared with)."""
+
+    lm: Any
+    """Referee model."""
+    criteria: tuple[Criterion, ...]
+    """Criteria decided one after another; the item's verdict is their AND."""
+    rounds: int = 2
+    """Discussion rounds (every referee speaks once per round)."""
+    max_tokens: int = 128
+    """Token limit of each reply."""
+    max_retries: int = 1
+    """Follow-ups after a reply without verdict or confidence."""
+    label: str = ""
+    """Name override."""
+    config: GenerateConfig = field(init=False)
+    """Greedy decoding with `max_tokens` (derived)."""
+
+    def __post_init__(self) -> None:
+        if not self.criteria:
+            raise ValueError("criteria is empty: pass at least one Criterion")
+        if self.rounds < 1:
+            raise ValueError(f"rounds={self.rounds}: need at least one round")
+        object.__setattr__(self, "config", GenerateConfig(temperature=0.0, max_tokens=self.max_tokens))
+
+    @property
+    def name(self) -> str:
+        """Judge name with its settings."""
+        return self.label or f"chateval(R={self.rounds})"
+
+    def judge(self, item: JudgeItem) -> Judgement:
+        """Debate every criterion for `item`."""
+        decisions, calls = [], []
+        for criterion in self.criteria:
+            decision, log = self._decide(item, criterion)
+            decisions.append(decision)
+            calls += log
+        return Judgement(item.item_id, self.name, combine(d.verdict for d in decisions), decisions, calls)
+
+    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
+        history: list[str] = []
+        said: list[AgentVerdict] = []
+        calls: list[CallLog] = []
+        failures = 0
+        for r in range(1, self.rounds + 1):
+            for referee in AGENTS:
+                discussion = "\n\n".join(history) or "(nobody has spoken yet)"
+                user = (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
+                        f"CRITERION '{criterion.name}': {criterion.definition}\n\nDISCUSSION SO FAR:\n{discussion}\n\n"
+                        f"Give your view in 2 to 4 short sentences. Is the solution {criterion.name}? "
+                        f"End with exactly two lines:\n{FORMAT}")
+                messages = [{"role": "system", "content": REFEREE_ROLES[referee]}, {"role": "user", "content": user}]
+                ans = ask_verdict(self.lm, messages, self.config, max_retries=self.max_retries, criterion=criterion.name,
+                                  agent=referee, round=r, purpose="discuss")
+                calls += ans.calls
+                failures += ans.failures
+                history.append(f"[{referee}, round {r}]: {ans.reply.strip()}")
+                said.append(AgentVerdict(referee, r, ans.parsed.verdict, ans.parsed.confidence))
+        verdict, confidence = majority([v for v in said if v.round == self.rounds])
+        return CriterionVerdict(criterion.name, verdict, confidence, "majority", self.rounds, False, failures, said), calls

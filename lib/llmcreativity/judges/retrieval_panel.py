@@ -1,0 +1,202 @@
+"""The retrieval-based multi-agent judge.
+
+Three agents look at one (problem, solution) pair from three views: the Problem analyst reads only
+the task, the Solution analyst reads only the solution, the Criterion analyst reads only the
+criterion. Each writes short findings; every finding is embedded and stored in a vector store made
+for this one evaluation. In each round an agent sees, besides its own view, only the k stored
+findings most similar (cosine) to its current question and the questions other agents addressed
+to it, never the whole discussion. After each round every agent states a verdict and a confidence;
+when the mean confidence reaches the threshold T the discussion stops. The most confident agent
+then makes the final decision after one more retrieval.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..llm.config import GenerateConfig
+from .parsing import FORMAT, ask_verdict
+from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, Retrieved, combine
+from .vector_store import Fragment, NumpyVectorStore, VectorStore
+
+PROBLEM, SOLUTION, CRITERION = "Problem analyst", "Solution analyst", "Criterion analyst"
+AGENTS: tuple[str, ...] = (PROBLEM, SOLUTION, CRITERION)
+"""Speaking order within a round."""
+
+ROLES: dict[str, str] = {
+    PROBLEM: "You are the Problem analyst. You read the task and say what it requires: the goal, the constraints, "
+             "and which tools or resources are allowed.",
+    SOLUTION: "You are the Solution analyst. You read the proposed solution and say what it actually does, step by step, "
+              "and which tools or resources it uses.",
+    CRITERION: "You are the Criterion analyst. You check the other analysts' findings against one criterion.",
+}
+"""System message of each agent."""
+
+_QUESTION = re.compile(r"^\W*question\s+(?:to|for)\s+(?:the\s+)?(problem|solution|criterion)(?:\s+analyst)?\s*[:\-]\s*(.+)$", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+(.+)$")
+_CLOSING = re.compile(r"^\W*(verdict|confidence)\b", re.IGNORECASE)
+
+
+def base_question(agent: str, criterion: Criterion) -> str:
+    """The question an agent retrieves with before any question is addressed to it."""
+    return {
+        PROBLEM: f"What does the task require that decides whether a solution is {criterion.name}?",
+        SOLUTION: f"What does the solution do that bears on whether it is {criterion.name}?",
+        CRITERION: f"Is the solution {criterion.name}? {criterion.definition}",
+    }[agent]
+
+
+def view(agent: str, item: JudgeItem, criterion: Criterion) -> str:
+    """The part of the input only this agent reads."""
+    return {
+        PROBLEM: f"TASK:\n{item.problem}",
+        SOLUTION: f"PROPOSED SOLUTION:\n{item.solution}",
+        CRITERION: f"CRITERION '{criterion.name}': {criterion.definition}",
+    }[agent]
+
+
+def extract_findings(reply: str, max_findings: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """Split a reply into findings (bulleted lines, else sentences) and questions [(addressee, question)].
+
+    Closing VERDICT/CONFIDENCE lines are neither.
+    """
+    findings, questions, prose = [], [], []
+    for line in reply.splitlines():
+        if not line.strip() or _CLOSING.match(line):
+            continue
+        q = _QUESTION.match(line)
+        if q:
+            questions.append((f"{q.group(1).capitalize()} analyst", q.group(2).strip()))
+            continue
+        b = _BULLET.match(line)
+        (findings if b else prose).append((b.group(1) if b else line).strip())
+    if not findings:
+        findings = [s.strip() for s in re.split(r"(?<=[.!?])\s+", " ".join(prose)) if len(s.strip()) > 3]
+    return findings[:max_findings], questions
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetrievalPanelJudge:
+    """Problem / Solution / Criterion agents that exchange only retrieved findings.
+
+    Settings: `rounds` (at most), `k` (findings retrieved per turn), `stop_confidence` T (stop once
+    the mean stated confidence of a round is >= T; T > 1 never stops early), `criteria`, the agent
+    model `lm` and the `embedder`.
+    """
+
+    lm: Any
+    """Agent model (a backend of llmcreativity.llm)."""
+    embedder: Any
+    """Sentence embedder with encode(list[str]) -> unit-norm rows."""
+    criteria: tuple[Criterion, ...]
+    """Criteria decided one after another; the item's verdict is their AND."""
+    rounds: int = 2
+    """Most discussion rounds."""
+    k: int = 3
+    """Findings retrieved for each turn."""
+    stop_confidence: float = 0.8
+    """T: stop when the mean confidence of a round reaches it."""
+    max_findings: int = 4
+    """Findings kept from one reply."""
+    max_tokens: int = 128
+    """Token limit of each reply."""
+    max_retries: int = 1
+    """Follow-ups after a reply without verdict or confidence."""
+    store_factory: Callable[[], VectorStore] = NumpyVectorStore
+    """Makes the empty store of one evaluation."""
+    label: str = ""
+    """Name override; the default names the settings."""
+    config: GenerateConfig = field(init=False)
+    """Greedy decoding with `max_tokens` (derived)."""
+
+    def __post_init__(self) -> None:
+        if not self.criteria:
+            raise ValueError("criteria is empty: pass at least one Criterion")
+        if self.rounds < 1 or self.k < 0:
+            raise ValueError(f"rounds={self.rounds}, k={self.k}: need rounds >= 1 and k >= 0")
+        object.__setattr__(self, "config", GenerateConfig(temperature=0.0, max_tokens=self.max_tokens))
+
+    @property
+    def name(self) -> str:
+        """Judge name with its settings."""
+        return self.label or f"retrieval(R={self.rounds},k={self.k},T={self.stop_confidence:g})"
+
+    def judge(self, item: JudgeItem) -> Judgement:
+        """Decide every criterion for `item`, each in its own fresh store."""
+        decisions, calls = [], []
+        for criterion in self.criteria:
+            decision, log = self._decide(item, criterion)
+            decisions.append(decision)
+            calls += log
+        return Judgement(item.item_id, self.name, combine(d.verdict for d in decisions), decisions, calls)
+
+    def _retrieve(self, store: VectorStore, query: str) -> list[Retrieved]:
+        if len(store) == 0 or self.k == 0:
+            return []
+        hits = store.search(self.embedder.encode([query])[0], self.k)
+        return [Retrieved(h.fragment.id, h.fragment.author, h.fragment.round, h.fragment.text, h.score, h.rank) for h in hits]
+
+    def _messages(self, agent: str, item: JudgeItem, criterion: Criterion, shown: list[Retrieved],
+                  questions: list[str], final: bool) -> list[dict[str, str]]:
+        notes = "\n".join(f"- ({r.author}) {r.text}" for r in shown) or "(none yet)"
+        asked = "".join(f"\nQuestion to you: {q}" for q in questions)
+        if final:
+            task = f"Give your final decision: is the solution {criterion.name}?"
+        else:
+            task = ("Write 2 to 4 short findings, one per line, each starting with '- '. If you need something from "
+                    "another analyst, add one line 'QUESTION to <Problem|Solution|Criterion> analyst: ...'.")
+        user = (f"{view(agent, item, criterion)}\n\nStored findings most relevant to your question:\n{notes}{asked}\n\n"
+                f"{task} Is the solution {criterion.name}? End with exactly two lines:\n{FORMAT}")
+        return [{"role": "system", "content": ROLES[agent]}, {"role": "user", "content": user}]
+
+    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
+        store = self.store_factory()
+        calls: list[CallLog] = []
+        said: list[AgentVerdict] = []
+        pending: dict[str, list[str]] = {a: [] for a in AGENTS}
+        failures, rounds_used, stopped = 0, 0, False
+        for r in range(1, self.rounds + 1):
+            rounds_used = r
+            this_round: dict[str, AgentVerdict] = {}
+            for agent in AGENTS:
+                questions, pending[agent] = pending[agent], []
+                query = " ".join([base_question(agent, criterion), *questions])
+                shown = self._retrieve(store, query)
+                ans = ask_verdict(self.lm, self._messages(agent, item, criterion, shown, questions, final=False), self.config,
+                                  max_retries=self.max_retries, criterion=criterion.name, agent=agent, round=r,
+                                  purpose="discuss", query=query, retrieved=shown)
+                calls += ans.calls
+                failures += ans.failures
+                findings, asks = extract_findings(ans.reply, self.max_findings)
+                if findings:
+                    frags = [Fragment(f"r{r}-{agent}-{i}", t, agent, r) for i, t in enumerate(findings)]
+                    store.add(frags, self.embedder.encode(findings))
+                for addressee, q in asks:
+                    if addressee in pending and addressee != agent:
+                        pending[addressee].append(q)
+                this_round[agent] = AgentVerdict(agent, r, ans.parsed.verdict, ans.parsed.confidence)
+            said += this_round.values()
+            mean_conf = float(np.mean([v.confidence or 0.0 for v in this_round.values()]))
+            if mean_conf >= self.stop_confidence:
+                stopped = r < self.rounds
+                break
+        # the most confident agent of the last round decides; on a tie the later speaker (the Criterion analyst first)
+        lead = max(reversed(list(this_round.values())), key=lambda v: -1.0 if v.confidence is None else v.confidence)
+        query = base_question(lead.agent, criterion)
+        shown = self._retrieve(store, query)
+        ans = ask_verdict(self.lm, self._messages(lead.agent, item, criterion, shown, [], final=True), self.config,
+                          max_retries=self.max_retries, criterion=criterion.name, agent=lead.agent,
+                          round=rounds_used + 1, purpose="final", query=query, retrieved=shown)
+        calls += ans.calls
+        failures += ans.failures
+        said.append(AgentVerdict(lead.agent, rounds_used + 1, ans.parsed.verdict, ans.parsed.confidence))
+        verdict, confidence = ans.parsed.verdict, ans.parsed.confidence
+        if verdict is None:
+            verdict, confidence = lead.verdict, lead.confidence
+        decision = CriterionVerdict(criterion.name, verdict, confidence, lead.agent, rounds_used, stopped, failures, said)
+        return decision, calls

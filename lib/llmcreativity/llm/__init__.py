@@ -1,0 +1,16 @@
+"""Language-model backends, the model registry, the call cache and usage accounting."""
+
+from .backend import Backend, check_prompt
+from .cache import ResponseCache, cache_key
+from .cached import CacheMiss, CachedBackend, CallRecord
+from .config import GenerateConfig
+from .loader import Embedder, get_backend, get_embedder
+from .registry import MODELS, ModelSpec, get_spec, materialize
+from .scripted import ScriptedBackend
+from .types import AnswerDistribution, Completion, Message, Prompt, TokenScores, Usage
+
+__all__ = [
+    "AnswerDistribution", "Backend", "CacheMiss", "CachedBackend", "CallRecord", "Completion", "Embedder",
+    "GenerateConfig", "MODELS", "Message", "ModelSpec", "Prompt", "ResponseCache", "ScriptedBackend",
+    "TokenScores", "Usage", "cache_key", "check_prompt", "get_backend", "get_embedder", "get_spec", "materialize",
+]

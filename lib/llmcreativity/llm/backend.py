@@ -1,0 +1,49 @@
+"""The one interface every model backend implements."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from .config import GenerateConfig
+from .types import AnswerDistribution, Completion, Prompt, TokenScores
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A language model that samples, scores and reads answer probabilities.
+
+    `identity` names the model and every setting that changes its outputs; the cache hashes it.
+    """
+
+    identity: str
+
+    def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
+        """Sample `config.n` completions for each prompt; result[i] belongs to prompts[i]."""
+        ...
+
+    def score(self, context: Prompt, continuation: str) -> TokenScores:
+        """Teacher-forced log p(continuation tokens | context), one value per token."""
+        ...
+
+    def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
+        """Probability that the model's reply to `prompt` is each of `answers` (e.g. ["yes", "no"])."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Number of tokens of `text` under this model's tokenizer (an estimate where none is known)."""
+        ...
+
+
+def check_prompt(prompt: Prompt) -> None:
+    """Raise a ValueError that names the problem when `prompt` is empty or malformed."""
+    if isinstance(prompt, str):
+        if not prompt.strip():
+            raise ValueError("prompt is empty: pass a non-empty string or a list of chat messages")
+        return
+    if not isinstance(prompt, list) or not prompt:
+        raise ValueError(f"prompt={prompt!r}: expected a non-empty string or a non-empty list of messages")
+    for m in prompt:
+        if not isinstance(m, dict) or m.get("role") not in {"system", "user", "assistant"} or "content" not in m:
+            raise ValueError(f"message {m!r}: each message needs role in system/user/assistant and a content")
+    if not any(str(m["content"]).strip() for m in prompt):
+        raise ValueError("prompt messages are all empty: give at least one message some content")

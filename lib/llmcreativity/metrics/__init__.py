@@ -1,0 +1,25 @@
+"""Rule-based creativity metrics: surprisal, lexical divergence, semantic novelty, volume gain, diversity."""
+
+from llmcreativity.metrics.divergence import kl_divergence, lexical_divergence, smoothed_distribution
+from llmcreativity.metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
+from llmcreativity.metrics.novelty import Novelty, semantic_novelty, semantic_novelty_batch
+from llmcreativity.metrics.surprisal import Surprisal, mean_surprisal, surprisal_from_logprobs
+from llmcreativity.metrics.volume import VolumeReference, logdet_cov, volume_gain_direct
+
+__all__ = [
+    "Novelty",
+    "Surprisal",
+    "VolumeReference",
+    "distinct_n",
+    "kl_divergence",
+    "lexical_divergence",
+    "logdet_cov",
+    "mean_pairwise_cosine",
+    "mean_surprisal",
+    "self_bleu",
+    "semantic_novelty",
+    "semantic_novelty_batch",
+    "smoothed_distribution",
+    "surprisal_from_logprobs",
+    "volume_gain_direct",
+]

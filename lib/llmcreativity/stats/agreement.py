@@ -1,0 +1,163 @@
+"""Agreement between two labelings or ratings: accuracy, Cohen's kappa, Spearman's rho, ICC.
+
+Written for any labels (judge vs human, rater vs rater); the evaluation stages reuse them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pingouin
+from scipy import stats
+from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
+
+ICC_KINDS = ("ICC(1,1)", "ICC(A,1)", "ICC(C,1)", "ICC(1,k)", "ICC(A,k)", "ICC(C,k)")
+"""ICC variants in McGraw & Wong notation (A = absolute agreement, C = consistency; 1 = single rater, k = mean of k)."""
+
+
+def _paired(a: Sequence, b: Sequence, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    x, y = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    if x.ndim != 1 or y.ndim != 1 or len(x) != len(y):
+        raise ValueError(f"{names[0]} and {names[1]} must be 1-D and equally long, got shapes {x.shape} and {y.shape}")
+    if len(x) == 0:
+        raise ValueError(f"{names[0]} and {names[1]} are empty: agreement needs at least one pair")
+    return x, y
+
+
+def accuracy(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None]) -> float:
+    """Share of exact matches, (1/n) sum_i [y_pred_i == y_true_i]; a missing prediction (None) counts as wrong."""
+    t, p = _paired(y_true, y_pred, ("y_true", "y_pred"))
+    return float(np.mean([pi is not None and pi == ti for ti, pi in zip(t, p)]))
+
+
+def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None], labels: Sequence[Hashable] | None = None) -> pd.DataFrame:
+    """Counts C[t, p] of items with true label t (rows) and predicted label p (columns).
+
+    `labels` fixes the order and includes labels that never occur; predictions outside it
+    (e.g. None for an unparsed verdict) get their own column named "missing".
+    """
+    t, p = _paired(y_true, y_pred, ("y_true", "y_pred"))
+    order = list(labels) if labels is not None else sorted({*t, *(v for v in p if v is not None)}, key=str)
+    unknown = {v for v in t if v not in order}
+    if unknown:
+        raise ValueError(f"y_true holds labels {sorted(unknown, key=str)} missing from labels={order}: add them to labels")
+    predicted = ["missing" if v is None or v not in order else v for v in p]
+    columns = order + (["missing"] if "missing" in predicted else [])
+    table = pd.DataFrame(0, index=pd.Index(order, name="true"), columns=pd.Index(columns, name="predicted"))
+    for ti, pi in zip(t, predicted):
+        table.loc[ti, pi] += 1
+    return table
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Cohen's kappa = (p_o - p_e) / (1 - p_e), computed by statsmodels from the a-by-b table.
+
+    p_o is the observed agreement and p_e = sum_c p_a(c) p_b(c) the agreement expected by chance.
+    NaN when p_e = 1 (both labelings constant and equal): kappa is undefined there.
+    """
+    x, y = _paired(a, b, ("a", "b"))
+    if any(v is None for v in (*x, *y)):
+        raise ValueError("a or b holds None: drop items without a label before computing kappa")
+    labels = sorted({*x, *y}, key=str)
+    if len(labels) < 2:
+        return float("nan")
+    table = pd.crosstab(pd.Categorical(x, categories=labels), pd.Categorical(y, categories=labels), dropna=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(_sm_cohens_kappa(table.to_numpy(dtype=float)).kappa)
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+    """Spearman's rho (Pearson correlation of the ranks, ties averaged) and its two-sided p-value, via scipy.
+
+    NaN when either side is constant.
+    """
+    a, b = _paired(x, y, ("x", "y"))
+    a, b = a.astype(float), b.astype(float)
+    if len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan"), float("nan")
+    res = stats.spearmanr(a, b)
+    return float(res.statistic), float(res.pvalue)
+
+
+@dataclass(frozen=True)
+class IccResult:
+    """One intraclass correlation with its 95 % interval (F-distribution based, from pingouin)."""
+
+    kind: str
+    """Variant, one of ICC_KINDS."""
+    icc: float
+    """The coefficient: between-item variance over total variance under the variant's model."""
+    low: float
+    """Lower 95 % bound."""
+    high: float
+    """Upper 95 % bound."""
+    n_items: int
+    """Items rated by every rater."""
+    n_raters: int
+    """Raters (columns)."""
+
+
+def icc(ratings: pd.DataFrame, kind: str = "ICC(A,1)") -> IccResult:
+    """Intraclass correlation of a wide table (rows = items, columns = raters), via pingouin.
+
+    The default ICC(A,1) (Shrout & Fleiss ICC(2,1)) is absolute agreement of single raters:
+    (MS_R - MS_E) / (MS_R + (k-1) MS_E + k (MS_C - MS_E) / n), with MS_R, MS_C, MS_E the
+    two-way ANOVA mean squares of items, raters and error, n items and k raters.
+    """
+    if kind not in ICC_KINDS:
+        raise ValueError(f"kind={kind!r}: choose one of {ICC_KINDS}")
+    if not isinstance(ratings, pd.DataFrame) or ratings.shape[1] < 2:
+        raise ValueError("ratings must be a DataFrame with one row per item and at least two rater columns")
+    complete = ratings.dropna()
+    if len(complete) < 3:
+        raise ValueError(f"ratings have {len(complete)} complete rows: ICC needs at least 3 items rated by every rater")
+    renamed = pd.DataFrame(complete.to_numpy(dtype=float), columns=[f"r{i}" for i in range(complete.shape[1])])
+    long = renamed.rename_axis("item").reset_index().melt(id_vars="item", var_name="rater", value_name="score")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # zero error variance (perfect agreement) makes the F-test CI undefined
+        warnings.filterwarnings("ignore", module="pingouin")  # pingouin's own pandas deprecation notices
+        table = pingouin.intraclass_corr(data=long, targets="item", raters="rater", ratings="score").set_index("Type")
+    row = table.loc[kind]
+    low, high = row["CI95"]
+    return IccResult(kind, float(row["ICC"]), float(low), float(high), len(complete), complete.shape[1])
+
+
+def rater_ceiling(ratings: pd.DataFrame) -> dict[str, float]:
+    """How well human raters agree with each other on one criterion (rows = items, columns = raters).
+
+    spearman_pairwise: mean Spearman rho over rater pairs; spearman_loo: mean over raters of rho(rater,
+    mean of the other raters); icc_single = ICC(A,1); icc_mean = ICC(A,k) (reliability of the mean rating).
+    """
+    cols = list(ratings.columns)
+    if len(cols) < 2:
+        raise ValueError("ratings need at least two rater columns")
+    pairs = [spearman(ratings[a], ratings[b])[0] for i, a in enumerate(cols) for b in cols[i + 1:]]
+    loo = [spearman(ratings[c], ratings.drop(columns=c).mean(axis=1))[0] for c in cols]
+    return {
+        "spearman_pairwise": float(np.nanmean(pairs)), "spearman_loo": float(np.nanmean(loo)),
+        "icc_single": icc(ratings, "ICC(A,1)").icc, "icc_mean": icc(ratings, "ICC(A,k)").icc,
+        "n_items": float(len(ratings.dropna())), "n_raters": float(len(cols)),
+    }
+
+
+def agreement_with_raters(scores: pd.Series, ratings: pd.DataFrame) -> dict[str, float]:
+    """Agreement of one automatic score per item with human raters (rows = items, columns = raters).
+
+    spearman_mean: rho(score, mean rating); spearman_each: mean over raters of rho(score, rater);
+    icc_mean: ICC(A,1) between the score and the mean rating (same scale assumed).
+    """
+    joined = ratings.join(scores.rename("__score"), how="inner").dropna()
+    if len(joined) < 3:
+        raise ValueError(f"scores and ratings share {len(joined)} items: agreement needs at least 3")
+    human = joined.drop(columns="__score")
+    each = [spearman(joined["__score"], human[c])[0] for c in human.columns]
+    return {
+        "spearman_mean": spearman(joined["__score"], human.mean(axis=1))[0], "spearman_each": float(np.nanmean(each)),
+        "icc_mean": icc(pd.DataFrame({"score": joined["__score"], "human": human.mean(axis=1)}), "ICC(A,1)").icc,
+        "n_items": float(len(joined)),
+    }

@@ -1,0 +1,70 @@
+"""Percentile bootstrap confidence intervals for any statistic of one or more paired samples."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A point estimate with its percentile bootstrap interval."""
+
+    estimate: float
+    """The statistic on the full sample."""
+    low: float
+    """Lower bound: the (1 - confidence) / 2 quantile of the bootstrap distribution."""
+    high: float
+    """Upper bound: the (1 + confidence) / 2 quantile of the bootstrap distribution."""
+    confidence: float
+    """Nominal coverage, e.g. 0.95."""
+    n: int
+    """Number of observations (rows) resampled."""
+    n_resamples: int
+    """Bootstrap resamples drawn."""
+    n_undefined: int
+    """Resamples on which the statistic was undefined (NaN, e.g. kappa with one class) and were left out."""
+
+    def __str__(self) -> str:
+        return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def bootstrap_ci(
+    samples: Sequence[Sequence[float]] | Sequence[np.ndarray],
+    statistic: Callable[..., float],
+    *,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> ConfidenceInterval:
+    """Percentile bootstrap CI of `statistic(*samples)`, resampling rows jointly (paired samples).
+
+    Draw B index vectors i_b ~ Uniform{0..n-1}^n, compute theta_b = statistic(*(s[i_b] for s in samples)),
+    and return the (alpha/2, 1 - alpha/2) quantiles of the finite theta_b, alpha = 1 - confidence.
+    """
+    arrays = [np.asarray(s, dtype=object if _is_object(s) else None) for s in samples]
+    if not arrays:
+        raise ValueError("samples is empty: pass a list of one or more equally long arrays, e.g. [y_true, y_pred]")
+    n = len(arrays[0])
+    if any(len(a) != n for a in arrays):
+        raise ValueError(f"samples have lengths {[len(a) for a in arrays]}: paired samples must be equally long")
+    if n < 2:
+        raise ValueError(f"samples have {n} observation(s): the bootstrap needs at least 2")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence={confidence!r}: must lie in (0, 1), e.g. 0.95")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples={n_resamples!r}: must be a positive integer")
+    estimate = float(statistic(*arrays))
+    rng = np.random.default_rng(seed)
+    draws = np.array([float(statistic(*(a[idx] for a in arrays))) for idx in rng.integers(0, n, size=(n_resamples, n))])
+    finite = draws[np.isfinite(draws)]
+    alpha = 1 - confidence
+    low, high = (np.quantile(finite, [alpha / 2, 1 - alpha / 2]) if finite.size else (np.nan, np.nan))
+    return ConfidenceInterval(estimate, float(low), float(high), confidence, n, n_resamples, int(draws.size - finite.size))
+
+
+def _is_object(s: Sequence) -> bool:
+    """True for samples holding strings, None or mixed labels, which numpy must keep as objects."""
+    return any(not isinstance(v, (int, float, np.number, bool, np.bool_)) for v in s)

@@ -1,0 +1,38 @@
+"""The writing frameworks: Single Agent, LLM Teacher, LLM Debate, LLM Discussion and LLM Review."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Framework, WritingConfig
+from .debate import LLMDebate
+from .discussion import LLMDiscussion
+from .review import REVIEW_DIMENSIONS, LLMReview
+from .single import SingleAgent
+from .teacher import LLMTeacher
+
+FRAMEWORKS: dict[str, type] = {
+    "single": SingleAgent,
+    "teacher": LLMTeacher,
+    "debate": LLMDebate,
+    "discussion": LLMDiscussion,
+    "review": LLMReview,
+}
+"""Framework classes by name."""
+
+BASELINES: tuple[str, ...] = ("single", "teacher", "debate", "discussion")
+"""The paper's four baselines."""
+
+
+def build_framework(name: str, config: WritingConfig, rounds: int = 1) -> Framework:
+    """The framework called `name` with default agents, `config` and (where it has rounds) `rounds`."""
+    if name not in FRAMEWORKS:
+        raise ValueError(f"framework={name!r} is unknown: choose one of {sorted(FRAMEWORKS)}")
+    cls: Any = FRAMEWORKS[name]
+    if name in ("teacher", "debate", "discussion"):
+        return cls(rounds=rounds, config=config)
+    return cls(config=config)
+
+
+__all__ = ["BASELINES", "FRAMEWORKS", "REVIEW_DIMENSIONS", "Framework", "LLMDebate", "LLMDiscussion", "LLMReview",
+           "LLMTeacher", "SingleAgent", "WritingConfig", "build_framework"]

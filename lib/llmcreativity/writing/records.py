@@ -1,0 +1,124 @@
+"""The story record that later stages read, and append-only JSONL files that survive a killed run."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from .dataset import PromptItem
+from .transcript import Message, Transcript
+
+
+@dataclass(frozen=True)
+class StoryRecord:
+    """One final story of one framework run on one prompt: one line of ``stories.jsonl``."""
+
+    prompt_id: str
+    """SciFi-100 prompt id (``<category slug>-<index>``)."""
+    category: str
+    """The prompt's writing category."""
+    prompt: str
+    """The prompt text."""
+    framework: str
+    """"single", "teacher", "debate", "discussion" or "review"."""
+    agent: str
+    """Writer that produced the story."""
+    persona: str | None
+    """Writer persona name, None where the framework gives none (debate)."""
+    round: int
+    """Round of the final version (0 = never revised)."""
+    story: str
+    """The final story text ("" when the model produced none; then flags says so)."""
+    flags: list[str]
+    """Parsing problems of the final version (see `llmcreativity.writing.parsing`); [] when clean."""
+    model: str
+    """Backend identity of the model that wrote it."""
+    tokens: int
+    """Prompt + completion tokens of the whole framework run on this prompt (all agents, all calls)."""
+    story_tokens: int
+    """Completion tokens of the final version's reply."""
+    n_words: int
+    """Words in `story`."""
+    message_id: str
+    """Id of the transcript message holding this version."""
+    settings: dict[str, Any]
+    """The framework's parameters (rounds, personas, sampling settings)."""
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain-JSON form."""
+        return asdict(self)
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> StoryRecord:
+        """Inverse of `to_row`; extra keys are an error naming them."""
+        names = {f.name for f in fields(cls)}
+        extra = set(row) - names
+        if extra or names - set(row):
+            raise ValueError(f"story row has unknown keys {sorted(extra)} / lacks {sorted(names - set(row))}")
+        return cls(**row)
+
+
+def story_records(transcript: Transcript, item: PromptItem, *, model: str, settings: dict[str, Any],
+                  personas: dict[str, str | None]) -> list[StoryRecord]:
+    """The run's final stories as records; `personas` maps agent name -> persona name."""
+    run_tokens = sum(m.prompt_tokens + m.completion_tokens for m in transcript)
+    out = []
+    for m in transcript.finals():
+        story = m.story or ""
+        out.append(StoryRecord(
+            prompt_id=item.prompt_id, category=item.category, prompt=item.text, framework=transcript.framework,
+            agent=m.author, persona=personas.get(m.author), round=m.round, story=story, flags=list(m.flags),
+            model=model, tokens=run_tokens, story_tokens=m.completion_tokens, n_words=len(story.split()),
+            message_id=m.id, settings=settings,
+        ))
+    return out
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL file; a torn last line (a run killed mid-write) is ignored. Missing file -> []."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    lines = p.read_text(encoding="utf-8").split("\n")
+    rows = []
+    for k, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            if k == len(lines) - 1:  # the unterminated tail of an interrupted write
+                continue
+            raise ValueError(f"{p}, line {k + 1}: not valid JSON ({e}); the file is corrupt, delete it to start over") from e
+    return rows
+
+
+def append_jsonl(path: str | Path, rows: list[dict[str, Any]]) -> None:
+    """Append `rows` in one write, first cutting off any torn last line; flushed and fsynced."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if p.exists() and p.stat().st_size:
+        data = p.read_bytes()
+        if not data.endswith(b"\n"):
+            with p.open("r+b") as f:
+                f.truncate(data.rfind(b"\n") + 1)
+    blob = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    with p.open("a", encoding="utf-8") as f:
+        f.write(blob)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_transcripts(path: str | Path) -> dict[tuple[str, str], Transcript]:
+    """Transcripts by (framework, prompt_id); a message written twice (a resumed run) counts once, last copy wins."""
+    by_id: dict[str, Message] = {}
+    for row in read_jsonl(path):
+        by_id.pop(row["id"], None)
+        by_id[row["id"]] = Message.from_row(row)
+    out: dict[tuple[str, str], Transcript] = {}
+    for m in by_id.values():
+        out.setdefault((m.framework, m.prompt_id), Transcript(m.framework, m.prompt_id)).messages.append(m)
+    return out

@@ -1,0 +1,92 @@
+"""Tables and plots the writing notebooks show: stories side by side, cost, flags, homogenization by round."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .transcript import Transcript
+
+
+def side_by_side(stories: pd.DataFrame, prompt_id: str) -> pd.DataFrame:
+    """The final stories of every framework for one prompt: framework, agent, round, words, flags, story."""
+    rows = stories[stories.prompt_id == prompt_id]
+    if rows.empty:
+        raise KeyError(f"prompt_id={prompt_id!r} has no stories; choose one of {sorted(stories.prompt_id.unique())}")
+    out = rows[["framework", "agent", "round", "n_words", "flags", "story"]].copy()
+    out["flags"] = out["flags"].map(lambda f: ", ".join(f) or "-")
+    return out.reset_index(drop=True)
+
+
+def cost_per_framework(stories: pd.DataFrame) -> pd.DataFrame:
+    """Tokens per framework from the story records: prompts, stories, mean tokens per prompt and per story, total."""
+    runs = stories.drop_duplicates(["framework", "prompt_id"])
+    per_prompt = runs.groupby("framework")["tokens"].agg(prompts="size", tokens_per_prompt="mean", total_tokens="sum")
+    n_stories = stories.groupby("framework").size().rename("stories")
+    out = per_prompt.join(n_stories)
+    out["tokens_per_story"] = out["total_tokens"] / out["stories"]
+    return out.sort_values("tokens_per_prompt")[["prompts", "stories", "tokens_per_prompt", "tokens_per_story", "total_tokens"]]
+
+
+def flag_counts(stories: pd.DataFrame) -> pd.DataFrame:
+    """Number of final stories per framework carrying each parsing flag (and "clean" for none)."""
+    flags = stories[["framework", "flags"]].copy()
+    flags["flag"] = flags["flags"].map(lambda f: list(f) or ["clean"])
+    flags = flags.explode("flag")
+    return pd.crosstab(flags["framework"], flags["flag"])
+
+
+def mean_ci(values: pd.Series, level: float = 0.95) -> tuple[float, float, float]:
+    """(mean, lower, upper): mean +- t_{(1+level)/2, n-1} * sd / sqrt(n) over the non-NaN values; NaN bounds when n < 2."""
+    x = values.dropna().to_numpy(dtype=float)
+    if len(x) == 0:
+        return math.nan, math.nan, math.nan
+    m = float(x.mean())
+    if len(x) < 2:
+        return m, math.nan, math.nan
+    half = float(stats.t.ppf((1 + level) / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
+    return m, m - half, m + half
+
+
+def summarize_homogenization(h: pd.DataFrame) -> pd.DataFrame:
+    """Mean and 95 % t-interval over prompts of cosine and Self-BLEU, per framework and round."""
+    rows = []
+    for (framework, r), g in h.groupby(["framework", "round"]):
+        row = {"framework": framework, "round": int(r), "prompts": int(g["cosine"].notna().sum())}
+        for col in ("cosine", "self_bleu"):
+            row[col], row[f"{col}_lo"], row[f"{col}_hi"] = mean_ci(g[col])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot_homogenization(summary: pd.DataFrame):  # noqa: ANN201 (matplotlib Figure)
+    """Two panels (embedding cosine, Self-BLEU) of mean similarity by round, one line per framework, with 95 % CIs."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, col, label in zip(axes, ("cosine", "self_bleu"), ("mean pairwise embedding cosine", "Self-BLEU")):
+        for framework, g in summary.dropna(subset=[col]).groupby("framework"):
+            g = g.sort_values("round")
+            ax.errorbar(g["round"], g[col], yerr=np.vstack([g[col] - g[f"{col}_lo"], g[f"{col}_hi"] - g[col]]),
+                        marker="o", capsize=3, label=framework)
+        ax.set_xlabel("round (0 = independent drafts)")
+        ax.set_ylabel(label)
+        ax.set_xticks(sorted(summary["round"].unique()))
+    axes[0].legend(title="framework")
+    fig.suptitle("Homogenization: similarity of the agents' stories after each round (higher = more alike)")
+    fig.tight_layout()
+    return fig
+
+
+def journey(transcript: Transcript, width: int | None = None) -> pd.DataFrame:
+    """One run's messages in order: round, kind, author, target, whose messages it saw, and the text (cut to `width`)."""
+    rows = []
+    for m in transcript:
+        seen = [f"{transcript.get(v).author}:{transcript.get(v).kind}" for v in m.visible]
+        text = m.content if width is None or len(m.content) <= width else m.content[:width] + "…"
+        rows.append({"round": m.round, "kind": m.kind, "author": m.author, "target": m.target or "",
+                     "saw": ", ".join(seen) or "(prompt only)", "flags": ", ".join(m.flags) or "-", "text": text})
+    return pd.DataFrame(rows)

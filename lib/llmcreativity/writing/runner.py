@@ -1,0 +1,95 @@
+"""Running frameworks over prompts, writing stories and transcripts to JSONL, resumably.
+
+A run appends, per (prompt, framework), first every transcript message and then the final
+stories. Which pairs are done is read from the stories file, so a killed run re-run skips
+finished pairs and redoes the interrupted one; readers drop the transcript copies that
+re-running leaves behind (same message ids, last copy wins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from .dataset import PromptItem
+from .frameworks.base import Framework
+from .records import StoryRecord, append_jsonl, read_jsonl, read_transcripts, story_records
+
+STORIES_FILE = "stories.jsonl"
+"""Final stories, one `StoryRecord` per line."""
+TRANSCRIPTS_FILE = "transcripts.jsonl"
+"""Every message of every run, one `Message` per line."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Where a writing run put its files and what it did."""
+
+    stories_path: Path
+    """The stories JSONL file."""
+    transcripts_path: Path
+    """The transcripts JSONL file."""
+    written: int
+    """(prompt, framework) pairs computed by this call."""
+    skipped: int
+    """(prompt, framework) pairs already in the stories file."""
+
+
+def agent_personas(framework: Framework) -> dict[str, str | None]:
+    """Agent name -> persona name for a framework's writers (debate writers have none)."""
+    if hasattr(framework, "personas"):
+        return {p.name: p.name for p in framework.personas}
+    if hasattr(framework, "students"):
+        return {p.name: p.name for p in framework.students}
+    if hasattr(framework, "persona"):
+        return {framework.persona.name: framework.persona.name}
+    return {}
+
+
+def run_writing(frameworks: Sequence[Framework], lm: Any, items: Sequence[PromptItem], out_dir: str | Path,
+                *, progress: bool = True) -> RunResult:
+    """Run every framework on every prompt, appending to ``out_dir/stories.jsonl`` and ``transcripts.jsonl``.
+
+    Pairs already in the stories file are skipped. Rows written by a different model or with
+    different framework settings are an error (pass another `out_dir` for a different setup).
+    """
+    out = Path(out_dir)
+    stories_path, transcripts_path = out / STORIES_FILE, out / TRANSCRIPTS_FILE
+    names = [f.name for f in frameworks]
+    if len(set(names)) != len(names):
+        raise ValueError(f"frameworks {names}: each framework may appear once per run")
+    settings = {f.name: f.settings() for f in frameworks}
+    done: set[tuple[str, str]] = set()
+    for row in read_jsonl(stories_path):
+        if row["framework"] in settings and (row["model"] != lm.identity or row["settings"] != settings[row["framework"]]):
+            raise ValueError(
+                f"{stories_path} already holds {row['framework']} stories by model {row['model']!r} with settings "
+                f"{row['settings']}, not {lm.identity!r} with {settings[row['framework']]}: pass another out_dir "
+                "or delete the file to start over"
+            )
+        done.add((row["prompt_id"], row["framework"]))
+    todo = [(it, f) for it in items for f in frameworks if (it.prompt_id, f.name) not in done]
+    for item, framework in tqdm(todo, desc="writing", disable=not progress):
+        transcript = framework.run(lm, item)
+        append_jsonl(transcripts_path, transcript.to_rows())
+        records = story_records(transcript, item, model=lm.identity, settings=settings[framework.name],
+                                personas=agent_personas(framework))
+        append_jsonl(stories_path, [r.to_row() for r in records])
+    return RunResult(stories_path, transcripts_path, written=len(todo), skipped=len(items) * len(frameworks) - len(todo))
+
+
+def load_stories(path: str | Path) -> pd.DataFrame:
+    """The stories file as a DataFrame with the `StoryRecord` columns (validated)."""
+    rows = [StoryRecord.from_row(r).to_row() for r in read_jsonl(path)]
+    return pd.DataFrame(rows, columns=list(StoryRecord.__dataclass_fields__))
+
+
+def load_messages(path: str | Path) -> pd.DataFrame:
+    """Every transcript message (duplicates from resumed runs removed) as a DataFrame."""
+    rows = [m.to_row() for t in read_transcripts(path).values() for m in t]
+    return pd.DataFrame(rows)

@@ -1,0 +1,93 @@
+"""Who saw what: checking transcripts against their declared visibility, and drawing the flow."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .transcript import Message, Transcript
+
+MIN_CHECKED_CHARS = 20
+"""Texts shorter than this are not searched for in prompts (short strings match by chance)."""
+
+
+def prompt_text(message: Message) -> str:
+    """All text of the message's prompt."""
+    return "\n".join(m["content"] for m in message.prompt)
+
+
+def leaks(transcript: Transcript) -> list[str]:
+    """Visibility violations of a transcript; an empty list means the declared `visible` ids are honest.
+
+    A violation is either an earlier message whose content appears in a prompt without being
+    declared visible, or a declared-visible message whose content is missing from the prompt.
+    """
+    problems = []
+    for i, m in enumerate(transcript.messages):
+        text = prompt_text(m)
+        for earlier in transcript.messages[:i]:
+            content = earlier.content
+            if len(content) < MIN_CHECKED_CHARS:
+                continue
+            if earlier.id in m.visible and content not in text:
+                problems.append(f"{m.id} declares {earlier.id} visible but its prompt lacks that text")
+            if earlier.id not in m.visible and content in text:
+                problems.append(f"{m.id} contains the text of {earlier.id} without declaring it visible")
+    return problems
+
+
+def visibility_edges(transcript: Transcript) -> pd.DataFrame:
+    """One row per (message, message it could see): who read whom, in which round and kind."""
+    rows = []
+    for m in transcript:
+        for v in m.visible:
+            seen = transcript.get(v)
+            rows.append({
+                "reader": m.author, "reader_kind": m.kind, "reader_round": m.round, "reader_target": m.target,
+                "seen_author": seen.author, "seen_kind": seen.kind, "seen_round": seen.round,
+                "reader_id": m.id, "seen_id": seen.id,
+            })
+    return pd.DataFrame(rows, columns=["reader", "reader_kind", "reader_round", "reader_target", "seen_author",
+                                       "seen_kind", "seen_round", "reader_id", "seen_id"])
+
+
+def plot_visibility(transcript: Transcript, ax=None):  # noqa: ANN001, ANN201 (matplotlib types)
+    """Draw every message as a box (columns: phases in order, rows: authors) and an arrow from each message it saw.
+
+    Orange arrows carry a story (draft or revision), blue arrows carry feedback.
+
+    Returns the matplotlib Axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 4.5))
+    phases = list(dict.fromkeys((m.round, m.kind) for m in transcript))
+    authors = list(dict.fromkeys(m.author for m in transcript))
+    pos: dict[str, tuple[float, float]] = {}
+    for (r, kind) in phases:
+        group = [m for m in transcript if (m.round, m.kind) == (r, kind)]
+        for author in authors:
+            mine = [m for m in group if m.author == author]
+            for k, m in enumerate(mine):
+                offset = (k - (len(mine) - 1) / 2) * 0.32
+                pos[m.id] = (phases.index((r, kind)), -authors.index(author) + offset)
+    for m in transcript:
+        x1, y1 = pos[m.id]
+        for v in m.visible:
+            x0, y0 = pos[v]
+            color = "tab:orange" if transcript.get(v).story is not None else "tab:blue"
+            ax.annotate("", xy=(x1 - 0.1, y1), xytext=(x0 + 0.1, y0),
+                        arrowprops={"arrowstyle": "->", "color": color, "lw": 0.9, "shrinkA": 2, "shrinkB": 2})
+    for m in transcript:
+        x, y = pos[m.id]
+        label = m.kind if m.target is None else f"{m.kind}\nof {m.target}"
+        ax.text(x, y, label, ha="center", va="center", fontsize=7,
+                bbox={"boxstyle": "round", "fc": "#fff6d5" if m.story is not None else "#dbe9f6", "ec": "0.5"})
+    ax.set_xticks(range(len(phases)), [f"round {r}\n{k}s" for r, k in phases])
+    ax.set_yticks([-i for i in range(len(authors))], authors)
+    ax.set_xlim(-0.6, len(phases) - 0.4)
+    ax.set_ylim(-len(authors) + 0.4, 0.6)
+    ax.set_title(f"{transcript.framework}: who sees what (arrow = text put into the prompt; orange = a story, blue = feedback)")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return ax

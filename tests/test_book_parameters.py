@@ -1,0 +1,102 @@
+"""Reading a notebook's parameters cell and checking values against it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from llmcreativity.book.parameters import (ParameterError, check_value, missing_path, parse_cli_value,
+                                           parse_parameters)
+
+CELL = '''smoke: bool = False
+n: int = 10  # range: [1, 100]
+temperature: float = 0.8  # range: [0, 2]
+judge: str = "rubric"  # choices: ["rubric", "chateval"]
+models: list[str] = ["a", "b"]
+limit: int | None = None
+stories_path: str = "results/stories.jsonl"
+plain = 3
+'''
+
+
+@pytest.fixture
+def params():
+    return parse_parameters(CELL, "nb.md")
+
+
+def test_parse_reads_types_defaults_and_constraints(params):
+    assert params["n"].kind is int and params["n"].default == 10
+    assert (params["n"].low, params["n"].high) == (1, 100)
+    assert params["judge"].choices == ("rubric", "chateval")
+    assert params["models"].kind is list
+    assert params["limit"].optional and params["limit"].kind is int
+    assert params["plain"].kind is int  # inferred from the default without an annotation
+    assert params["stories_path"].is_input_path
+
+
+def test_parse_rejects_a_non_literal_default():
+    with pytest.raises(ParameterError, match="nb.md, parameter 'x'.*not a plain literal"):
+        parse_parameters("x: int = len('ab')", "nb.md")
+
+
+def test_parse_rejects_a_default_outside_its_own_range():
+    with pytest.raises(ParameterError, match="outside"):
+        parse_parameters("n: int = 0  # range: [1, 5]", "nb.md")
+
+
+def test_check_value_widens_int_to_float(params):
+    assert check_value(params["temperature"], 1, "test") == 1.0
+
+
+def test_check_value_rejects_bool_for_int(params):
+    with pytest.raises(ParameterError, match="n=True is a bool"):
+        check_value(params["n"], True, "test")
+
+
+def test_check_value_rejects_out_of_range_naming_range_and_fix(params):
+    with pytest.raises(ParameterError, match=r"temperature=2.5 is outside \[0, 2\]; give temperature a float"):
+        check_value(params["temperature"], 2.5, "profile paper")
+
+
+def test_check_value_rejects_value_not_in_choices(params):
+    with pytest.raises(ParameterError, match="not one of"):
+        check_value(params["judge"], "vote", "test")
+
+
+def test_check_value_rejects_none_unless_optional(params):
+    assert check_value(params["limit"], None, "test") is None
+    with pytest.raises(ParameterError, match="may not be None"):
+        check_value(params["n"], None, "test")
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("smoke", "true", True), ("smoke", "0", False), ("n", "42", 42), ("temperature", "1", 1.0),
+    ("models", "[x, y]", ["x", "y"]), ("judge", "chateval", "chateval"), ("limit", "None", None),
+    ("stories_path", "123", "123"),
+])
+def test_parse_cli_value_converts_to_declared_type(params, name, text, expected):
+    value = parse_cli_value(params[name], text, "-p")
+    assert value == expected and type(value) is type(expected)
+
+
+def test_parse_cli_value_rejects_bad_number_with_an_example(params):
+    with pytest.raises(ParameterError, match="n expects int, got 'ten'; e.g. -p n 10"):
+        parse_cli_value(params["n"], "ten", "-p n")
+
+
+def test_missing_path_reports_absent_input_and_ignores_empty(params, tmp_path):
+    assert missing_path(params["stories_path"], str(tmp_path / "nope.jsonl")) == tmp_path / "nope.jsonl"
+    assert missing_path(params["stories_path"], "pyproject.toml") is None  # relative to the project root
+    assert missing_path(params["stories_path"], str(tmp_path)) is None
+    assert missing_path(params["stories_path"], "") is None
+
+
+@given(st.integers(min_value=-1000, max_value=1000))
+def test_range_accepts_exactly_the_values_inside(value):
+    param = parse_parameters("k: int = 5  # range: [1, 10]", "nb.md")["k"]
+    if 1 <= value <= 10:
+        assert check_value(param, value, "test") == value
+    else:
+        with pytest.raises(ParameterError):
+            check_value(param, value, "test")

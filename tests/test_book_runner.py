@@ -1,0 +1,116 @@
+"""Ordering, parameter planning and papermill execution of the stage notebooks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from llmcreativity.book import runner
+from llmcreativity.book.parameters import ParameterError
+from llmcreativity.book.runner import StageFailed, incomplete_stages, ordered_stages, plan, run
+from llmcreativity.book.site import BuildError, stage_source
+from llmcreativity.book.stages import STAGES, Stage
+
+TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
+
+
+def tiny(name: str = "tiny", depends: tuple[str, ...] = (), notebook: Path = TINY, **profile) -> Stage:
+    return Stage(name, str(notebook), name.title(), depends, {"default": profile, "paper": {"n": 500}})
+
+
+@pytest.fixture(autouse=True)
+def results(tmp_path, monkeypatch):
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
+    return tmp_path / "results"
+
+
+def test_ordered_stages_puts_dependencies_first():
+    stages = [tiny("c", ("b",)), tiny("a"), tiny("b", ("a",))]
+    assert [s.name for s in ordered_stages(stages)] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(("stages", "message"), [
+    ([tiny("a", ("b",)), tiny("b", ("a",))], "cycle"),
+    ([tiny("a", ("zzz",))], "unknown stage 'zzz'"),
+])
+def test_ordered_stages_rejects_bad_dependencies(stages, message):
+    with pytest.raises(ValueError, match=message):
+        ordered_stages(stages)
+
+
+def test_plan_applies_notebook_defaults_then_profile_then_override():
+    [p] = plan("default", [("scale", "3")], stages=[tiny(n=50)])
+    assert p.parameters == {"n": 50, "scale": 3.0}
+    [p] = plan("paper", [], stages=[tiny(n=50)])
+    assert p.parameters == {"n": 500}
+
+
+def test_plan_applies_a_stage_scoped_override_to_that_stage_only():
+    plans = plan("default", [("b.n", "7")], stages=[tiny("a"), tiny("b")])
+    assert [p.parameters for p in plans] == [{}, {"n": 7}]
+
+
+def test_plan_reports_every_problem_before_running_anything():
+    with pytest.raises(ParameterError) as err:
+        plan("default", [("n", "1"), ("nope", "1"), ("words_file", "/no/such/file")], stages=[tiny(scale=-1.0)])
+    text = str(err.value)
+    assert "nothing was run" in text
+    assert "scale=-1.0 is outside [0, None]" in text
+    assert "n=1 is outside [2, 1000]" in text
+    assert "-p nope: no selected stage declares a parameter 'nope'" in text
+    assert "words_file points at /no/such/file, which does not exist" in text
+
+
+def test_plan_rejects_a_profile_the_stage_lacks():
+    with pytest.raises(ParameterError, match="stage 'tiny' has no profile 'huge'"):
+        plan("huge", [], stages=[tiny()])
+
+
+def test_plan_defers_missing_inputs_inside_the_results_folder(results):
+    [p] = plan("default", [("words_file", str(results / "later.txt"))], stages=[tiny()])
+    assert p.parameters["words_file"].endswith("later.txt")
+
+
+@pytest.mark.parametrize("profile", ["default", "paper"])
+def test_registered_stages_have_valid_profiles(profile):
+    assert len(plan(profile, [])) == len(STAGES)
+
+
+def test_run_executes_with_parameters_and_adds_provenance(results):
+    [entry] = run("default", [("scale", "2")], stages=[tiny(n=30)], log=lambda _: None)
+    assert entry["status"] == "ok" and entry["parameters"] == {"n": 30, "scale": 2.0}
+    nb = nbformat.read(results / "executed" / "tiny.ipynb", as_version=4)
+    injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+    assert "n = 30" in injected.source and "scale = 2.0" in injected.source
+    provenance = nb.cells[-1].outputs[0]["data"]["text/markdown"]
+    assert "| `n` | `30` |" in provenance and "| `scale` | `2.0` |" in provenance and "Packages: python" in provenance
+    assert json.loads((results / "claims.jsonl").read_text())["n"] == 30
+    assert incomplete_stages([tiny(n=30)]) == []
+
+
+def test_failing_cell_stops_the_run_naming_notebook_and_line(results):
+    stages = [tiny("first"), tiny("second", ("first",))]
+    with pytest.raises(StageFailed) as err:
+        run("default", [("first.fail", "true")], stages=stages, log=lambda _: None)
+    text = str(err.value)
+    line = TINY.read_text().splitlines().index('assert not fail, "asked to fail"') + 1
+    assert f"stage 'first' failed in {TINY} line {line}" in text and "AssertionError: asked to fail" in text
+    assert (results / "executed" / "failed" / "first.ipynb").exists()
+    assert not (results / "executed" / "second.ipynb").exists()
+    assert runner.read_manifest()["stages"]["first"]["status"] == "failed"
+    expected = r"(?s)stage 'first' is failed \(AssertionError: asked to fail\).*stage 'second' has not been executed"
+    with pytest.raises(BuildError, match=expected):
+        stage_source(results / "src", stages)
+
+
+def test_build_refuses_a_stage_whose_notebook_changed_after_it_ran(results, tmp_path):
+    source = tmp_path / "copy.md"
+    source.write_text(TINY.read_text())
+    stages = [tiny(notebook=source)]
+    run("default", [], stages=stages, log=lambda _: None)
+    source.write_text(TINY.read_text() + "\nOne more sentence.\n")
+    with pytest.raises(BuildError, match="changed after it was executed"):
+        stage_source(results / "src", stages)

@@ -1,0 +1,107 @@
+"""The built book: its table of contents, offline assets, claims page, a real browser, the PDF, the CLI.
+
+A tiny executed notebook stands in for the pipeline; the real `_config.yml` and `book/` pages are built.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from llmcreativity import cli
+from llmcreativity.book import runner
+from llmcreativity.book.browser import Chromium, is_local, serve
+from llmcreativity.book.pdf import build_pdf
+from llmcreativity.book.site import PAGES_AFTER_STAGES, build, mathjax_dir, toc
+from llmcreativity.book.stages import Stage
+from llmcreativity.paths import REPO_ROOT
+
+TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
+STAGES = [Stage("tiny", str(TINY), "Tiny", profiles={"default": {"n": 30}, "paper": {}})]
+SCREENSHOTS = REPO_ROOT / "_build" / "test-screenshots"
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    """(output folder, HTML folder) of a book built from the executed tiny stage."""
+    out = tmp_path_factory.mktemp("book")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LLMCREATIVITY_RESULTS", str(out / "results"))
+        runner.run("default", [], stages=STAGES, log=lambda _: None)
+        html = build(out, "html", STAGES)
+        yield out, html
+
+
+def test_toc_lists_intro_then_one_chapter_per_stage_then_reference_pages():
+    stages = [Stage("a", "a.md", "A"), Stage("b", "b.md", "B", ("a",))]
+    content = toc(stages)
+    assert content["root"] == "intro"
+    assert [c["file"] for c in content["parts"][0]["chapters"]] == ["executed/a", "executed/b"]
+    assert [c["file"] for c in content["parts"][1]["chapters"]] == list(PAGES_AFTER_STAGES)
+
+
+def test_mathjax_is_found_in_the_installed_package():
+    assert (mathjax_dir() / "tex-chtml.js").stat().st_size > 100_000
+
+
+def test_built_pages_load_no_remote_scripts_styles_or_images(book):
+    _, html = book
+    pages = sorted(html.rglob("*.html"))
+    assert len(pages) >= 6
+    remote = [(p.name, m) for p in pages
+              for m in re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="((?:https?:)?//[^"]+)"', p.read_text())]
+    assert remote == []
+    assert 'src="_static/mathjax/tex-chtml.js' in (html / "intro.html").read_text()
+
+
+def test_claims_page_is_generated_from_the_recorded_claims(book):
+    _, html = book
+    text = (html / "claims.html").read_text()
+    assert "A tiny check of the claims machinery." in text
+    assert "<strong>inconclusive</strong>" in text and "not run" in text
+
+
+def test_book_in_headless_chromium_loads_figures_typesets_math_and_stays_local(book):
+    _, html = book
+    with serve(html) as base, Chromium() as browser:
+        reports = [browser.inspect(base + page, SCREENSHOTS / f"{page.replace('/', '_')}.png")
+                   for page in ("intro.html", "executed/tiny.html")]
+    intro, results_page = reports
+    for report in reports:
+        assert report.external == (), f"{report.url} requested {report.external}"
+        assert all(is_local(u) for u in report.requests)
+        assert [u for u in report.failed if not u.endswith("/favicon.ico")] == []
+        assert report.raw_math == (), f"{report.url} shows raw TeX: {report.raw_math}"
+        assert report.math_nodes > 0
+        assert report.screenshot.stat().st_size > 10_000
+    assert any("mathjax/tex-chtml.js" in u for u in intro.requests)
+    assert results_page.images and all(ok for _, ok in results_page.images), results_page.images
+
+
+def test_pdf_command_prints_the_whole_book(book):
+    out, _ = book
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LLMCREATIVITY_RESULTS", str(out / "results"))
+        pdf = build_pdf(out, STAGES)
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF")
+    assert len(re.findall(rb"/Type\s*/Page\b", data)) >= 4
+
+
+def test_cli_dry_run_prints_parameters_and_a_bad_value_exits_2(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path))
+    monkeypatch.setattr(runner, "STAGES", STAGES)
+    assert cli.main(["run", "--dry-run", "-p", "scale", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "* n = 30" in out and "* scale = 2.0" in out and "smoke = False" in out
+    assert cli.main(["run", "-p", "n", "many"]) == 2
+    assert "n expects int, got 'many'" in capsys.readouterr().err
+
+
+def test_cli_build_refuses_when_stages_have_not_run(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path))
+    monkeypatch.setattr(runner, "STAGES", STAGES)
+    assert cli.main(["build", "--output", str(tmp_path)]) == 1
+    assert "stage 'tiny' has not been executed" in capsys.readouterr().err

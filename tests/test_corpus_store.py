@@ -1,0 +1,118 @@
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from llmcreativity.corpus.books import read_books, subset_files
+from llmcreativity.corpus.store import ChunkingParams, build_store, export_store, load_exported
+
+PROSE = " ".join(f"The ship number {i} sailed past the red moon of Mars and nobody saw it." for i in range(40))
+
+
+class HashEmbedder:
+    """Deterministic test embedder: a unit vector from each text's SHA-256; counts the texts it encodes."""
+
+    def __init__(self, identity: str = "hash-8"):
+        self.identity, self.dim, self.calls = identity, 8, 0
+
+    def encode(self, texts):
+        self.calls += len(texts)
+        raw = np.array([list(hashlib.sha256(t.encode()).digest()[:8]) for t in texts], dtype=np.float32) - 127.5
+        return raw / np.linalg.norm(raw, axis=1, keepdims=True)
+
+
+class FailingEmbedder(HashEmbedder):
+    def __init__(self, fail_after: int):
+        super().__init__()
+        self.fail_after = fail_after
+
+    def encode(self, texts):
+        if self.calls >= self.fail_after:
+            raise RuntimeError("interrupted")
+        return super().encode(texts)
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    folder = tmp_path / "books"
+    folder.mkdir()
+    for name in ["1900-a-smith.txt", "1910-b-jones.txt"]:
+        (folder / name).write_text(f"*** START OF X ***\n\nTITLE\n\n{PROSE}\n\n*** END OF X ***\n", encoding="utf-8")
+    (folder / "manifest.tsv").write_text("file\tyear\tauthor\n1900-a-smith.txt\t1900\tsmith\n", encoding="utf-8")
+    return folder
+
+
+def test_store_holds_chunks_with_provenance_and_aligned_embeddings(corpus, tmp_path):
+    store = build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
+    assert store.embeddings.shape == (len(store.chunks), 8)
+    first = store.chunks.iloc[0]
+    assert (first.book, first.author, first.year) == ("1900-a-smith.txt", "smith", 1900)
+    unknown = store.chunks[store.chunks.book == "1910-b-jones.txt"].iloc[0]
+    assert unknown.author == "" and pd.isna(unknown.year)
+
+
+def test_second_build_reads_the_cache_without_embedding(corpus, tmp_path):
+    build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
+    again = HashEmbedder()
+    build_store(corpus, again, ChunkingParams(chunk_words=50), root=tmp_path / "cache")
+    assert again.calls == 0
+
+
+def test_cache_key_changes_with_params_embedder_and_content(corpus, tmp_path):
+    root = tmp_path / "cache"
+    base = build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=root).key
+    assert build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=60), root=root).key != base
+    assert build_store(corpus, HashEmbedder("other"), ChunkingParams(chunk_words=50), root=root).key != base
+    (corpus / "1910-b-jones.txt").write_text(PROSE + " Changed.", encoding="utf-8")
+    assert build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=root).key != base
+
+
+def test_interrupted_embedding_resumes_without_redoing_saved_shards(corpus, tmp_path):
+    root, params = tmp_path / "cache", ChunkingParams(chunk_words=50)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        build_store(corpus, FailingEmbedder(fail_after=4), params, root=root, shard_size=2)
+    resumed = HashEmbedder()
+    store = build_store(corpus, resumed, params, root=root, shard_size=2)
+    assert resumed.calls == len(store.chunks) - 4
+    fresh = build_store(corpus, HashEmbedder(), params, root=tmp_path / "fresh", shard_size=2)
+    np.testing.assert_array_equal(store.embeddings, fresh.embeddings)
+
+
+def test_exported_store_round_trips(corpus, tmp_path):
+    store = build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
+    export_store(store, tmp_path / "results")
+    loaded = load_exported(tmp_path / "results")
+    assert loaded.key == store.key
+    np.testing.assert_array_equal(loaded.embeddings, store.embeddings)
+
+
+def test_missing_export_names_the_stage_to_run(tmp_path):
+    with pytest.raises(FileNotFoundError, match="corpus notebook"):
+        load_exported(tmp_path)
+
+
+def test_missing_folder_non_utf8_and_empty_files_give_clear_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        read_books(tmp_path / "nope")
+    with pytest.raises(ValueError, match="no .txt files"):
+        read_books(tmp_path)
+    (tmp_path / "bad.txt").write_bytes("caf\xe9".encode("latin-1"))
+    with pytest.raises(ValueError, match="not valid UTF-8.*iconv"):
+        read_books(tmp_path)
+    (tmp_path / "bad.txt").unlink()
+    (tmp_path / "empty.txt").write_text("  \n")
+    with pytest.raises(ValueError, match="empty.txt is empty"):
+        read_books(tmp_path)
+
+
+def test_book_with_no_prose_is_refused(tmp_path):
+    (tmp_path / "t.txt").write_text("TITLE\n\nby Someone\n")
+    with pytest.raises(ValueError, match="no prose paragraph"):
+        build_store(tmp_path, HashEmbedder(), root=tmp_path / "cache")
+
+
+def test_subset_spreads_books_over_the_sorted_list(tmp_path):
+    files = [tmp_path / f"{y}.txt" for y in range(1900, 1910)]
+    assert [f.name for f in subset_files(files, 3)] == ["1900.txt", "1904.txt", "1909.txt"]
+    assert subset_files(files, None) == files

@@ -1,0 +1,87 @@
+"""Per-step tables and Spearman correlations with bootstrap intervals."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from llmcreativity.entropy.analysis import correlation_table, spearman_with_ci, step_table
+from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
+from llmcreativity.entropy.stepwise import StepwiseSettings, run_chain
+from llmcreativity.llm import CachedBackend
+from llmcreativity.llm import ScriptedBackend
+
+
+class FirstWordJudge:
+    identity = "first-word"
+    calls = 0
+
+    def entails(self, pairs, context=None):
+        return [a.split()[0] == b.split()[0] for a, b in pairs]
+
+
+class CountEmbedder:
+    identity = "counts"
+
+    def encode(self, texts):
+        return np.array([[len(t), t.count(" ") + 1.0] for t in texts], dtype=np.float32)
+
+
+def test_step_table_has_one_row_per_step_with_diversity():
+    lm = CachedBackend(ScriptedBackend(lambda p, i: ["cut the rope now", "tie a knot"][i % 2]), cache=None)
+    chain = run_chain(lm, FirstWordJudge(), Problem("m-1", "macgyver", "Escape."), MACGYVER_PROMPT,
+                      StepwiseSettings(n=4, step_cap=2))
+    df = step_table([chain], CountEmbedder())
+    assert len(df) == 2
+    row = df.iloc[0]
+    assert row["n_clusters"] == 2 and row["se_discrete"] == pytest.approx(np.log(2))
+    # words: cut the rope now tie a knot x2 -> 7 distinct of 14
+    assert row["distinct_1"] == pytest.approx(0.5)
+    assert 0 < row["mean_cosine"] <= 1 + 1e-9 and 0 <= row["self_bleu"] <= 1 + 1e-9
+
+
+def test_spearman_of_a_monotone_relation_is_one():
+    r = spearman_with_ci([1, 2, 3, 4, 5, 6], [1, 4, 9, 16, 25, 36], n_resamples=200)
+    assert r["rho"] == pytest.approx(1.0) and r["n"] == 6
+    assert r["low"] <= r["rho"] <= r["high"]
+
+
+def test_spearman_drops_missing_pairs():
+    r = spearman_with_ci([1, 2, np.nan, 4, 5], [5, 4, 3, np.nan, 1], n_resamples=100)
+    assert r["n"] == 3 and r["rho"] == pytest.approx(-1.0)
+
+
+def test_correlation_table_names_missing_columns():
+    with pytest.raises(KeyError, match="nope"):
+        correlation_table(pd.DataFrame({"a": [1, 2, 3]}), [("a", "nope")])
+
+
+@pytest.mark.parametrize("low, high, expected, verdict", [
+    (0.1, 0.5, 1, "supported"), (-0.5, -0.1, 1, "not supported"), (-0.1, 0.4, 1, "inconclusive"),
+    (-0.5, -0.1, -1, "supported"), (0.1, 0.3, -1, "not supported"),
+    (-0.4, -0.1, 0, "supported"), (0.1, 0.4, 0, "not supported"), (-0.2, 0.3, 0, "inconclusive"),
+    (float("nan"), 0.3, 1, "inconclusive"),
+])
+def test_sign_verdict(low, high, expected, verdict):
+    from llmcreativity.entropy.analysis import sign_verdict
+
+    assert sign_verdict(low, high, expected) == verdict
+
+
+def test_recluster_steps_compares_judges_on_stored_candidates():
+    from llmcreativity.entropy.analysis import recluster_steps
+
+    class AllSameJudge:
+        identity = "all-same"
+        calls = 0
+
+        def entails(self, pairs, context=None):
+            return [True] * len(pairs)
+
+    lm = CachedBackend(ScriptedBackend(lambda p, i: ["cut the rope now", "tie a knot"][i % 2]), cache=None)
+    chain = run_chain(lm, FirstWordJudge(), Problem("m-1", "macgyver", "Escape."), MACGYVER_PROMPT,
+                      StepwiseSettings(n=4, step_cap=2))
+    df = recluster_steps([chain], AllSameJudge(), max_steps=1)
+    assert len(df) == 1
+    row = df.iloc[0]
+    assert row["clusters_stored"] == 2 and row["clusters_new"] == 1 and row["se_new"] == 0.0
+    assert row["ari"] == pytest.approx(0.0) and row["judge_calls"] == 2

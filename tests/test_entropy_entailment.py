@@ -1,0 +1,147 @@
+"""Entailment judges: the LLM yes/no judge, the NLI cross-encoder judge and the embedding approximation."""
+
+import math
+
+import numpy as np
+import pytest
+
+from llmcreativity.entropy.entailment import (
+    EmbeddingSimilarityJudge,
+    EntailmentJudge,
+    LLMEntailmentJudge,
+    NLIEntailmentJudge,
+)
+from llmcreativity.llm import ScriptedBackend
+
+
+class YesWhenSharedWordBackend(ScriptedBackend):
+    """Scripted double whose p(Yes) is 0.9 when the two statements share their first word, else 0.2."""
+
+    def __init__(self):
+        super().__init__(lambda p, i: "")
+
+    def answer_probs(self, prompt, answers):
+        text = prompt[-1]["content"]
+        a = text.split("Statement A: ")[1].split()[0]
+        b = text.split("Statement B: ")[1].split()[0]
+        p_yes = 0.9 if a == b else 0.2
+        self.answer_logprobs = {answers[0]: math.log(p_yes), answers[1]: math.log(1 - p_yes)}
+        return super().answer_probs(prompt, answers)
+
+
+def test_llm_judge_reads_yes_probability():
+    judge = LLMEntailmentJudge(YesWhenSharedWordBackend())
+    assert judge.entails([("cut the rope", "cut it"), ("cut the rope", "tie it")]) == [True, False]
+
+
+def test_llm_judge_asks_with_chat_messages_and_yes_no_answers():
+    lm = YesWhenSharedWordBackend()
+    judge = LLMEntailmentJudge(lm)
+    judge.entails([("A thing", "B thing")], context="Fix the sink")
+    msgs = lm.seen[-1]
+    assert [m["role"] for m in msgs] == ["system", "user"]
+    assert "Statement A: A thing" in msgs[1]["content"] and "Statement B: B thing" in msgs[1]["content"]
+    assert "Fix the sink" in msgs[1]["content"]
+    assert msgs[1]["content"].rstrip().endswith("Answer Yes or No.")
+
+
+def test_llm_judge_threshold_decides():
+    lm = ScriptedBackend(lambda p, i: "", answer_logprobs={"Yes": math.log(0.3), "No": math.log(0.7)})
+    assert LLMEntailmentJudge(lm, threshold=0.5).entails([("a", "b")]) == [False]
+    assert LLMEntailmentJudge(lm, threshold=0.25).entails([("a", "b")]) == [True]
+
+
+def test_llm_judge_counts_calls():
+    judge = LLMEntailmentJudge(YesWhenSharedWordBackend())
+    judge.entails([("a", "b")] * 3)
+    judge.entails([("a", "b")])
+    assert judge.calls == 4
+
+
+@pytest.mark.parametrize("kwargs", [{"threshold": 1.0}, {"answers": ("Yes", "Yes")}])
+def test_llm_judge_rejects_bad_settings(kwargs):
+    with pytest.raises(ValueError):
+        LLMEntailmentJudge(YesWhenSharedWordBackend(), **kwargs)
+
+
+def test_judges_reject_malformed_pairs():
+    with pytest.raises(ValueError, match="premise, hypothesis"):
+        LLMEntailmentJudge(YesWhenSharedWordBackend()).entails(["just one string"])
+
+
+class LetterEmbedder:
+    """Test double: embeds a text by the counts of the letters a, b, c."""
+
+    identity = "letters"
+
+    def __init__(self):
+        self.encoded = []
+
+    def encode(self, texts):
+        self.encoded.extend(texts)
+        return np.array([[t.count("a"), t.count("b"), t.count("c")] for t in texts], dtype=np.float32) + 1e-6
+
+
+def test_embedding_judge_thresholds_cosine():
+    judge = EmbeddingSimilarityJudge(LetterEmbedder(), threshold=0.9)
+    assert judge.entails([("aa", "a"), ("aa", "bb"), ("ab", "a")]) == [True, False, False]
+
+
+def test_embedding_judge_is_symmetric_and_labelled_an_approximation():
+    judge = EmbeddingSimilarityJudge(LetterEmbedder(), threshold=0.5)
+    assert judge.entails([("ab", "a")]) == judge.entails([("a", "ab")])
+    assert "approximation" in judge.identity
+
+
+def test_embedding_judge_encodes_each_text_once():
+    emb = LetterEmbedder()
+    judge = EmbeddingSimilarityJudge(emb)
+    judge.entails([("a", "b"), ("b", "a")])
+    judge.entails([("a", "c")])
+    assert sorted(emb.encoded) == ["a", "b", "c"]
+    assert judge.calls == 3
+
+
+def test_all_judges_satisfy_the_protocol():
+    assert isinstance(LLMEntailmentJudge(YesWhenSharedWordBackend()), EntailmentJudge)
+    assert isinstance(EmbeddingSimilarityJudge(LetterEmbedder()), EntailmentJudge)
+
+
+def _tiny_nli_model(folder, favoured: int):
+    """A 1-layer BERT classifier whose output is fixed by its bias: class `favoured` always wins."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b", "cat", "dog"]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizer(str(folder / "vocab.txt")).save_pretrained(folder)
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=16, num_labels=3,
+                     id2label={0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"},
+                     label2id={"CONTRADICTION": 0, "NEUTRAL": 1, "ENTAILMENT": 2})
+    model = BertForSequenceClassification(cfg)
+    with torch.no_grad():
+        model.classifier.weight.zero_()
+        model.classifier.bias.copy_(torch.tensor([0.0, 0.0, 0.0]))
+        model.classifier.bias[favoured] = 5.0
+    model.save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize("favoured, expected", [(2, True), (0, False), (1, False)])
+def test_nli_judge_says_entails_only_for_the_entailment_label(tmp_path, favoured, expected):
+    judge = NLIEntailmentJudge(_tiny_nli_model(tmp_path, favoured), batch_size=2)
+    assert judge.entails([("a cat", "a dog"), ("b", "a"), ("cat", "dog")]) == [expected] * 3
+    assert judge.calls == 3
+
+
+def test_nli_judge_rejects_a_model_without_entailment_label(tmp_path):
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+
+    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\n")
+    BertTokenizer(str(tmp_path / "vocab.txt")).save_pretrained(tmp_path)
+    cfg = BertConfig(vocab_size=6, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=16,
+                     num_labels=2, id2label={0: "NEGATIVE", 1: "POSITIVE"}, label2id={"NEGATIVE": 0, "POSITIVE": 1})
+    BertForSequenceClassification(cfg).save_pretrained(tmp_path)
+    with pytest.raises(ValueError, match="entailment"):
+        NLIEntailmentJudge(tmp_path)

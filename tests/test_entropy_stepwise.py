@@ -1,0 +1,148 @@
+"""The step-wise protocol: sampling, STOP rule, greedy chaining, records and resuming."""
+
+import json
+import math
+
+import pytest
+
+from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
+from llmcreativity.entropy.stepwise import Chain, StepwiseSettings, run_chain, run_chains
+from llmcreativity.llm import CachedBackend
+from llmcreativity.llm import ScriptedBackend
+
+PROBLEM = Problem("macgyver-1", "macgyver", "Open a jar. Tools available: a towel, a spoon.")
+
+
+class FirstWordJudge:
+    """Test double: two steps mean the same when their first words match."""
+
+    identity = "first-word"
+
+    def __init__(self):
+        self.calls = 0
+
+    def entails(self, pairs, context=None):
+        self.calls += len(pairs)
+        return [a.split()[0] == b.split()[0] for a, b in pairs]
+
+
+def steps_done(prompt):
+    return prompt.count("\nStep ") - 1  # the open label of the next step is not a finished step
+
+
+def stop_after(k, stop_share):
+    """Responder: content replies until k steps are chosen, then `stop_share` of the n=10 samples say STOP."""
+
+    def reply(prompt, i):
+        if steps_done(prompt) >= k and i < round(stop_share * 10):
+            return "STOP"
+        return ["Grip the lid with the towel", "Grip it harder now", "Tap the lid with the spoon", "Pry it up"][i % 4]
+
+    return reply
+
+
+def lm_for(responder):
+    return CachedBackend(ScriptedBackend(responder), cache=None)
+
+
+def test_chain_ends_when_half_of_the_candidates_say_stop():
+    chain = run_chain(lm_for(stop_after(2, 0.5)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=5))
+    assert chain.ended == "stop"
+    assert len(chain.steps) == 3
+    assert chain.steps[-1].stop_votes == 5 and chain.steps[-1].chosen is None
+
+
+def test_chain_continues_when_fewer_than_half_say_stop():
+    chain = run_chain(lm_for(stop_after(1, 0.4)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=3))
+    assert chain.ended == "cap"
+    assert len(chain.steps) == 3 and all(s.chosen is not None for s in chain.steps)
+
+
+def test_greedy_chaining_appends_the_most_probable_candidate():
+    # the scripted model gives -1 per word, so the shortest candidate has the highest probability
+    chain = run_chain(lm_for(stop_after(9, 0)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=2))
+    assert chain.solution == ("Pry it up", "Pry it up")
+
+
+def test_chosen_steps_are_fed_back_into_the_next_prompt():
+    lm = ScriptedBackend(stop_after(9, 0))
+    run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=2))
+    assert lm.seen[-1].endswith("Step 1: Pry it up\nStep 2:")
+
+
+def test_step_entropies_match_the_clusters():
+    # 10 samples cycling 4 replies: "Grip ..." x6 (two texts, one cluster), "Tap" x2, "Pry" x2
+    step = run_chain(lm_for(stop_after(9, 0)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=1)).steps[0]
+    assert step.n_clusters == 3
+    p = [0.6, 0.2, 0.2]
+    assert step.se_discrete == pytest.approx(-sum(q * math.log(q) for q in p))
+    # distinct members: Grip the lid with the towel (6 words), Grip it harder now (4), Tap ... (6), Pry it up (3)
+    m = [math.exp(-6) + math.exp(-4), math.exp(-6), math.exp(-3)]
+    q = [v / sum(m) for v in m]
+    assert step.se_probability == pytest.approx(-sum(v * math.log(v) for v in q))
+    # every word scores -1, so each distinct text has mean log-prob -1: masses 2e^-1, e^-1, e^-1
+    assert step.se_length_normalized == pytest.approx(-(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25)))
+
+
+def test_stop_candidates_share_one_cluster_without_judge_calls():
+    judge = FirstWordJudge()
+    step = run_chain(lm_for(lambda p, i: "STOP" if i < 6 else "Pry the lid"), judge, PROBLEM, MACGYVER_PROMPT,
+                     StepwiseSettings(n=10, step_cap=3)).steps[0]
+    assert step.n_clusters == 2 and step.judge_calls == 0 and judge.calls == 0
+
+
+def test_all_empty_candidates_end_the_chain_with_undefined_weighted_entropy():
+    chain = run_chain(lm_for(lambda p, i: ""), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=4, step_cap=3))
+    step = chain.steps[0]
+    assert chain.ended == "empty" and step.n_clusters == 1 and step.se_discrete == 0.0
+    assert math.isnan(step.se_probability) and math.isnan(step.se_length_normalized)
+
+
+def test_empty_candidate_carries_no_probability_mass():
+    step = run_chain(lm_for(lambda p, i: "" if i == 0 else "Pry it up"), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                     StepwiseSettings(n=4, step_cap=1)).steps[0]
+    assert step.n_clusters == 2 and step.se_probability == 0.0 and step.se_discrete > 0
+
+
+def test_one_by_one_sampling_makes_n_calls_of_one_sample():
+    lm = lm_for(stop_after(9, 0))
+    run_chain(lm, FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=6, step_cap=1, batched=False))
+    assert len(lm.records) == 6
+
+
+def test_run_chains_resumes_without_recomputing(tmp_path):
+    out = tmp_path / "chains.jsonl"
+    inner = ScriptedBackend(stop_after(9, 0))
+    lm = CachedBackend(inner, cache=None)
+    grid = [StepwiseSettings(n=4, step_cap=1, temperature=t) for t in (0.5, 1.0)]
+    problems = [PROBLEM, Problem("macgyver-2", "macgyver", "Light a room.")]
+    first = run_chains(lm, FirstWordJudge(), problems, MACGYVER_PROMPT, grid, out, progress=False)
+    calls = len(inner.seen)
+    again = run_chains(lm, FirstWordJudge(), problems, MACGYVER_PROMPT, grid, out, progress=False)
+    assert len(inner.seen) == calls
+    assert again == first
+    assert len(out.read_text().splitlines()) == 4
+
+
+def test_truncated_last_record_is_recomputed(tmp_path):
+    out = tmp_path / "chains.jsonl"
+    lm = lm_for(stop_after(9, 0))
+    s = [StepwiseSettings(n=4, step_cap=1)]
+    run_chains(lm, FirstWordJudge(), [PROBLEM], MACGYVER_PROMPT, s, out, progress=False)
+    text = out.read_text()
+    out.write_text(text[: len(text) // 2])  # a killed run left half a line
+    chains = run_chains(lm, FirstWordJudge(), [PROBLEM], MACGYVER_PROMPT, s, out, progress=False)
+    assert len(chains) == 1
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == [chains[0].id]
+
+
+def test_chain_round_trips_through_json():
+    chain = run_chain(lm_for(stop_after(1, 0.6)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=3))
+    assert Chain.from_dict(json.loads(json.dumps(chain.to_dict()))) == chain
+
+
+@pytest.mark.parametrize("kwargs, name", [({"step_cap": 0}, "step_cap"), ({"stop_fraction": 0}, "stop_fraction"),
+                                          ({"n": 1}, "n=")])
+def test_bad_settings_raise_naming_the_field(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        StepwiseSettings(**kwargs)

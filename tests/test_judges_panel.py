@@ -1,0 +1,242 @@
+import json
+
+import pytest
+
+from llmcreativity.judges import (
+    ChatEvalJudge,
+    Criterion,
+    JudgeItem,
+    Judgement,
+    RetrievalPanelJudge,
+    SingleCallJudge,
+    read_judgements,
+    run_judge,
+)
+from llmcreativity.judges.chateval import majority
+from llmcreativity.judges.records import AgentVerdict
+from llmcreativity.judges.retrieval_panel import extract_findings
+
+from judge_helpers import WordEmbedder, scripted, system_of, user_of
+
+VALID = Criterion("valid", "The solution solves the problem with the listed tools.")
+ITEM = JudgeItem("p1", "Open a jar using a towel and a spoon.", "Wrap the towel round the lid and twist; tap with the spoon.")
+
+
+def agent_replies(confidence=None, verdicts=None, extra=None):
+    """Responder: each agent writes two findings naming itself and its round, then a verdict."""
+    confidence = confidence or {}
+    verdicts = verdicts or {}
+    counter = {}
+
+    def reply(prompt, i):
+        agent = system_of(prompt).split(".")[0].replace("You are the ", "")
+        counter[agent] = counter.get(agent, 0) + 1
+        n = counter[agent]
+        lines = [f"- {agent} finding {n}a about towel grip", f"- {agent} finding {n}b about lid twist"]
+        lines += (extra or {}).get(agent, [])
+        v = verdicts.get(agent, "yes")
+        return "\n".join(lines + [f"VERDICT: {v}", f"CONFIDENCE: {confidence.get(agent, 50)}"])
+
+    return reply
+
+
+def panel(lm, **kw):
+    return RetrievalPanelJudge(lm=lm, embedder=WordEmbedder(), criteria=(VALID,), **kw)
+
+
+def prompts_of(lm, agent):
+    return [p for p in lm.inner.seen if system_of(p).startswith(f"You are the {agent}")]
+
+
+def test_each_agent_reads_only_its_own_view():
+    lm = scripted(agent_replies())
+    panel(lm, rounds=1, stop_confidence=2.0).judge(ITEM)
+    problem = user_of(prompts_of(lm, "Problem analyst")[0])
+    solution = user_of(prompts_of(lm, "Solution analyst")[0])
+    crit = user_of(prompts_of(lm, "Criterion analyst")[0])
+    assert ITEM.problem in problem and ITEM.solution not in problem
+    assert ITEM.solution in solution and ITEM.problem not in solution
+    assert ITEM.problem not in crit and ITEM.solution not in crit and VALID.definition in crit
+
+
+def test_agents_see_only_top_k_findings_not_the_history():
+    lm = scripted(agent_replies())
+    j = panel(lm, rounds=3, k=2, stop_confidence=2.0).judge(ITEM)
+    for call in j.calls:
+        assert len(call.retrieved) <= 2
+        shown = [line for line in user_of(call.messages).splitlines() if line.startswith("- (")]
+        assert len(shown) == len(call.retrieved)
+    last = [c for c in j.calls if c.round == 3][0]
+    assert len(last.retrieved) == 2  # 12+ findings are stored by then
+
+
+def test_first_speaker_of_a_new_evaluation_sees_an_empty_store():
+    lm = scripted(agent_replies())
+    judge = panel(lm, rounds=1, stop_confidence=2.0)
+    judge.judge(ITEM)
+    j2 = judge.judge(JudgeItem("p2", "Another task.", "Another answer."))
+    assert j2.calls[0].retrieved == [] and "(none yet)" in user_of(j2.calls[0].messages)
+
+
+def test_retrieval_scores_are_the_cosine_of_query_and_finding():
+    lm = scripted(agent_replies())
+    j = panel(lm, rounds=2, k=3, stop_confidence=2.0).judge(ITEM)
+    emb = WordEmbedder()
+    call = [c for c in j.calls if c.retrieved][0]
+    q = emb.encode([call.query])[0]
+    for r in call.retrieved:
+        assert r.score == pytest.approx(float(emb.encode([r.text])[0] @ q), abs=1e-5)
+    assert [r.rank for r in call.retrieved] == list(range(1, len(call.retrieved) + 1))
+    assert [r.score for r in call.retrieved] == sorted((r.score for r in call.retrieved), reverse=True)
+
+
+def test_discussion_stops_early_when_mean_confidence_reaches_threshold():
+    lm = scripted(agent_replies(confidence={"Problem analyst": 90, "Solution analyst": 80, "Criterion analyst": 70}))
+    d = panel(lm, rounds=3, stop_confidence=0.8).judge(ITEM).criteria[0]
+    assert d.rounds_used == 1 and d.stopped_early
+
+
+def test_discussion_runs_all_rounds_below_threshold():
+    lm = scripted(agent_replies(confidence={"Problem analyst": 90, "Solution analyst": 80, "Criterion analyst": 69}))
+    d = panel(lm, rounds=3, stop_confidence=0.8).judge(ITEM).criteria[0]
+    assert d.rounds_used == 3 and not d.stopped_early
+
+
+def test_final_verdict_comes_from_the_most_confident_agent():
+    lm = scripted(agent_replies(confidence={"Solution analyst": 95}, verdicts={"Solution analyst": "no"}))
+    j = panel(lm, rounds=2, stop_confidence=2.0).judge(ITEM)
+    d = j.criteria[0]
+    assert d.decided_by == "Solution analyst" and d.verdict is False and j.verdict is False
+    final = j.calls[-1]
+    assert final.purpose == "final" and final.agent == "Solution analyst" and final.round == 3
+    assert final.retrieved  # a final retrieval was made
+
+
+def test_questions_reach_the_addressed_agent_next_turn():
+    extra = {"Criterion analyst": ["QUESTION to Problem analyst: is the spoon allowed?"]}
+    lm = scripted(agent_replies(extra=extra))
+    j = panel(lm, rounds=2, stop_confidence=2.0).judge(ITEM)
+    r2 = [c for c in j.calls if c.agent == "Problem analyst" and c.round == 2][0]
+    assert "Question to you: is the spoon allowed?" in user_of(r2.messages) and "spoon allowed" in r2.query
+    assert not any("spoon allowed" in user_of(c.messages) for c in j.calls if c.agent == "Solution analyst")
+
+
+def test_extract_findings_separates_bullets_questions_and_closing_lines():
+    f, q = extract_findings("- a one\n* b two\nQUESTION for the Solution analyst: why?\nVERDICT: yes\nCONFIDENCE: 9", 5)
+    assert f == ["a one", "b two"] and q == [("Solution analyst", "why?")]
+
+
+def test_extract_findings_falls_back_to_sentences():
+    f, _ = extract_findings("The towel helps. The spoon pries the lid!\nVERDICT: no", 5)
+    assert f == ["The towel helps.", "The spoon pries the lid!"]
+
+
+def test_judgement_tokens_are_the_sum_over_logged_calls():
+    lm = scripted(agent_replies())
+    j = panel(lm, rounds=2, stop_confidence=2.0).judge(ITEM)
+    assert j.prompt_tokens == sum(r.prompt_tokens for r in lm.records)
+    assert j.completion_tokens == sum(r.completion_tokens for r in lm.records)
+    assert len(j.calls) == len(lm.records) == 3 * 2 + 1
+
+
+def test_each_criterion_gets_its_own_store_and_verdicts_combine_with_and():
+    crits = (Criterion("feasible", "Possible."), Criterion("safe", "Not dangerous."))
+    reply = agent_replies(verdicts={a: "yes" for a in ("Problem analyst", "Solution analyst", "Criterion analyst")})
+
+    def responder(p, i):
+        return reply(p, i).replace("VERDICT: yes", "VERDICT: no") if "'safe'" in user_of(p) else reply(p, i)
+
+    j = RetrievalPanelJudge(lm=scripted(responder), embedder=WordEmbedder(), criteria=crits, rounds=1,
+                            stop_confidence=2.0).judge(ITEM)
+    assert [c.verdict for c in j.criteria] == [True, False] and j.verdict is False
+    first_safe = [c for c in j.calls if c.criterion == "safe"][0]
+    assert first_safe.retrieved == []
+
+
+def test_chateval_referees_read_the_full_history():
+    lm = scripted(agent_replies())
+    j = ChatEvalJudge(lm=lm, criteria=(VALID,), rounds=2).judge(ITEM)
+    assert len(j.calls) == 6
+    for n, call in enumerate(j.calls):
+        for earlier in j.calls[:n]:
+            assert earlier.reply.strip() in user_of(call.messages)
+        assert ITEM.problem in user_of(call.messages) and ITEM.solution in user_of(call.messages)
+    tokens = [c.prompt_tokens for c in j.calls]
+    assert tokens == sorted(tokens) and tokens[-1] > tokens[0]
+
+
+def test_chateval_verdict_is_the_last_round_majority():
+    lm = scripted(agent_replies(verdicts={"Problem analyst": "no", "Solution analyst": "no"}))
+    d = ChatEvalJudge(lm=lm, criteria=(VALID,), rounds=2).judge(ITEM).criteria[0]
+    assert d.verdict is False and d.decided_by == "majority"
+
+
+def test_majority_tie_goes_to_the_more_confident_side():
+    vs = [AgentVerdict("a", 1, True, 0.9), AgentVerdict("b", 1, False, 0.5), AgentVerdict("c", 1, None, None)]
+    assert majority(vs) == (True, 0.9)
+
+
+def test_retrieval_panel_prompts_stay_bounded_while_chateval_grows():
+    lm_r, lm_c = scripted(agent_replies()), scripted(agent_replies())
+    jr = panel(lm_r, rounds=4, k=2, stop_confidence=2.0).judge(ITEM)
+    jc = ChatEvalJudge(lm=lm_c, criteria=(VALID,), rounds=4).judge(ITEM)
+    crit_r = [c.prompt_tokens for c in jr.calls if c.agent == "Criterion analyst" and c.purpose == "discuss"]
+    crit_c = [c.prompt_tokens for c in jc.calls if c.agent == "Criterion analyst"]
+    assert max(crit_r) - min(crit_r[1:]) < 15
+    assert crit_c[-1] - crit_c[0] > 100
+
+
+def test_single_call_judge_makes_one_call_per_criterion():
+    crits = (Criterion("feasible", "Possible."), Criterion("safe", "Not dangerous."))
+    lm = scripted(lambda p, i: "VERDICT: yes\nCONFIDENCE: 70")
+    j = SingleCallJudge(lm=lm, criteria=crits).judge(ITEM)
+    assert len(j.calls) == 2 and j.verdict is True and j.judge == "single"
+    assert "without explanation" in user_of(j.calls[0].messages)
+
+
+def test_cot_judge_asks_to_reason_first():
+    lm = scripted(lambda p, i: "The towel grips. VERDICT: no\nCONFIDENCE: 60")
+    j = SingleCallJudge(lm=lm, criteria=(VALID,), reasoning=True, max_tokens=160).judge(ITEM)
+    assert "step by step" in user_of(j.calls[0].messages) and j.verdict is False and j.judge == "cot"
+
+
+def test_unparseable_verdict_is_none_and_counted():
+    lm = scripted(lambda p, i: "hmm")
+    j = SingleCallJudge(lm=lm, criteria=(VALID,), max_retries=1).judge(ITEM)
+    assert j.verdict is None and j.parse_failures == 2 and len(j.calls) == 2
+
+
+def test_judgement_round_trips_through_json():
+    j = panel(scripted(agent_replies()), rounds=2, stop_confidence=2.0).judge(ITEM)
+    assert Judgement.from_dict(json.loads(json.dumps(j.to_dict()))) == j
+
+
+def test_run_judge_resumes_without_recomputing_or_duplicating(tmp_path):
+    lm = scripted(lambda p, i: "VERDICT: yes\nCONFIDENCE: 70")
+    judge = SingleCallJudge(lm=lm, criteria=(VALID,))
+    items = [JudgeItem(f"i{n}", "task", "answer") for n in range(3)]
+    out = tmp_path / "j.jsonl"
+    run_judge(judge, items[:2], out, progress=False)
+    with out.open("a") as f:
+        f.write('{"item_id": "i2", "trunc')  # a run killed mid-write
+    res = run_judge(judge, items, out, progress=False)
+    assert [r.item_id for r in res] == ["i0", "i1", "i2"] and len(lm.records) == 3
+    assert sorted(j.item_id for j in read_judgements(out)) == ["i0", "i1", "i2"]
+
+
+def test_run_judge_rejects_duplicate_ids(tmp_path):
+    judge = SingleCallJudge(lm=scripted(lambda p, i: "VERDICT: yes\nCONFIDENCE: 1"), criteria=(VALID,))
+    with pytest.raises(ValueError, match="duplicate"):
+        run_judge(judge, [ITEM, ITEM], tmp_path / "j.jsonl", progress=False)
+
+
+def test_judge_settings_are_validated():
+    with pytest.raises(ValueError, match="criteria"):
+        RetrievalPanelJudge(lm=None, embedder=None, criteria=())
+    with pytest.raises(ValueError, match="rounds"):
+        ChatEvalJudge(lm=None, criteria=(VALID,), rounds=0)
+
+
+def test_judge_names_carry_their_settings():
+    assert panel(None, rounds=2, k=3, stop_confidence=0.8).name == "retrieval(R=2,k=3,T=0.8)"
+    assert ChatEvalJudge(lm=None, criteria=(VALID,), rounds=2).name == "chateval(R=2)"

@@ -1,0 +1,218 @@
+"""Each framework's information-flow rule, proven from transcripts produced with a scripted model."""
+
+from __future__ import annotations
+
+import pytest
+
+from llmcreativity.writing.dataset import PromptItem
+from llmcreativity.writing.frameworks import LLMDebate, LLMDiscussion, LLMReview, LLMTeacher, SingleAgent, WritingConfig
+from llmcreativity.writing.persona import HUMANISTIC, TEACHER
+from llmcreativity.writing.transcript import STORY_KINDS, Message, Transcript
+from llmcreativity.writing.visibility import leaks, prompt_text, visibility_edges
+from writing_helpers import CountingBackend, unique_story_responder
+
+ITEM = PromptItem("pacing-00", "Pacing", 0, "A courier races a solar storm to deliver a vaccine to a Martian outpost.")
+CONFIG = WritingConfig(story_max_tokens=64, feedback_max_tokens=32, max_story_words=60)
+
+
+def run(framework):
+    lm = CountingBackend(unique_story_responder())
+    return framework.run(lm, ITEM), lm
+
+
+def stories_of(t: Transcript, author: str) -> list[Message]:
+    return t.select(kind=STORY_KINDS, author=author)
+
+
+# --- LLM Review -------------------------------------------------------------------------------
+
+def test_review_makes_three_batched_calls_drafts_reviews_revisions():
+    _, lm = run(LLMReview(config=CONFIG))
+    assert lm.batches == [3, 6, 3]
+
+
+def test_review_no_agent_reviews_itself():
+    t, _ = run(LLMReview(config=CONFIG))
+    reviews = t.select(kind="review")
+    assert len(reviews) == 6
+    assert all(r.author != r.target for r in reviews)
+
+
+def test_review_reviews_see_exactly_the_targets_initial_draft():
+    t, _ = run(LLMReview(config=CONFIG))
+    for r in t.select(kind="review"):
+        draft = t.select(kind="draft", author=r.target)[0]
+        assert r.visible == (draft.id,)
+        assert draft.content in prompt_text(r)
+
+
+def test_review_revision_prompts_hold_no_other_agents_story():
+    t, _ = run(LLMReview(config=CONFIG))
+    for rev in t.select(kind="revision"):
+        text = prompt_text(rev)
+        for other in t.select(kind=STORY_KINDS):
+            if other.author != rev.author:
+                assert other.content not in text, f"{rev.id} contains {other.id}"
+
+
+def test_review_revision_sees_own_draft_and_exactly_the_reviews_of_it():
+    t, _ = run(LLMReview(config=CONFIG))
+    for rev in t.select(kind="revision"):
+        own = t.select(kind="draft", author=rev.author)[0]
+        received = {r.id for r in t.select(kind="review", target=rev.author)}
+        assert set(rev.visible) == {own.id} | received
+        assert len(received) == 2
+
+
+def test_review_every_writer_delivers_one_revised_story():
+    t, _ = run(LLMReview(config=CONFIG))
+    assert [(m.author, m.kind, m.round) for m in t.finals()] == [
+        ("Humanistic", "revision", 1), ("Futuristic", "revision", 1), ("Ecological", "revision", 1)]
+
+
+def test_review_transcript_visibility_is_honest():
+    t, _ = run(LLMReview(config=CONFIG))
+    assert leaks(t) == []
+
+
+# --- LLM Discussion ---------------------------------------------------------------------------
+
+def test_discussion_every_agent_sees_the_others_latest_versions():
+    t, _ = run(LLMDiscussion(rounds=3, config=CONFIG))
+    writers = t.writers()
+    for rev in t.select(kind="revision"):
+        expected = {t.latest_version(w, up_to_round=rev.round - 1).id for w in writers}
+        assert set(rev.visible) == expected
+        for v in expected:
+            assert t.get(v).content in prompt_text(rev)
+
+
+def test_discussion_one_batched_call_per_round():
+    _, lm = run(LLMDiscussion(rounds=2, config=CONFIG))
+    assert lm.batches == [3, 3, 3]
+
+
+def test_discussion_transcript_visibility_is_honest():
+    t, _ = run(LLMDiscussion(rounds=2, config=CONFIG))
+    assert leaks(t) == []
+
+
+# --- LLM Teacher ------------------------------------------------------------------------------
+
+def test_teacher_critique_sees_only_that_students_latest_version():
+    t, _ = run(LLMTeacher(rounds=2, config=CONFIG))
+    for c in t.select(kind="critique"):
+        assert c.author == TEACHER.name
+        assert c.visible == (t.latest_version(c.target, up_to_round=c.round - 1).id,)
+
+
+def test_teacher_student_revision_sees_own_version_and_its_own_critique_only():
+    t, _ = run(LLMTeacher(rounds=2, config=CONFIG))
+    for rev in t.select(kind="revision"):
+        critique = t.select(kind="critique", round=rev.round, target=rev.author)[0]
+        assert rev.visible == (t.latest_version(rev.author, up_to_round=rev.round - 1).id, critique.id)
+
+
+def test_teacher_no_student_sees_another_students_story():
+    t, _ = run(LLMTeacher(rounds=2, config=CONFIG))
+    for m in t.select(kind=STORY_KINDS):
+        for other in t.select(kind=STORY_KINDS):
+            if other.author != m.author:
+                assert other.content not in prompt_text(m)
+    assert leaks(t) == []
+
+
+# --- LLM Debate -------------------------------------------------------------------------------
+
+def test_debate_challenges_see_every_writers_previous_version():
+    t, _ = run(LLMDebate(n_agents=3, rounds=2, config=CONFIG))
+    for c in t.select(kind="challenge"):
+        assert set(c.visible) == {t.latest_version(w, up_to_round=c.round - 1).id for w in t.writers()}
+
+
+def test_debate_revision_sees_own_version_and_the_other_writers_challenges_of_that_round():
+    t, _ = run(LLMDebate(n_agents=3, rounds=2, config=CONFIG))
+    for rev in t.select(kind="revision"):
+        others = {c.id for c in t.select(kind="challenge", round=rev.round) if c.author != rev.author}
+        assert set(rev.visible) == {t.latest_version(rev.author, up_to_round=rev.round - 1).id} | others
+    assert leaks(t) == []
+
+
+def test_debate_writers_share_one_role_without_personas():
+    t, _ = run(LLMDebate(n_agents=2, config=CONFIG))
+    systems = {m.prompt[0]["content"].rsplit(" You are ", 1)[0] for m in t.select(kind="draft")}
+    assert len(systems) == 1
+    assert [m.author for m in t.select(kind="draft")] == ["Writer1", "Writer2"]
+
+
+def test_debate_batches_drafts_challenges_revisions():
+    _, lm = run(LLMDebate(n_agents=3, rounds=1, config=CONFIG))
+    assert lm.batches == [3, 3, 3]
+
+
+# --- Single agent and shared behaviour --------------------------------------------------------
+
+def test_single_agent_writes_one_story_from_the_prompt_alone():
+    t, lm = run(SingleAgent(persona=HUMANISTIC, config=CONFIG))
+    assert lm.batches == [1]
+    (m,) = t.messages
+    assert (m.author, m.kind, m.visible) == ("Humanistic", "draft", ())
+    assert ITEM.text in prompt_text(m)
+    assert m.prompt[0] == {"role": "system", "content": HUMANISTIC.description}
+
+
+def test_usage_is_tagged_with_the_framework_name():
+    _, lm = run(LLMReview(config=CONFIG))
+    summary = lm.usage_summary()
+    assert list(summary["tag"]) == ["review"]
+    assert int(summary["calls"].iloc[0]) == 12
+
+
+def test_empty_revision_keeps_previous_version_and_flags_it():
+    def respond(prompt, i):
+        return "STORY: A first draft about the rings of Saturn singing." if "Your draft" not in prompt[-1]["content"] else ""
+    lm = CountingBackend(respond)
+    t = LLMReview(config=CONFIG).run(lm, ITEM)
+    for rev in t.select(kind="revision"):
+        assert rev.story == "A first draft about the rings of Saturn singing."
+        assert rev.flags == ("empty", "kept_previous")
+
+
+def test_missing_marker_is_recorded_on_the_message():
+    lm = CountingBackend(lambda p, i: "No marker here, just a story about Europa.")
+    t = SingleAgent(config=CONFIG).run(lm, ITEM)
+    assert t.messages[0].flags == ("missing_marker",)
+
+
+def test_transcript_rejects_a_visible_id_that_is_not_earlier():
+    t = Transcript("single", "p")
+    with pytest.raises(ValueError, match="not earlier messages"):
+        t.add(Message("x", "single", "p", "A", 0, "draft", [], ("future",), "text"))
+
+
+def test_leaks_detects_undeclared_text_in_a_prompt():
+    t = Transcript("review", "p")
+    secret = "A secret draft about the ice moons of Jupiter."
+    t.add(Message("a", "review", "p", "A", 0, "draft", [{"role": "user", "content": "go"}], (), secret, story=secret))
+    t.add(Message("b", "review", "p", "B", 1, "revision", [{"role": "user", "content": secret}], (), "x", story="x"))
+    assert leaks(t) == ["b contains the text of a without declaring it visible"]
+
+
+def test_visibility_edges_list_who_read_whom():
+    t, _ = run(LLMReview(config=CONFIG))
+    edges = visibility_edges(t)
+    assert len(edges) == 6 + 3 * 3
+    assert not ((edges.reader_kind == "review") & (edges.reader == edges.seen_author)).any()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: LLMTeacher(rounds=0),
+    lambda: LLMDebate(n_agents=1),
+    lambda: LLMDiscussion(personas=(HUMANISTIC, HUMANISTIC)),
+    lambda: LLMReview(personas=(HUMANISTIC,)),
+    lambda: WritingConfig(max_story_words=0),
+    lambda: WritingConfig(temperature=-1),
+])
+def test_bad_framework_parameters_are_clear_errors(make):
+    with pytest.raises(ValueError):
+        make()
