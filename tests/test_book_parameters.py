@@ -55,7 +55,7 @@ def test_check_value_rejects_bool_for_int(params):
 
 
 def test_check_value_rejects_out_of_range_naming_range_and_fix(params):
-    with pytest.raises(ParameterError, match=r"temperature=2.5 is outside \[0, 2\]; give temperature a float"):
+    with pytest.raises(ParameterError, match=r"temperature=2.5 is outside \[0, 2\]; give temperature a value of type float"):
         check_value(params["temperature"], 2.5, "profile paper")
 
 

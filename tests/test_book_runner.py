@@ -61,7 +61,7 @@ def test_plan_reports_every_problem_before_running_anything():
     assert "scale=-1.0 is outside [0, None]" in text
     assert "n=1 is outside [2, 1000]" in text
     assert "-p nope: no selected stage declares a parameter 'nope'" in text
-    assert "words_file points at /no/such/file, which does not exist" in text
+    assert "words_file='/no/such/file' does not exist; pass an existing path with -p words_file PATH" in text
 
 
 def test_plan_rejects_a_profile_the_stage_lacks():
@@ -69,9 +69,12 @@ def test_plan_rejects_a_profile_the_stage_lacks():
         plan("huge", [], stages=[tiny()])
 
 
-def test_plan_defers_missing_inputs_inside_the_results_folder(results):
-    [p] = plan("default", [("words_file", str(results / "later.txt"))], stages=[tiny()])
-    assert p.parameters["words_file"].endswith("later.txt")
+def test_plan_defers_missing_results_inputs_only_when_an_upstream_stage_runs_first(results):
+    stages = [tiny("first"), tiny("second", ("first",))]
+    plans = plan("default", [("second.words_file", "later.txt")], stages=stages)
+    assert plans[1].parameters["words_file"] == "later.txt"
+    with pytest.raises(ParameterError, match="stage 'first': words_file='later.txt' does not exist \\(looked under"):
+        plan("default", [("first.words_file", "later.txt")], stages=stages)
 
 
 @pytest.mark.parametrize("profile", ["default", "paper"])
@@ -114,3 +117,9 @@ def test_build_refuses_a_stage_whose_notebook_changed_after_it_ran(results, tmp_
     source.write_text(TINY.read_text() + "\nOne more sentence.\n")
     with pytest.raises(BuildError, match="changed after it was executed"):
         stage_source(results / "src", stages)
+
+
+def test_running_one_stage_requires_its_dependencies_to_have_run():
+    stages = [tiny("first"), tiny("second", ("first",))]
+    with pytest.raises(ParameterError, match=r"stage 'second' reads the outputs of \['first'\]"):
+        plan("default", [], only="second", stages=stages)

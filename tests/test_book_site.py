@@ -14,7 +14,7 @@ from llmcreativity import cli
 from llmcreativity.book import runner
 from llmcreativity.book.browser import Chromium, is_local, serve
 from llmcreativity.book.pdf import build_pdf
-from llmcreativity.book.site import PAGES_AFTER_STAGES, build, mathjax_dir, toc
+from llmcreativity.book.site import BuildError, build, mathjax_dir, toc
 from llmcreativity.book.stages import Stage
 from llmcreativity.paths import REPO_ROOT
 
@@ -34,12 +34,21 @@ def book(tmp_path_factory):
         yield out, html
 
 
-def test_toc_lists_intro_then_one_chapter_per_stage_then_reference_pages():
+def test_toc_puts_one_chapter_per_stage_into_the_stages_part_of_the_template():
     stages = [Stage("a", "a.md", "A"), Stage("b", "b.md", "B", ("a",))]
     content = toc(stages)
     assert content["root"] == "intro"
-    assert [c["file"] for c in content["parts"][0]["chapters"]] == ["executed/a", "executed/b"]
-    assert [c["file"] for c in content["parts"][1]["chapters"]] == list(PAGES_AFTER_STAGES)
+    [part] = [p for p in content["parts"] if p["caption"] == "Stages"]
+    assert part["chapters"] == [{"file": "executed/a"}, {"file": "executed/b"}]
+    others = [c["file"] for p in content["parts"] if p is not part for c in p["chapters"]]
+    assert others == ["claims", "rerun", "glossary", "references"]
+
+
+def test_toc_template_without_a_stages_part_is_rejected(tmp_path):
+    template = tmp_path / "_toc.yml"
+    template.write_text("format: jb-book\nroot: intro\nparts:\n  - caption: Other\n    chapters: []\n")
+    with pytest.raises(BuildError, match="caption: Stages"):
+        toc([], template)
 
 
 def test_mathjax_is_found_in_the_installed_package():

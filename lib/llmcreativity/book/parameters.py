@@ -144,7 +144,7 @@ def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
 
 def check_value(param: Parameter, value: Any, where: str) -> Any:
     """Return `value` (ints widened to float where a float is expected) or raise naming the fix."""
-    fix = f"give {param.name} a {param.describe()}"
+    fix = f"give {param.name} a value of type {param.describe()}"
     if value is None:
         if param.optional:
             return None

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from ..paths import REPO_ROOT
 from .browser import Chromium, serve
-from .site import ROOT_PAGE, BuildError, build
+from .site import BuildError, build
 from .stages import Stage
 
 
@@ -19,7 +21,8 @@ def build_pdf(output: Path | None = None, stages: list[Stage] | None = None, con
     """Build `output/_build/singlehtml` and print it to `output/_build/pdf/book.pdf`; return the PDF path."""
     output = REPO_ROOT if output is None else output
     html = build(output, "singlehtml", stages, config, pages)
-    page = html / f"{ROOT_PAGE}.html"
+    root = yaml.safe_load((output / "_build" / "src" / "_toc.yml").read_text())["root"]
+    page = html / f"{root}.html"
     if not page.exists():
         raise BuildError(f"the single-page build produced no {page}")
     target = output / "_build" / "pdf" / "book.pdf"

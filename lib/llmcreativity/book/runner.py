@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass
@@ -149,6 +150,10 @@ def split_override(key: str, stage_names: set[str]) -> tuple[str | None, str]:
     return None, key
 
 
+def _looked_in(value: str) -> str:
+    return "" if Path(value).is_absolute() else f" (looked under {REPO_ROOT} and {results_dir()})"
+
+
 def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None,
          stages: list[Stage] | None = None) -> list[Plan]:
     """Resolve and validate every stage's parameters before anything runs.
@@ -156,12 +161,18 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
     Values: the notebook's defaults, then the profile's, then `-p name value` overrides (a bare
     name applies to every stage declaring it; `stage.name` to that stage only). Types and ranges
     are checked for all stages; input paths set by the profile or `-p` too, except those inside
-    the results folder that an earlier stage of this run may still write (they are checked when
-    their stage starts).
+    the results folder when a stage this one depends on runs earlier in this run and may still
+    write them (they are checked when their stage starts).
     """
     ordered = ordered_stages(stages)
     names = {s.name for s in ordered}
     selected = [find_stage(only, ordered)] if only else ordered
+    if only:
+        done = read_manifest()["stages"]
+        missing = [d for d in selected[0].depends if done.get(d, {}).get("status") != "ok"]
+        if missing:
+            raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
+                                 f"run them first (`llmcreativity run --stage {missing[0]}`) or run every stage")
     declared = {s.name: declared_parameters(s) for s in selected}
     problems: list[str] = []
     used: set[str] = set()
@@ -192,10 +203,11 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
                 values[name] = parse_cli_value(params[name], text, f"-p {key} (stage {s.name!r})")
             except ParameterError as e:
                 problems.append(str(e))
+        upstream = any(d in {x.name for x in selected} for d in s.depends)
         for name, value in values.items():
             path = missing_path(params[name], value)
-            if path is not None and not path.resolve().is_relative_to(results):
-                problems.append(f"stage {s.name!r}: {name} points at {path}, which does not exist; "
+            if path is not None and not (upstream and path.resolve().is_relative_to(results)):
+                problems.append(f"stage {s.name!r}: {name}={value!r} does not exist{_looked_in(value)}; "
                                 f"pass an existing path with -p {name} PATH")
         plans.append(Plan(s, values, params))
     for key, _ in overrides:
@@ -270,7 +282,7 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
     for name, value in p.parameters.items():
         path = missing_path(p.declared[name], value)
         if path is not None:
-            raise ParameterError(f"stage {p.stage.name!r}: {name} points at {path}, which does not exist; "
+            raise ParameterError(f"stage {p.stage.name!r}: {name}={value!r} does not exist{_looked_in(value)}; "
                                  f"run the stages it depends on ({list(p.stage.depends)}) first "
                                  f"or pass -p {name} PATH")
     out_dir = executed_dir()
@@ -293,6 +305,7 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
     t0 = time.monotonic()
     log(f"[{p.stage.name}] executing {p.stage.notebook} (profile {profile}"
         + (f", {p.parameters}" if p.parameters else "") + ")")
+    logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
         papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
                                    cwd=str(REPO_ROOT), progress_bar=False, log_output=False)

@@ -2,10 +2,11 @@
 
 The staged folder holds `_config.yml`, the pages of `book/` at its top level (with the claims
 table filled in from `claims.jsonl`; the root page must sit at the top for the single-page
-build's asset paths), `executed/<stage>.ipynb` for every stage, a `_toc.yml` generated from
-`STAGES`, and MathJax under `_assets/mathjax` (from the django-static-mathjax package). It is
-built with execution off and `-W`, so any warning fails the build. A book page links to a stage
-chapter as `{doc}`executed/<stage>``.
+build's asset paths), `executed/<stage>.ipynb` for every stage, the project's `_toc.yml` with
+one chapter per stage of `STAGES` added to its "Stages" part, and MathJax under
+`_assets/mathjax` (from the django-static-mathjax package). It is built with execution off and
+`-W`, so any warning fails the build. A book page links to a stage chapter as
+`{doc}`executed/<stage>``.
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ from .stages import Stage
 
 CLAIMS_MARKER = "<!-- claims-table -->"
 """Line of `book/claims.md` replaced by the generated claims table."""
-ROOT_PAGE = "intro"
-"""The book's first page (`book/intro.md`), built as `intro.html`."""
-PAGES_AFTER_STAGES = ("claims", "rerun", "glossary", "references")
-"""Pages listed after the stage chapters, in order."""
+STAGES_CAPTION = "Stages"
+"""Caption of the `_toc.yml` part that receives one chapter per stage."""
 
 
 class BuildError(RuntimeError):
@@ -47,21 +46,20 @@ def mathjax_dir() -> Path:
     return folder
 
 
-def toc(stages: list[Stage]) -> dict:
-    """The `_toc.yml` content: introduction, one chapter per stage, then the reference pages."""
-    return {
-        "format": "jb-book",
-        "root": ROOT_PAGE,
-        "parts": [
-            {"caption": "Stages", "numbered": True,
-             "chapters": [{"file": f"executed/{s.name}"} for s in stages]},
-            {"caption": "Results and reference", "chapters": [{"file": f} for f in PAGES_AFTER_STAGES]},
-        ],
-    }
+def toc(stages: list[Stage], template: Path | None = None) -> dict:
+    """The staged `_toc.yml`: the template (`_toc.yml` at the project root) with its "Stages" part
+    holding one chapter per stage, `executed/<stage>`, in the given order."""
+    template = REPO_ROOT / "_toc.yml" if template is None else template
+    content = yaml.safe_load(template.read_text())
+    parts = [p for p in content.get("parts", []) if p.get("caption") == STAGES_CAPTION]
+    if len(parts) != 1:
+        raise BuildError(f"{template} needs exactly one part with `caption: {STAGES_CAPTION}` to hold the stages")
+    parts[0]["chapters"] = [{"file": f"executed/{s.name}"} for s in stages]
+    return content
 
 
 def stage_source(target: Path, stages: list[Stage] | None = None, config: Path | None = None,
-                 pages: Path | None = None) -> Path:
+                 pages: Path | None = None, toc_template: Path | None = None) -> Path:
     """Write the book's source folder into `target` (replacing it) and return it.
 
     Refuses when a stage is missing, failed or stale, so no half-built book is published.
@@ -87,7 +85,7 @@ def stage_source(target: Path, stages: list[Stage] | None = None, config: Path |
     (target / "executed").mkdir()
     for s in ordered:
         shutil.copy2(executed_notebook(s), target / "executed" / f"{s.name}.ipynb")
-    (target / "_toc.yml").write_text(yaml.safe_dump(toc(ordered), sort_keys=False))
+    (target / "_toc.yml").write_text(yaml.safe_dump(toc(ordered, toc_template), sort_keys=False))
     shutil.copytree(mathjax_dir(), target / "_assets" / "mathjax")
     return target
 

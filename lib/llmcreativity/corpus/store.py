@@ -33,7 +33,7 @@ RULES_VERSION = 1
 """Version of the cleaning and chunking rules; bump it when they change so old cache entries are not reused."""
 
 
-class Embedder(Protocol):
+class TextEmbedder(Protocol):
     """What the store needs from an embedder (`llmcreativity.llm.get_embedder` returns one)."""
 
     identity: str
@@ -103,7 +103,7 @@ def _atomic_save(path: Path, array: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
-def embed_resumable(texts: list[str], embedder: Embedder, parts_dir: Path, shard_size: int = 256) -> np.ndarray:
+def embed_resumable(texts: list[str], embedder: TextEmbedder, parts_dir: Path, shard_size: int = 256) -> np.ndarray:
     """Embed `texts` shard by shard into `parts_dir`, skipping shards already there; return the stacked matrix."""
     parts_dir.mkdir(parents=True, exist_ok=True)
     starts = range(0, len(texts), shard_size)
@@ -120,7 +120,7 @@ def embed_resumable(texts: list[str], embedder: Embedder, parts_dir: Path, shard
 
 def build_store(
     folder: str | Path,
-    embedder: Embedder,
+    embedder: TextEmbedder,
     params: ChunkingParams = ChunkingParams(),
     *,
     max_books: int | None = None,

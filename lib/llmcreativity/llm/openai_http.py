@@ -1,0 +1,178 @@
+"""Any OpenAI-compatible HTTP server: OpenAI, vLLM, llama.cpp, a rate-limited API.
+
+The key comes only from the environment (see `get_backend(api_key_env=...)`) and is never
+stored in records. Independent requests run concurrently up to `max_concurrency`; 429, 5xx,
+connection errors and timeouts are retried with exponential backoff.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import requests
+
+from .backend import check_prompt
+from .config import GenerateConfig
+from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
+
+RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+TOP_LOGPROBS = 20
+"""How many alternatives are requested per token when reading answer probabilities."""
+
+
+class FeatureMissing(RuntimeError):
+    """The server does not offer something the caller needs (log-probabilities, echo)."""
+
+
+class OpenAIBackend:
+    """Chat (`/chat/completions`) for message prompts, `/completions` for plain-text prompts."""
+
+    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, max_concurrency: int = 8,
+                 timeout: float = 120.0, max_retries: int = 5):
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url={base_url!r}: give the server's URL, e.g. http://127.0.0.1:8000/v1")
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency={max_concurrency!r}: must be >= 1")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.identity = f"openai:{self.base_url}:{model}"
+        self.max_concurrency = max_concurrency
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.n_supported: bool | None = None
+        """Whether the server honours `n`; learnt from the first sampling call."""
+        self._session = requests.Session()
+        if api_key:
+            self._session.headers["Authorization"] = f"Bearer {api_key}"
+
+    # -- transport ---------------------------------------------------------------------
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        url = f"{self.base_url}{path}"
+        for attempt in range(self.max_retries + 1):
+            try:
+                r = self._session.post(url, json=body, timeout=self.timeout)
+            except (requests.ConnectionError, requests.Timeout) as e:
+                if attempt == self.max_retries:
+                    raise ConnectionError(f"could not reach {url} after {attempt + 1} tries ({type(e).__name__}): "
+                                          "check base_url and that the server is running") from None
+            else:
+                if r.status_code == 200:
+                    return r.json()
+                if r.status_code not in RETRY_STATUS or attempt == self.max_retries:
+                    raise RuntimeError(f"{url} answered HTTP {r.status_code}: {r.text[:300]}")
+            time.sleep(min(30.0, 0.5 * 2**attempt) * (0.5 + random.random()))
+        raise AssertionError("unreachable")
+
+    def _map(self, fn, items: list) -> list:
+        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
+            return list(pool.map(fn, items))
+
+    # -- sampling ----------------------------------------------------------------------
+    def _request(self, prompt: Prompt, config: GenerateConfig, n: int, seed: int) -> list[Completion]:
+        body: dict[str, Any] = {"model": self.model, "n": n, "temperature": config.temperature, "top_p": config.top_p,
+                                "max_tokens": config.max_tokens, "seed": seed}
+        if config.stop:
+            body["stop"] = list(config.stop)
+        t0 = time.perf_counter()
+        if isinstance(prompt, list):
+            data = self._post("/chat/completions", {**body, "messages": prompt, "logprobs": True, "top_logprobs": 1})
+        else:
+            data = self._post("/completions", {**body, "prompt": prompt, "logprobs": 1})
+        seconds = time.perf_counter() - t0
+        usage = data.get("usage") or {}
+        choices = data.get("choices") or []
+        out = []
+        for ch in choices:
+            tokens, logprobs = self._choice_logprobs(ch)
+            text = ch["message"]["content"] if "message" in ch else ch.get("text", "")
+            finish = "length" if ch.get("finish_reason") == "length" else "stop"
+            out.append(Completion(text or "", tokens, logprobs, finish,
+                                  Usage(usage.get("prompt_tokens", 0), len(tokens), seconds / max(1, len(choices)))))
+        return out
+
+    def _choice_logprobs(self, choice: dict[str, Any]) -> tuple[list[str], list[float]]:
+        lp = choice.get("logprobs")
+        if not lp:
+            raise FeatureMissing(f"{self.base_url} returned no log-probabilities for model {self.model!r}; "
+                                 "this project needs them (semantic entropy, surprisal): use a server that returns logprobs")
+        if "content" in lp:  # chat format
+            items = lp["content"] or []
+            return [t["token"] for t in items], [float(t["logprob"]) for t in items]
+        return list(lp["tokens"]), [float(x) for x in lp["token_logprobs"]]
+
+    def _sample(self, job: tuple[Prompt, GenerateConfig]) -> list[Completion]:
+        prompt, config = job
+        if self.n_supported is not False:
+            got = self._request(prompt, config, config.n, config.seed)
+            if len(got) == config.n:
+                self.n_supported = True
+                return got
+            self.n_supported = False
+        # The server ignores n: ask n times with distinct seeds, concurrently.
+        singles = [(prompt, config.merge(n=1, seed=config.seed + i)) for i in range(config.n)]
+        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
+            got = [c for part in pool.map(lambda j: self._request(j[0], j[1], 1, j[1].seed), singles) for c in part]
+        if len(got) != config.n:
+            raise RuntimeError(f"{self.base_url} returned {len(got)} samples, {config.n} were asked")
+        return got
+
+    def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
+        """n completions per prompt; prompts are sent concurrently."""
+        for p in prompts:
+            check_prompt(p)
+        return self._map(self._sample, [(p, config) for p in prompts])
+
+    # -- scoring -------------------------------------------------------------------------
+    def score(self, context: Prompt, continuation: str) -> TokenScores:
+        """Prompt log-probabilities via `/completions` with `echo`; needs a plain-text context."""
+        if not isinstance(context, str):
+            raise FeatureMissing("score() over HTTP takes a plain-text context (chat templates are applied by the "
+                                 "server and cannot be echoed); render the context yourself or use a local model")
+        check_prompt(context)
+        t0 = time.perf_counter()
+        data = self._post("/completions", {"model": self.model, "prompt": context + continuation, "echo": True,
+                                           "max_tokens": 1, "logprobs": 0, "temperature": 0})
+        lp = data["choices"][0].get("logprobs")
+        if not lp or not lp.get("text_offset"):
+            raise FeatureMissing(f"{self.base_url} does not echo prompt log-probabilities (needed for score())")
+        keep = [i for i, off in enumerate(lp["text_offset"]) if len(context) <= off < len(context) + len(continuation)]
+        tokens = [lp["tokens"][i] for i in keep]
+        logprobs = [float(lp["token_logprobs"][i]) for i in keep]
+        return TokenScores(tokens, logprobs, Usage(len(lp["tokens"]), 0, time.perf_counter() - t0))
+
+    def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
+        """Reads the first generated token's top alternatives; an answer is matched by its text.
+
+        Exact for answers that are single tokens (yes/no, digits). An answer absent from the top
+        alternatives gets the smallest listed log-probability as an upper bound.
+        """
+        check_prompt(prompt)
+        body = {"model": self.model, "max_tokens": 1, "temperature": 0, "seed": 0}
+        t0 = time.perf_counter()
+        if isinstance(prompt, list):
+            data = self._post("/chat/completions", {**body, "messages": prompt, "logprobs": True,
+                                                    "top_logprobs": TOP_LOGPROBS})
+            items = (data["choices"][0].get("logprobs") or {}).get("content") or []
+            top = {t["token"]: t["logprob"] for t in items[0]["top_logprobs"]} if items else {}
+        else:
+            data = self._post("/completions", {**body, "prompt": prompt, "logprobs": TOP_LOGPROBS})
+            tops = (data["choices"][0].get("logprobs") or {}).get("top_logprobs") or []
+            top = dict(tops[0]) if tops else {}
+        if not top:
+            raise FeatureMissing(f"{self.base_url} returned no top log-probabilities (needed for answer_probs())")
+        floor = min(top.values())
+        raw = {}
+        for a in answers:
+            matches = [lp for tok, lp in top.items() if tok.strip() == a.strip()]
+            raw[a] = math.log(sum(math.exp(x) for x in matches)) if matches else floor
+        z = math.log(sum(math.exp(v) for v in raw.values()))
+        usage = Usage((data.get("usage") or {}).get("prompt_tokens", 0), 1, time.perf_counter() - t0)
+        return AnswerDistribution({a: math.exp(v - z) for a, v in raw.items()}, raw, usage)
+
+    def count_tokens(self, text: str) -> int:
+        """An estimate (4 characters a token): the server's tokenizer is not reachable in general."""
+        return max(1, math.ceil(len(text) / 4)) if text else 0

@@ -1,0 +1,52 @@
+"""Shared fixtures: the real 135M model and a real OpenAI-compatible server on loopback."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+
+from llmcreativity.llm import get_backend, materialize
+
+REAL_MODEL = "smollm2-135m"
+
+
+@pytest.fixture(scope="session")
+def real_lm():
+    """The embedded SmolLM2-135M-Instruct on transformers, with caching off."""
+    return get_backend(REAL_MODEL, cache=None)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """llama-cpp-python's OpenAI-compatible server on 127.0.0.1 serving the 135M GGUF; yields its base URL."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(materialize(REAL_MODEL)), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "2048", "--logits_all", "true", "--n_threads", "2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            if requests.get(f"{url}/models", timeout=2).status_code == 200:
+                break
+        except requests.ConnectionError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        raise RuntimeError("llama_cpp.server did not start within 120 s")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)

@@ -1,0 +1,54 @@
+import pytest
+
+from llmcreativity.llm import GenerateConfig, ScriptedBackend, CachedBackend, get_backend, get_embedder
+
+
+@pytest.mark.parametrize("field,value", [("temperature", -0.1), ("n", 0), ("top_p", 0.0), ("max_tokens", 0)])
+def test_bad_sampling_settings_raise_naming_the_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        GenerateConfig(**{field: value})
+
+
+def test_stop_given_as_string_becomes_a_tuple():
+    assert GenerateConfig(stop="\n").stop == ("\n",)
+
+
+def test_unknown_model_names_the_model_and_lists_known_ones():
+    with pytest.raises(KeyError, match="no-such-model.*smollm2-135m"):
+        get_backend("no-such-model")
+
+
+def test_embedder_name_given_to_get_backend_is_refused():
+    with pytest.raises(ValueError, match="get_embedder"):
+        get_backend("all-minilm-l6-v2")
+
+
+def test_language_model_given_to_get_embedder_is_refused():
+    with pytest.raises(ValueError, match="get_backend"):
+        get_embedder("smollm2-135m")
+
+
+@pytest.mark.parametrize("prompt", ["", "   ", [], [{"role": "user", "content": ""}], [{"role": "robot", "content": "x"}]])
+def test_empty_or_malformed_prompt_is_refused(prompt):
+    lm = CachedBackend(ScriptedBackend(lambda p, i: "x"), cache=None)
+    with pytest.raises(ValueError, match="prompt|message"):
+        lm.generate([prompt], GenerateConfig())
+
+
+def test_answer_probs_needs_two_distinct_answers():
+    lm = CachedBackend(ScriptedBackend(lambda p, i: "x"), cache=None)
+    with pytest.raises(ValueError, match="answers"):
+        lm.answer_probs("Is it?", ["yes", "yes"])
+
+
+def test_unreachable_url_raises_connection_error_naming_the_url():
+    from llmcreativity.llm.openai_http import OpenAIBackend
+
+    lm = OpenAIBackend("http://127.0.0.1:9/v1", "m", max_retries=1, timeout=2)
+    with pytest.raises(ConnectionError, match="127.0.0.1:9"):
+        lm.generate(["hello"], GenerateConfig())
+
+
+def test_base_url_without_scheme_is_refused():
+    with pytest.raises(ValueError, match="base_url"):
+        get_backend("m", base_url="localhost:8000")
