@@ -32,7 +32,7 @@ STAGES: list[Stage] = [
         name="backends",
         notebook="notebooks/backends.md",
         title="Model backends and log-probabilities",
-        profiles={"default": {}, "paper": {}},
+        profiles={"default": {}, "paper": {"model": "qwen2.5-coder-1.5b", "n_samples": 10}},
     ),
     Stage(
         name="scifi100",

@@ -65,10 +65,12 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     labels = sorted({*x, *y}, key=str)
     if len(labels) < 2:
         return float("nan")
-    table = pd.crosstab(pd.Categorical(x, categories=labels), pd.Categorical(y, categories=labels), dropna=False)
+    index = {label: i for i, label in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)))
+    np.add.at(table, ([index[v] for v in x], [index[v] for v in y]), 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return float(_sm_cohens_kappa(table.to_numpy(dtype=float)).kappa)
+        return float(_sm_cohens_kappa(table).kappa)
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
