@@ -19,7 +19,7 @@ from itertools import permutations, product
 from llmcreativity.entropy import (
     MACGYVER_PROMPT, EmbeddingSimilarityJudge, LLMEntailmentJudge, StepwiseSettings, cluster_by_bidirectional_entailment, macgyver_problems,
 )
-from llmcreativity.entropy.musescorer import load_musescorer, sample_round
+from llmcreativity.entropy.musescorer import load_musescorer
 from llmcreativity.entropy.stepwise import sample_candidates
 from llmcreativity.llm import get_backend, get_embedder
 
@@ -30,9 +30,11 @@ def main() -> None:
     ap.add_argument("--llm-judge", default="", help="instruct model of an LLM entailment judge to time as well")
     ap.add_argument("--llm-threshold", type=float, default=0.7, help="p(Yes) threshold of the LLM judge")
     ap.add_argument("--embedder", default="all-minilm-l6-v2")
+    ap.add_argument("--embedding-threshold", type=float, default=0.7, help="cosine threshold of the embedding judge")
     ap.add_argument("--n", type=int, default=10, help="candidates per step")
     ap.add_argument("--max-tokens", type=int, default=32)
-    ap.add_argument("--ideas", type=int, default=40, help="MuseScorer ideas clustered as a second input")
+    ap.add_argument("--buckets", type=int, default=3,
+                    help="MuseScorer input: 15 ideas from each of this many largest buckets of coder krish in round 1")
     args = ap.parse_args()
 
     lm = get_backend(args.model, cache=None)
@@ -51,26 +53,30 @@ def main() -> None:
         candidates = candidates or cands
 
     emb = get_embedder(args.embedder)
-    judges = {"embedding": lambda: EmbeddingSimilarityJudge(emb, threshold=0.8)}
+    judges = {"embedding": lambda: EmbeddingSimilarityJudge(emb, threshold=args.embedding_threshold)}
     if args.llm_judge:
         judge_lm = get_backend(args.llm_judge, cache=None)
         judges["LLM"] = lambda: LLMEntailmentJudge(judge_lm, threshold=args.llm_threshold)
+    shoe = load_musescorer().query("round_id == 1")
+    largest = shoe["krish"].value_counts().index[: args.buckets]
+    ideas = shoe[shoe["krish"].isin(largest)].groupby("krish").head(15)["idea_content"].tolist()
     inputs = {
         f"{args.n} step candidates ({args.model})": ([c.text for c in candidates if c.text and not c.is_stop], problem.text),
-        f"{args.ideas} MuseScorer ideas (round 1)": (
-            sample_round(load_musescorer(), 1, args.ideas, seed=0)["idea_content"].tolist(), "Unusual uses of a shoe"),
+        f"{len(ideas)} MuseScorer ideas, {args.buckets} human buckets": (ideas, "Unusual uses of a shoe"),
     }
     rows = []
     for (name, (texts, context)), (jname, make) in product(inputs.items(), judges.items()):
         if jname == "LLM" and "MuseScorer" in name:
             continue  # the LLM judge on all ordered pairs of many ideas takes hours on a CPU
-        judge = make()
+        judge, all_judge = make(), make()
+        if isinstance(judge, EmbeddingSimilarityJudge):  # time the judging, not the encoder: encode once up front
+            judge.embed(texts)
+            all_judge.embed(texts)
         t0 = time.perf_counter()
         clustering = cluster_by_bidirectional_entailment(texts, judge, context=context, batch_size=4)
         t_rep = time.perf_counter() - t0
         distinct = list(dict.fromkeys(t.strip() for t in texts))
         pairs = list(permutations(distinct, 2))
-        all_judge = make()
         t0 = time.perf_counter()
         all_judge.entails(pairs, context)
         t_all = time.perf_counter() - t0

@@ -2,9 +2,10 @@
 
 Runs the Single Agent framework (and one LLM Review run) on the same SciFi-100 prompts with each
 model, uncached, and prints per model: completion tokens per second, seconds per story, words per
-story, share of replies with parsing flags, Distinct-2 across stories, and the first story.
+story, share of replies with parsing flags, Distinct-2 across stories, prompt-story embedding cosine
+(does the story follow its prompt?), and the first story.
 
-    OMP_NUM_THREADS=2 .venv/bin/python scripts/bench_writing_models.py --prompts 3 --max-tokens 300
+    OMP_NUM_THREADS=1 .venv/bin/python scripts/bench_writing_models.py --prompts 3 --max-tokens 200
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import time
 
 import pandas as pd
 
-from llmcreativity.llm import get_backend
+import numpy as np
+
+from llmcreativity.llm import get_backend, get_embedder
 from llmcreativity.metrics import distinct_n
 from llmcreativity.writing import LLMReview, SingleAgent, WritingConfig, load_scifi, select_prompts
 
@@ -29,6 +32,7 @@ def main() -> None:
     items = select_prompts(load_scifi(), n_categories=args.prompts, per_category=1)
     config = WritingConfig(story_max_tokens=args.max_tokens, feedback_max_tokens=args.max_tokens // 2,
                            max_story_words=int(args.max_tokens * 0.7))
+    embedder = get_embedder("all-minilm-l6-v2")
     rows, firsts = [], {}
     for name in args.models:
         lm = get_backend(name, cache=None)
@@ -37,6 +41,8 @@ def main() -> None:
         messages = [m for it in items for m in SingleAgent(config=config).run(lm, it)]
         seconds = time.perf_counter() - start
         stories = [m.story for m in messages if m.story]
+        pairs = [(it.text, m.story) for it, m in zip(items, messages) if m.story]
+        relevance = float(np.mean([embedder.encode([p, st]).prod(axis=0).sum() for p, st in pairs])) if pairs else float("nan")
         row = {
             "model": name,
             "stories": len(messages),
@@ -46,6 +52,7 @@ def main() -> None:
             "flagged_share": sum(bool(m.flags) for m in messages) / len(messages),
             "missing_marker_share": sum("missing_marker" in m.flags for m in messages) / len(messages),
             "distinct_2": distinct_n(stories, 2) if stories else float("nan"),
+            "prompt_story_cosine": relevance,
         }
         if args.review:
             start = time.perf_counter()

@@ -94,3 +94,13 @@ STAGES: list[Stage] = [
                                            "judge": "llm", "llm_check_steps": 0}},
     ),
 ]
+STAGES.append(
+    Stage(
+        name="evaluation",
+        notebook="notebooks/evaluation.md",
+        title="Evaluating the stories: rubric judge, novelty metrics and the paper's claims",
+        depends=("corpus", "baselines", "review"),
+        profiles={"default": {}, "paper": {"judge_prompts": None, "stories_per_run": None, "sampled_stories": None,
+                                           "hanna_n": 96, "large_prompts": None, "surprisal_model": "qwen2.5-coder-1.5b"}},
+    )
+)

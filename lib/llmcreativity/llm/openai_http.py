@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import requests
+from tqdm.auto import tqdm
 
 from .backend import check_prompt
 from .config import GenerateConfig
@@ -69,7 +70,8 @@ class OpenAIBackend:
 
     def _map(self, fn, items: list) -> list:
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            return list(pool.map(fn, items))
+            return list(tqdm(pool.map(fn, items), total=len(items), desc=f"{self.model} requests",
+                             disable=len(items) < 2, leave=False))
 
     # -- sampling ----------------------------------------------------------------------
     def _request(self, prompt: Prompt, config: GenerateConfig, n: int, seed: int) -> list[Completion]:

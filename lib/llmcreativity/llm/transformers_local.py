@@ -17,6 +17,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import torch  # noqa: E402
+from tqdm.auto import tqdm  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig as HFGenerationConfig  # noqa: E402
 from transformers.utils import logging as hf_logging  # noqa: E402
 
@@ -99,7 +100,8 @@ class TransformersBackend:
         """Sample n completions per prompt; each batch of prompts is one `model.generate` call."""
         encoded = [self._prompt_ids(p) for p in prompts]
         out: list[list[Completion]] = []
-        for start in range(0, len(encoded), self.batch_size):
+        starts = range(0, len(encoded), self.batch_size)
+        for start in tqdm(starts, desc=f"{self.name} generate", unit="batch", disable=len(starts) < 2, leave=False):
             out.extend(self._generate_batch(encoded[start:start + self.batch_size], config))
         return out
 
