@@ -4,7 +4,7 @@ Runs both judges (same model, three agents, same rounds and reply length) on a s
 sample for several round counts and prints, side by side, tokens per item and the measured ratio
 retrieval / ChatEval (with and without early stopping). All calls are cached, so reruns are free.
 
-    .venv/bin/python scripts/bench_judges.py --model qwen2.5-coder-0.5b --n 6 --rounds 1 2
+    .venv/bin/python scripts/bench_judges.py --model qwen2.5-coder-0.5b --n 4 --rounds 1 2
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     ap.add_argument("--embedder", default="all-minilm-l6-v2")
-    ap.add_argument("--n", type=int, default=6, help="items (stratified by label)")
+    ap.add_argument("--n", type=int, default=4, help="items (stratified by label)")
     ap.add_argument("--rounds", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--k", type=int, default=2)
     ap.add_argument("--T", type=float, default=0.8)
-    ap.add_argument("--max-tokens", type=int, default=96)
+    ap.add_argument("--max-tokens", type=int, default=80)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 

@@ -115,3 +115,22 @@ def test_equivalence_judge_recovers_its_classes_within_the_pair_budget(first_wor
     assert c.ids == tuple(truth[w] for w in first_words)
     assert c.judge_calls <= 2 * len(texts) * c.n_clusters
     assert c.judge_calls <= len(texts) * (len(texts) - 1)
+
+
+def test_embedding_judge_encodes_all_texts_in_one_batch():
+    import numpy as np
+
+    from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge
+
+    class CountingEmbedder:
+        identity = "counting"
+        batches = []
+
+        def encode(self, texts):
+            self.batches.append(list(texts))
+            return np.array([[t.count("a") + 1e-6, t.count("b") + 1e-6] for t in texts], dtype=np.float32)
+
+    emb = CountingEmbedder()
+    c = cluster_by_bidirectional_entailment(["a", "aa", "b", "bb"], EmbeddingSimilarityJudge(emb, threshold=0.9))
+    assert c.ids == (0, 0, 1, 1)
+    assert emb.batches == [["a", "aa", "b", "bb"]]

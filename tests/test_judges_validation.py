@@ -36,3 +36,16 @@ def test_load_labelled_rejects_unknown_label_values(tmp_path):
     write_jsonl(p, [{"item_id": 1, "problem": "P", "solution": "S", "label": "maybe"}])
     with pytest.raises(ValueError, match="maybe"):
         load_labelled(p)
+
+
+def test_entropy_beside_verdicts_joins_on_prefixed_problem_ids():
+    import pandas as pd
+
+    from llmcreativity.judges.validation import entropy_beside_verdicts
+
+    se = pd.DataFrame({"problem_id": ["macgyver-1", "macgyver-1", "macgyver-2", "macgyver-9"], "se_probability": [1.0, 3.0, 0.5, 7.0]})
+    per_item = pd.DataFrame({"judge": ["R", "R", "R", "C"], "item_id": ["1:0", "2:4", "3:1", "1:0"],
+                             "verdict": [True, None, False, False]})
+    sample = pd.DataFrame({"item_id": ["1:0", "2:4", "3:1"], "problem_id": [1, 2, 3]})
+    out = entropy_beside_verdicts(se, per_item, sample, judge="R", se_column="se_probability")
+    assert out.to_dict("records") == [{"problem_id": "macgyver-1", "se": 2.0, "verdict": 1.0}]

@@ -216,3 +216,48 @@ def test_visibility_edges_list_who_read_whom():
 def test_bad_framework_parameters_are_clear_errors(make):
     with pytest.raises(ValueError):
         make()
+
+
+def test_backend_without_usage_accounting_is_a_clear_error():
+    from llmcreativity.llm.scripted import ScriptedBackend
+    with pytest.raises(TypeError, match="CachedBackend"):
+        SingleAgent().run(ScriptedBackend(lambda p, i: "x"), ITEM)
+
+
+def test_ngram_overlap_worked_by_hand():
+    from llmcreativity.writing.visibility import ngram_overlap
+    # source bigrams: (a b), (b c), (c d); text has (a b) and (c d) -> 2/3
+    assert ngram_overlap("a b c d", "a b x c d", n=2) == pytest.approx(2 / 3)
+    assert ngram_overlap("a", "a", n=2) == 0.0
+    # excluding (a b) leaves (b c), (c d); only (c d) occurs -> 1/2
+    assert ngram_overlap("a b c d", "a b x c d", n=2, exclude="a b") == pytest.approx(1 / 2)
+
+
+STORIES = {"humanistic": "A grandmother teaches her android grandson to bake bread on the last night of Earth.",
+           "futuristic": "Engineers fold a star into a pocket drive and argue over who gets to carry it.",
+           "ecological": "Lichen on a terraformed moon learns to signal the colonists before each dust storm.",
+           "1": "A grandmother teaches her android grandson to bake bread on the last night of Earth.",
+           "2": "Engineers fold a star into a pocket drive and argue over who gets to carry it.",
+           "3": "Lichen on a terraformed moon learns to signal the colonists before each dust storm."}
+
+
+def quoting_responder(prompt, i):
+    """Feedback that copies the first story quoted in its prompt; distinct stories per writer."""
+    text = prompt[-1]["content"]
+    if "Begin your reply with the line STORY:" not in text:
+        return text.split("Story by", 1)[-1].split("<<<\n", 1)[1].split("\n>>>", 1)[0]
+    system = prompt[0]["content"]
+    key = system.split()[7] if "outlook" in system else system.rstrip(".").split("Writer")[-1].split()[0]
+    return "STORY: " + STORIES[key]
+
+
+def test_blind_review_passes_no_other_writers_text_even_when_reviews_quote_drafts():
+    from llmcreativity.writing.visibility import indirect_exposure
+    t = LLMReview(config=CONFIG).run(CountingBackend(quoting_responder), ITEM)
+    assert indirect_exposure(t).max_overlap.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_debate_challenges_that_quote_stories_expose_them_to_other_writers():
+    from llmcreativity.writing.visibility import indirect_exposure
+    t = LLMDebate(n_agents=3, config=CONFIG).run(CountingBackend(quoting_responder), ITEM)
+    assert indirect_exposure(t).max_overlap.tolist() == [0.0, 1.0, 1.0]

@@ -65,3 +65,8 @@ def test_flags_say_empty_exactly_when_the_story_is_empty(reply):
 
 def test_a_story_ending_with_the_words_the_end_inside_a_sentence_keeps_them():
     assert extract_story("STORY: It was the beginning of the end.", max_words=50).text == "It was the beginning of the end."
+
+
+def test_copied_quote_delimiters_are_removed():
+    assert extract_story("<<<\n<<<<<\nSTORY: Rain on Io.\n>>>", max_words=50).text == "Rain on Io."
+    assert extract_feedback("<<<\nGood imagery.\n>>>").text == "Good imagery."

@@ -100,3 +100,13 @@ def test_transcripts_on_disk_feed_the_homogenization_measure(tmp_path):
     h = homogenization(versions_by_round(read_transcripts(result.transcripts_path)), BagOfWordsEmbedder())
     assert sorted(zip(h.prompt_id, h["round"])) == [(p, r) for p in ("pacing-00", "pacing-01") for r in range(3)]
     assert (h.n_stories == 3).all()
+
+
+def test_cost_per_framework_counts_each_run_once():
+    import pandas as pd
+    from llmcreativity.writing.report import cost_per_framework
+    stories = pd.DataFrame({"framework": ["review"] * 3 + ["single"], "prompt_id": ["a", "a", "a", "a"],
+                            "tokens": [300, 300, 300, 50], "seconds": [6.0, 6.0, 6.0, 1.0]})
+    cost = cost_per_framework(stories)
+    assert cost.loc["review"].tolist() == [1, 3, 300.0, 100.0, 300, 6.0]
+    assert cost.loc["single"].tolist() == [1, 1, 50.0, 50.0, 50, 1.0]

@@ -66,15 +66,6 @@ STAGES: list[Stage] = [
                                            "n_surprisal": 96, "projection_sample": 15000}},
     ),
     Stage(
-        name="judge_validation",
-        notebook="notebooks/judge_validation.md",
-        title="Convergent creativity: validating the judges",
-        depends=("backends",),  # reads semantic-entropy output too when that stage has run
-        profiles={"default": {}, "paper": {"n_items": 300, "criteria": "paper", "rounds": 3, "k": 5,
-                                           "k_sweep": [1, 3, 5, 8], "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01],
-                                           "max_tokens": 256, "cot_max_tokens": 400}},
-    ),
-    Stage(
         name="entailment_validation",
         notebook="notebooks/entailment_validation.md",
         title="Semantic clusters against human 'same idea' judgements",
@@ -92,6 +83,15 @@ STAGES: list[Stage] = [
                                            "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20,
                                            "n_scifi": 10, "n_samples": 10, "step_cap": 8, "max_tokens": 64,
                                            "judge": "llm", "llm_check_steps": 0}},
+    ),
+    Stage(
+        name="judge_validation",
+        notebook="notebooks/judge_validation.md",
+        title="Convergent creativity: validating the judges",
+        depends=("backends",),  # reads semantic-entropy output too when that stage has run
+        profiles={"default": {}, "paper": {"n_items": 300, "criteria": "paper", "rounds": 3, "k": 5,
+                                           "k_sweep": [1, 3, 5, 8], "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01],
+                                           "max_tokens": 256, "cot_max_tokens": 400}},
     ),
 ]
 STAGES.append(

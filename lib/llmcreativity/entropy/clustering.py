@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .entailment import EntailmentJudge
+from .entailment import EmbeddingSimilarityJudge, EntailmentJudge
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ def cluster_by_bidirectional_entailment(
         raise ValueError("texts must be a sequence of strings (one per sample), not a single string")
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r}: must be >= 1")
+    if isinstance(judge, EmbeddingSimilarityJudge):
+        judge.embed(list(texts))  # one encoder batch for all texts instead of one per new text
     ids: list[int] = []
     reps: list[int] = []
     by_text: dict[str, int] = {}

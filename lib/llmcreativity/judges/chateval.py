@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..llm.config import GenerateConfig
-from .parsing import FORMAT, ask_verdict
+from .parsing import REPLY_TEMPLATE, ask_verdict
 from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, combine
 from .retrieval_panel import AGENTS, ROLES
 
@@ -88,8 +88,8 @@ class ChatEvalJudge:
                 discussion = "\n\n".join(history) or "(nobody has spoken yet)"
                 user = (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
                         f"CRITERION '{criterion.name}': {criterion.definition}\n\nDISCUSSION SO FAR:\n{discussion}\n\n"
-                        f"Give your view in 2 to 4 short sentences. Is the solution {criterion.name}? "
-                        f"End with exactly two lines:\n{FORMAT}")
+                        f"Write 2 to 4 short points from your role, then your verdict: is the solution {criterion.name}? "
+                        f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
                 messages = [{"role": "system", "content": REFEREE_ROLES[referee]}, {"role": "user", "content": user}]
                 ans = ask_verdict(self.lm, messages, self.config, max_retries=self.max_retries, criterion=criterion.name,
                                   agent=referee, round=r, purpose="discuss")

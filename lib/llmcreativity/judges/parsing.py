@@ -17,6 +17,9 @@ from .records import CallLog, Retrieved
 FORMAT = "VERDICT: yes or no\nCONFIDENCE: a number from 0 to 100"
 """The two closing lines every judge prompt asks for."""
 
+REPLY_TEMPLATE = f"- <finding>\n- <finding>\n{FORMAT}"
+"""Reply layout of the discussion judges: 2-4 bulleted points, then the closing lines (small models follow a template best)."""
+
 REMINDER = f"Your reply did not end with the two required lines. Answer again, ending with exactly:\n{FORMAT}"
 """Follow-up sent after an unparseable reply."""
 

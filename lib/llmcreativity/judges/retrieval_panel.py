@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..llm.config import GenerateConfig
-from .parsing import FORMAT, ask_verdict
+from .parsing import FORMAT, REPLY_TEMPLATE, ask_verdict
 from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, Retrieved, combine
 from .vector_store import Fragment, NumpyVectorStore, VectorStore
 
@@ -146,12 +146,12 @@ class RetrievalPanelJudge:
         notes = "\n".join(f"- ({r.author}) {r.text}" for r in shown) or "(none yet)"
         asked = "".join(f"\nQuestion to you: {q}" for q in questions)
         if final:
-            task = f"Give your final decision: is the solution {criterion.name}?"
+            task = f"Give your final decision: is the solution {criterion.name}? Reply in exactly this format:\n{FORMAT}"
         else:
-            task = ("Write 2 to 4 short findings, one per line, each starting with '- '. If you need something from "
-                    "another analyst, add one line 'QUESTION to <Problem|Solution|Criterion> analyst: ...'.")
-        user = (f"{view(agent, item, criterion)}\n\nStored findings most relevant to your question:\n{notes}{asked}\n\n"
-                f"{task} Is the solution {criterion.name}? End with exactly two lines:\n{FORMAT}")
+            task = (f"Write 2 to 4 short findings from your role, then your verdict: is the solution {criterion.name}? "
+                    "To ask another analyst something, add a line 'QUESTION to <Problem|Solution|Criterion> analyst: ...'. "
+                    f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
+        user = f"{view(agent, item, criterion)}\n\nStored findings most relevant to your question:\n{notes}{asked}\n\n{task}"
         return [{"role": "system", "content": ROLES[agent]}, {"role": "user", "content": user}]
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:

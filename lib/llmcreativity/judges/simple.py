@@ -45,12 +45,12 @@ class SingleCallJudge:
     def judge(self, item: JudgeItem) -> Judgement:
         """One call (plus retries) per criterion."""
         decisions, calls = [], []
-        how = ("Think step by step in at most four short sentences, then answer." if self.reasoning
-               else "Answer without explanation.")
+        how = ("Think step by step in 2 to 4 short points, then answer. Reply in exactly this format:\n"
+               f"- <step>\n- <step>\n{FORMAT}" if self.reasoning
+               else f"Answer without explanation. Reply in exactly this format:\n{FORMAT}")
         for criterion in self.criteria:
             user = (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
-                    f"CRITERION '{criterion.name}': {criterion.definition}\n\nIs the solution {criterion.name}? {how} "
-                    f"End with exactly two lines:\n{FORMAT}")
+                    f"CRITERION '{criterion.name}': {criterion.definition}\n\nIs the solution {criterion.name}? {how}")
             ans = ask_verdict(self.lm, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], self.config,
                               max_retries=self.max_retries, criterion=criterion.name, agent=self.name, round=0, purpose="judge")
             calls += ans.calls

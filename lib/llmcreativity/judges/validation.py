@@ -45,3 +45,25 @@ def items_and_labels(df: pd.DataFrame) -> tuple[list[JudgeItem], dict[str, bool]
         raise ValueError(f"columns {missing} are missing; expected item_id, problem, solution, valid")
     items = [JudgeItem(str(r.item_id), str(r.problem), str(r.solution)) for r in df.itertuples()]
     return items, {str(r.item_id): bool(r.valid) for r in df.itertuples()}
+
+
+def entropy_beside_verdicts(
+    se: pd.DataFrame, per_item: pd.DataFrame, sample: pd.DataFrame, *, judge: str, se_column: str,
+    id_prefix: str = "macgyver-",
+) -> pd.DataFrame:
+    """One row per problem holding both a mean semantic entropy and a judge verdict.
+
+    `se` has rows per chain with `problem_id` written as `id_prefix + <MacGyver ID>` and the score in
+    `se_column` (averaged over the problem's chains); `per_item` is `judgement_table` output, `sample`
+    maps item_id to problem_id. Columns: problem_id, se, verdict (mean of the problem's parsed verdicts, 0-1).
+    """
+    for name, df, cols in (("se", se, ["problem_id", se_column]), ("sample", sample, ["item_id", "problem_id"]),
+                           ("per_item", per_item, ["judge", "item_id", "verdict"])):
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise ValueError(f"{name} lacks columns {missing}")
+    scores = se.groupby("problem_id")[se_column].mean().rename("se").reset_index()
+    verdicts = per_item[(per_item["judge"] == judge) & per_item["verdict"].notna()].merge(sample[["item_id", "problem_id"]], on="item_id")
+    verdicts = verdicts.assign(problem_id=id_prefix + verdicts["problem_id"].astype(str), verdict=verdicts["verdict"].astype(float))
+    per_problem = verdicts.groupby("problem_id", as_index=False)["verdict"].mean()
+    return per_problem.merge(scores, on="problem_id")[["problem_id", "se", "verdict"]]

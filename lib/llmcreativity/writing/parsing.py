@@ -16,6 +16,7 @@ STORY_MARKER = "STORY:"
 
 _MARKER = re.compile(r"^[\s#*_>`-]*story[\s*_`]*:[\s*_`]*", re.IGNORECASE | re.MULTILINE)
 _END = re.compile(r"(?:^|(?<=[.!?\"”]))[\s*_#]*(?:the end|end of story)[\s.!*_#]*$", re.IGNORECASE)
+_DELIMITER = re.compile(r"^[ \t]*(?:<{3,}|>{3,})[ \t]*", re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)]*(?=\s|$)")
 
 FLAG_MISSING_MARKER = "missing_marker"
@@ -40,6 +41,11 @@ class ParsedText:
     """Problems found, from the FLAG_* constants, in a fixed order."""
 
 
+def strip_delimiters(reply: str) -> str:
+    """`reply` without the ``<<<`` / ``>>>`` quote delimiters of our prompts, which small models copy into replies."""
+    return _DELIMITER.sub("", reply)
+
+
 def cut_to_words(text: str, max_words: int) -> str:
     """The longest prefix of `text` with at most `max_words` words that ends at a sentence end.
 
@@ -61,6 +67,7 @@ def extract_story(reply: str, *, max_words: int, finish_reason: str = "stop") ->
     if max_words < 1:
         raise ValueError(f"max_words={max_words!r}: the story word budget must be >= 1")
     flags: list[str] = []
+    reply = strip_delimiters(reply)
     match = _MARKER.search(reply)
     if match:
         text = reply[match.end():]
@@ -81,7 +88,7 @@ def extract_story(reply: str, *, max_words: int, finish_reason: str = "stop") ->
 
 def extract_feedback(reply: str, *, finish_reason: str = "stop") -> ParsedText:
     """Feedback text (a review, critique or challenge): the stripped reply, flagged when empty or cut off."""
-    text = reply.strip()
+    text = strip_delimiters(reply).strip()
     flags = [FLAG_EMPTY] if not text else []
     if finish_reason == "length":
         flags.append(FLAG_TRUNCATED)

@@ -40,6 +40,8 @@ class StoryRecord:
     """Prompt + completion tokens of the whole framework run on this prompt (all agents, all calls)."""
     story_tokens: int
     """Completion tokens of the final version's reply."""
+    seconds: float
+    """Model seconds of the whole framework run on this prompt (as computed, also when later read from the cache)."""
     n_words: int
     """Words in `story`."""
     message_id: str
@@ -65,13 +67,14 @@ def story_records(transcript: Transcript, item: PromptItem, *, model: str, setti
                   personas: dict[str, str | None]) -> list[StoryRecord]:
     """The run's final stories as records; `personas` maps agent name -> persona name."""
     run_tokens = sum(m.prompt_tokens + m.completion_tokens for m in transcript)
+    run_seconds = sum(m.seconds for m in transcript)
     out = []
     for m in transcript.finals():
         story = m.story or ""
         out.append(StoryRecord(
             prompt_id=item.prompt_id, category=item.category, prompt=item.text, framework=transcript.framework,
             agent=m.author, persona=personas.get(m.author), round=m.round, story=story, flags=list(m.flags),
-            model=model, tokens=run_tokens, story_tokens=m.completion_tokens, n_words=len(story.split()),
+            model=model, tokens=run_tokens, story_tokens=m.completion_tokens, seconds=run_seconds, n_words=len(story.split()),
             message_id=m.id, settings=settings,
         ))
     return out

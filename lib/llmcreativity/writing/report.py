@@ -22,13 +22,15 @@ def side_by_side(stories: pd.DataFrame, prompt_id: str) -> pd.DataFrame:
 
 
 def cost_per_framework(stories: pd.DataFrame) -> pd.DataFrame:
-    """Tokens per framework from the story records: prompts, stories, mean tokens per prompt and per story, total."""
+    """Cost per framework from the story records: prompts, stories, tokens per prompt and per story, total, model seconds per prompt."""
     runs = stories.drop_duplicates(["framework", "prompt_id"])
-    per_prompt = runs.groupby("framework")["tokens"].agg(prompts="size", tokens_per_prompt="mean", total_tokens="sum")
+    per_prompt = runs.groupby("framework").agg(prompts=("tokens", "size"), tokens_per_prompt=("tokens", "mean"),
+                                               total_tokens=("tokens", "sum"), seconds_per_prompt=("seconds", "mean"))
     n_stories = stories.groupby("framework").size().rename("stories")
     out = per_prompt.join(n_stories)
     out["tokens_per_story"] = out["total_tokens"] / out["stories"]
-    return out.sort_values("tokens_per_prompt")[["prompts", "stories", "tokens_per_prompt", "tokens_per_story", "total_tokens"]]
+    return out.sort_values("tokens_per_prompt")[["prompts", "stories", "tokens_per_prompt", "tokens_per_story", "total_tokens",
+                                                    "seconds_per_prompt"]]
 
 
 def flag_counts(stories: pd.DataFrame) -> pd.DataFrame:

@@ -46,6 +46,8 @@ class Message:
     """Prompt tokens of this call."""
     completion_tokens: int = 0
     """Tokens generated for this reply."""
+    seconds: float = 0.0
+    """Model time of this reply when it was computed (the backend's share of its batch; kept on cache hits)."""
 
     @property
     def content(self) -> str:

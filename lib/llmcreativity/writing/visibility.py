@@ -91,3 +91,45 @@ def plot_visibility(transcript: Transcript, ax=None):  # noqa: ANN001, ANN201 (m
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return ax
+
+
+def _ngrams(text: str, n: int) -> set[tuple[str, ...]]:
+    words = text.lower().split()
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def ngram_overlap(source: str, text: str, n: int = 6, exclude: str = "") -> float:
+    """Share of `source`'s word n-grams found in `text`, ignoring n-grams of `exclude`:
+
+        |(G_n(source) - G_n(exclude)) ∩ G_n(text)| / |G_n(source) - G_n(exclude)|
+
+    with G_n the set of lower-cased word n-grams; 0 when no n-gram of `source` is left.
+    """
+    if n < 1:
+        raise ValueError(f"n={n!r}: the n-gram order must be >= 1")
+    grams = _ngrams(source, n) - _ngrams(exclude, n)
+    return len(grams & _ngrams(text, n)) / len(grams) if grams else 0.0
+
+
+def indirect_exposure(transcript: Transcript, n: int = 6) -> pd.DataFrame:
+    """How much of other writers' stories reaches each story version's prompt indirectly (e.g. quoted in feedback).
+
+    One row per story version with round >= 1: the largest `ngram_overlap` between any earlier story
+    version of another writer and the prompt, ignoring n-grams that the writer had anyway (its first
+    draft's prompt, i.e. the task, and its own story versions shown in the prompt). Declared
+    visibility can be honest while a feedback message quotes the story it is about; this measures
+    that channel.
+    """
+    rows = []
+    for i, m in enumerate(transcript.messages):
+        if m.story is None or m.round == 0:
+            continue
+        text = prompt_text(m)
+        own = [transcript.get(v) for v in m.visible if transcript.get(v).author == m.author]
+        task = [prompt_text(d) for d in transcript.select(kind="draft", author=m.author)]
+        exclude = "\n".join(task + [e.content for e in own if e.story is not None])
+        others = [e for e in transcript.messages[:i] if e.story is not None and e.author != m.author]
+        scores = [(ngram_overlap(e.content, text, n, exclude), e.id) for e in others]
+        best = max(scores, default=(0.0, ""))
+        rows.append({"author": m.author, "round": m.round, "kind": m.kind, "max_overlap": best[0], "from": best[1]})
+    return pd.DataFrame(rows, columns=["author", "round", "kind", "max_overlap", "from"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -94,6 +95,14 @@ def framework_settings(framework: Any) -> dict[str, Any]:
     return out
 
 
+def usage_tag(lm: Any, name: str) -> AbstractContextManager[None]:
+    """`lm.tagged(name)`, so usage is accounted per framework; a clear error for backends without accounting."""
+    if not hasattr(lm, "tagged"):
+        raise TypeError(f"{type(lm).__name__} has no tagged(): pass a backend from get_backend(), or wrap it as "
+                        "CachedBackend(backend, cache=None)")
+    return lm.tagged(name)
+
+
 def message_id(framework: str, prompt_id: str, round: int, kind: str, author: str, target: str | None) -> str:
     """``<framework>/<prompt_id>/r<round>/<kind>/<author>[-><target>]``."""
     base = f"{framework}/{prompt_id}/r{round}/{kind}/{author}"
@@ -126,7 +135,7 @@ def step(lm: Any, transcript: Transcript, requests: list[Request], *, config: Ge
             framework=transcript.framework, prompt_id=transcript.prompt_id, author=req.author, round=req.round,
             kind=req.kind, prompt=req.prompt, visible=req.visible, text=c.text, target=req.target, story=story,
             flags=flags, finish_reason=c.finish_reason, prompt_tokens=c.usage.prompt_tokens,
-            completion_tokens=c.usage.completion_tokens,
+            completion_tokens=c.usage.completion_tokens, seconds=c.usage.seconds,
         )
         transcript.add(msg)
         out.append(msg)

@@ -8,7 +8,7 @@ from typing import Any
 from ..dataset import PromptItem
 from ..persona import DEBATER, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, writing_task
+from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class LLMDebate:
         words = self.config.max_story_words
         story_cfg, feedback_cfg = self.config.story_config(), self.config.feedback_config()
         agents = self.agents()
-        with lm.tagged(self.name):
+        with usage_tag(lm, self.name):
             step(lm, t, [Request(a, 0, "draft", chat(self._role(a), writing_task(item, words)), ()) for a in agents],
                  config=story_cfg, max_story_words=words)
             for r in range(1, self.rounds + 1):

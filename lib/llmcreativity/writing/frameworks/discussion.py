@@ -8,7 +8,7 @@ from typing import Any
 from ..dataset import PromptItem
 from ..persona import REVIEW_PERSONAS, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, writing_task
+from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class LLMDiscussion:
         t = Transcript(self.name, item.prompt_id)
         words = self.config.max_story_words
         story_cfg = self.config.story_config()
-        with lm.tagged(self.name):
+        with usage_tag(lm, self.name):
             step(lm, t, [Request(p.name, 0, "draft", chat(p, writing_task(item, words)), ()) for p in self.personas],
                  config=story_cfg, max_story_words=words)
             for r in range(1, self.rounds + 1):

@@ -8,7 +8,7 @@ from typing import Any
 from ..dataset import PromptItem
 from ..persona import WRITER, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, chat, framework_settings, step, writing_task
+from .base import Request, WritingConfig, chat, framework_settings, step, usage_tag, writing_task
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class SingleAgent:
         """Round 0: the writer drafts from the prompt alone."""
         t = Transcript(self.name, item.prompt_id)
         request = Request(self.persona.name, 0, "draft", chat(self.persona, writing_task(item, self.config.max_story_words)), ())
-        with lm.tagged(self.name):
+        with usage_tag(lm, self.name):
             step(lm, t, [request], config=self.config.story_config(), max_story_words=self.config.max_story_words)
         return t
 
