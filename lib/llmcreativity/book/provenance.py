@@ -11,7 +11,6 @@ run manifest with their hashes.
 from __future__ import annotations
 
 import gc
-import hashlib
 import importlib.metadata as md
 import json
 import os
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..hashing import sha256_file
 from ..paths import REPO_ROOT, data_dir, results_dir
 
 PACKAGES = ("llmcreativity", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "torch", "transformers",
@@ -111,14 +111,6 @@ def start_recording(stage: str) -> None:
         _hook_installed = True
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _shown(path: Path) -> str:
     for label, root in (("data", data_dir()), ("results", results_dir())):
         try:
@@ -136,7 +128,7 @@ def _inputs(stage: str) -> list[InputFile]:
         for full in sorted(_reads - _writes):
             p = Path(full)
             if p.is_file():
-                found[_shown(p)] = InputFile(_shown(p), p.stat().st_size, _sha256(p), "opened")
+                found[_shown(p)] = InputFile(_shown(p), p.stat().st_size, sha256_file(p), "opened")
         manifest = results_dir() / "executed" / "run.json"
         if manifest.exists():
             entries = json.loads(manifest.read_text())["stages"]
@@ -204,7 +196,7 @@ def collect(stage: str, parameters: dict[str, Any], notebook: str | None = None)
         inputs=tuple(_inputs(stage)),
         packages=package_versions(),
         commit=_commit(),
-        notebook_sha256=_sha256(source) if source and source.exists() else "",
+        notebook_sha256=sha256_file(source) if source and source.exists() else "",
         executed_at=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     )
 

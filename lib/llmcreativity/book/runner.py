@@ -10,7 +10,6 @@ refuses to publish a book with a failed, missing or stale stage.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -22,6 +21,7 @@ from typing import Any
 import jupytext
 import nbformat
 
+from ..hashing import sha256_file
 from ..paths import REPO_ROOT, results_dir
 from .parameters import Parameter, ParameterError, check_value, missing_path, parse_cli_value, parse_parameters
 from .stages import STAGES, Stage
@@ -69,15 +69,6 @@ def _write_json(path: Path, data: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True, default=str))
     os.replace(tmp, path)
-
-
-def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def ordered_stages(stages: list[Stage] | None = None) -> list[Stage]:

@@ -109,27 +109,26 @@ class CachedBackend:
         check_prompt(context)
         if not continuation:
             raise ValueError("continuation is empty: there are no tokens to score")
-        key = cache_key(self.identity, "score", context, continuation)
-        hit = self._lookup(key)
-        result = TokenScores.from_dict(hit) if hit is not None else self.inner.score(context, continuation)
-        if hit is None and self.cache is not None:
-            self.cache.put(key, result.to_dict())
-        result.usage.cached = hit is not None
-        self._record("score", result.usage, hit is not None)
-        return result
+        return self._single("score", (context, continuation), lambda: self.inner.score(context, continuation),
+                            TokenScores.from_dict)
 
     def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
         """Answer probabilities, cached."""
         check_prompt(prompt)
         if len(answers) < 2 or len(set(answers)) != len(answers) or not all(a.strip() for a in answers):
             raise ValueError(f"answers={answers!r}: give at least two distinct, non-empty answers")
-        key = cache_key(self.identity, "answer_probs", prompt, answers)
+        return self._single("answer_probs", (prompt, answers), lambda: self.inner.answer_probs(prompt, answers),
+                            AnswerDistribution.from_dict)
+
+    def _single(self, method: str, args: tuple, compute, from_dict):
+        """One cached call that returns one record (score, answer_probs)."""
+        key = cache_key(self.identity, method, *args)
         hit = self._lookup(key)
-        result = AnswerDistribution.from_dict(hit) if hit is not None else self.inner.answer_probs(prompt, answers)
+        result = from_dict(hit) if hit is not None else compute()
         if hit is None and self.cache is not None:
             self.cache.put(key, result.to_dict())
         result.usage.cached = hit is not None
-        self._record("answer_probs", result.usage, hit is not None)
+        self._record(method, result.usage, hit is not None)
         return result
 
     def count_tokens(self, text: str) -> int:

@@ -8,7 +8,6 @@ when complete and verified, so a killed run never leaves a half-written file tha
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata as md
 import json
 import os
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..hashing import sha256_file
 from ..paths import cache_dir
 
 Assembly = Literal["single", "concat", "split-zip", "directory"]
@@ -101,18 +101,10 @@ def package_files(spec: ModelSpec) -> list[Path]:
     return found
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _verify(spec: ModelSpec, path: Path) -> None:
     if spec.size_bytes and path.stat().st_size != spec.size_bytes:
         raise OSError(f"{path}: size {path.stat().st_size} != expected {spec.size_bytes}")
-    if spec.sha256 and _sha256(path) != spec.sha256:
+    if spec.sha256 and sha256_file(path) != spec.sha256:
         raise OSError(f"{path}: SHA-256 does not match the package's published digest")
     if spec.filename.endswith(".gguf"):
         with open(path, "rb") as f:
