@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--k", type=int, default=2)
     ap.add_argument("--T", type=float, default=0.8)
-    ap.add_argument("--max-tokens", type=int, default=80)
+    ap.add_argument("--max-tokens", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
@@ -38,11 +38,11 @@ def main() -> None:
     rows = []
     for r in args.rounds:
         judges = {
-            "chateval": ChatEvalJudge(lm=lm, criteria=(MACGYVER_VALID,), rounds=r, max_tokens=args.max_tokens),
+            "chateval": ChatEvalJudge(lm=lm, criteria=(MACGYVER_VALID,), rounds=r, max_tokens=args.max_tokens, max_retries=0),
             "retrieval": RetrievalPanelJudge(lm=lm, embedder=emb, criteria=(MACGYVER_VALID,), rounds=r, k=args.k,
-                                             stop_confidence=args.T, max_tokens=args.max_tokens),
+                                             stop_confidence=args.T, max_tokens=args.max_tokens, max_retries=0),
             "retrieval, no early stop": RetrievalPanelJudge(lm=lm, embedder=emb, criteria=(MACGYVER_VALID,), rounds=r,
-                                                            k=args.k, stop_confidence=1.01, max_tokens=args.max_tokens),
+                                                            k=args.k, stop_confidence=1.01, max_tokens=args.max_tokens, max_retries=0),
         }
         res = {kind: run_judge(j, items, out / f"{j.name}.jsonl", progress=False) for kind, j in judges.items()}
         table = judgement_table([x for js in res.values() for x in js], labels)

@@ -28,9 +28,9 @@ class WordEmbedder:
         return out / np.where(norms == 0, 1, norms)
 
 
-def scripted(responder) -> CachedBackend:
+def scripted(responder, answer_logprobs: dict[str, float] | None = None) -> CachedBackend:
     """A ScriptedBackend behind CachedBackend (no persistent cache), as the notebooks would wrap a real model."""
-    return CachedBackend(ScriptedBackend(responder), cache=None)
+    return CachedBackend(ScriptedBackend(responder, answer_logprobs=answer_logprobs), cache=None)
 
 
 def system_of(prompt) -> str:

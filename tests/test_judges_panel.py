@@ -1,4 +1,5 @@
 import json
+import math
 
 import pytest
 
@@ -200,10 +201,19 @@ def test_cot_judge_asks_to_reason_first():
     assert "step by step" in user_of(j.calls[0].messages) and j.verdict is False and j.judge == "cot"
 
 
-def test_unparseable_verdict_is_none_and_counted():
+def test_unparseable_verdict_is_none_and_counted_without_forced_choice():
     lm = scripted(lambda p, i: "hmm")
-    j = SingleCallJudge(lm=lm, criteria=(VALID,), max_retries=1).judge(ITEM)
+    j = SingleCallJudge(lm=lm, criteria=(VALID,), max_retries=1, forced_choice=False).judge(ITEM)
     assert j.verdict is None and j.parse_failures == 2 and len(j.calls) == 2
+
+
+def test_forced_choice_reads_the_verdict_from_answer_probabilities():
+    lm = scripted(lambda p, i: "hmm", answer_logprobs={"yes": math.log(0.2), "no": math.log(0.6)})
+    j = SingleCallJudge(lm=lm, criteria=(VALID,), max_retries=0).judge(ITEM)
+    d = j.criteria[0]
+    assert j.verdict is False and d.confidence == pytest.approx(0.75) and d.parse_failures == 1
+    assert [c.purpose for c in j.calls] == ["judge", "forced-choice"]
+    assert j.calls[1].messages[-2] == {"role": "assistant", "content": "hmm"}
 
 
 def test_judgement_round_trips_through_json():

@@ -252,12 +252,32 @@ def quoting_responder(prompt, i):
 
 
 def test_blind_review_passes_no_other_writers_text_even_when_reviews_quote_drafts():
-    from llmcreativity.writing.visibility import indirect_exposure
+    from llmcreativity.writing.visibility import story_exposure
     t = LLMReview(config=CONFIG).run(CountingBackend(quoting_responder), ITEM)
-    assert indirect_exposure(t).max_overlap.tolist() == [0.0, 0.0, 0.0]
+    assert story_exposure(t).max_overlap.tolist() == [0.0, 0.0, 0.0]
 
 
 def test_debate_challenges_that_quote_stories_expose_them_to_other_writers():
-    from llmcreativity.writing.visibility import indirect_exposure
+    from llmcreativity.writing.visibility import story_exposure
     t = LLMDebate(n_agents=3, config=CONFIG).run(CountingBackend(quoting_responder), ITEM)
-    assert indirect_exposure(t).max_overlap.tolist() == [0.0, 1.0, 1.0]
+    assert story_exposure(t).max_overlap.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_feedback_is_passed_on_without_copied_delimiters():
+    def respond(prompt, i):
+        text = prompt[-1]["content"]
+        return "STORY: A draft about tides on a moon of glass." if "Peer draft" not in text else "<<<\nNice tides.\n>>"
+    t = LLMReview(config=CONFIG).run(CountingBackend(respond), ITEM)
+    revision = t.select(kind="revision")[0]
+    assert "<<<\nNice tides.\n>>>" in prompt_text(revision)
+    assert all(r.content == "Nice tides." for r in t.select(kind="review"))
+
+
+def test_leaks_accepts_text_explained_by_a_visible_message():
+    t = Transcript("review", "p")
+    draft = "A long draft about the ice moons of Jupiter and the miners who sing there."
+    quote = "the ice moons of Jupiter and the miners"
+    t.add(Message("d", "review", "p", "A", 0, "draft", [{"role": "user", "content": "go"}], (), draft, story=draft))
+    t.add(Message("r1", "review", "p", "B", 1, "review", [{"role": "user", "content": draft}], ("d",), quote, target="A"))
+    t.add(Message("r2", "review", "p", "C", 1, "review", [{"role": "user", "content": draft}], ("d",), "fine", target="A"))
+    assert leaks(t) == []

@@ -52,6 +52,8 @@ class ChatEvalJudge:
     """Token limit of each reply."""
     max_retries: int = 1
     """Follow-ups after a reply without verdict or confidence."""
+    forced_choice: bool = True
+    """When no reply can be parsed, read the verdict from p(yes) vs p(no) (see parsing.ask_verdict)."""
     label: str = ""
     """Name override."""
     config: GenerateConfig = field(init=False)
@@ -91,7 +93,7 @@ class ChatEvalJudge:
                         f"Write 2 to 4 short points from your role, then your verdict: is the solution {criterion.name}? "
                         f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
                 messages = [{"role": "system", "content": REFEREE_ROLES[referee]}, {"role": "user", "content": user}]
-                ans = ask_verdict(self.lm, messages, self.config, max_retries=self.max_retries, criterion=criterion.name,
+                ans = ask_verdict(self.lm, messages, self.config, max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name,
                                   agent=referee, round=r, purpose="discuss")
                 calls += ans.calls
                 failures += ans.failures

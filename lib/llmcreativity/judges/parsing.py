@@ -3,6 +3,9 @@
 Replies are asked to end with two lines, `VERDICT: yes|no` and `CONFIDENCE: <0-100>`. A reply
 missing either is answered with a reminder (the conversation continues, so the retry is a new
 prompt even under greedy decoding); every failed attempt is counted and kept in the call log.
+When every attempt fails and `forced_choice` is on, the verdict is read from the model's
+probabilities of answering "yes" or "no" to a closing question (one scoring pass, no sampling),
+with the probability of the chosen answer as confidence.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ FORMAT = "VERDICT: yes or no\nCONFIDENCE: a number from 0 to 100"
 
 REPLY_TEMPLATE = f"- <finding>\n- <finding>\n{FORMAT}"
 """Reply layout of the discussion judges: 2-4 bulleted points, then the closing lines (small models follow a template best)."""
+
+FORCED_QUESTION = "Answer with one word, yes or no: is the solution {criterion}?"
+"""Closing question whose answer probabilities give the verdict when no reply could be parsed."""
 
 REMINDER = f"Your reply did not end with the two required lines. Answer again, ending with exactly:\n{FORMAT}"
 """Follow-up sent after an unparseable reply."""
@@ -92,10 +98,13 @@ def ask_verdict(
     purpose: str,
     query: str = "",
     retrieved: list[Retrieved] | None = None,
+    forced_choice: bool = False,
 ) -> Answer:
     """Ask `lm` and parse; on an incomplete reply, append it and REMINDER and ask again (at most max_retries times).
 
-    Returns the first complete answer, else the latest attempt that had a verdict, else the latest attempt.
+    Returns the first complete answer; else, with `forced_choice`, the verdict v = argmax_a p(a | dialogue,
+    FORCED_QUESTION) over a in {yes, no} with confidence p(v); else the latest attempt that had a verdict,
+    else the latest attempt.
     """
     if max_retries < 0:
         raise ValueError(f"max_retries={max_retries}: must be >= 0")
@@ -120,4 +129,16 @@ def ask_verdict(
             best = (completion.text, parsed)
         convo = convo + [{"role": "assistant", "content": completion.text}, {"role": "user", "content": REMINDER}]
     assert best is not None
+    if forced_choice:
+        closing = list(messages) + [{"role": "assistant", "content": best[0]},
+                                    {"role": "user", "content": FORCED_QUESTION.format(criterion=criterion)}]
+        dist = lm.answer_probs(closing, ["yes", "no"])
+        choice = max(dist.probs, key=dist.probs.__getitem__)
+        u = dist.usage
+        calls.append(CallLog(
+            criterion=criterion, agent=agent, round=round, purpose="forced-choice", messages=closing,
+            reply=f"{choice} (p_yes={dist.probs['yes']:.3f}, coverage={dist.coverage:.3f})", prompt_tokens=u.prompt_tokens,
+            completion_tokens=u.completion_tokens, seconds=u.seconds, cached=u.cached,
+        ))
+        return Answer(best[0], ParsedVerdict(choice == "yes", dist.probs[choice]), failures, calls)
     return Answer(best[0], best[1], failures, calls)

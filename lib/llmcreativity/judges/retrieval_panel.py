@@ -107,6 +107,8 @@ class RetrievalPanelJudge:
     """Token limit of each reply."""
     max_retries: int = 1
     """Follow-ups after a reply without verdict or confidence."""
+    forced_choice: bool = True
+    """When no reply can be parsed, read the verdict from p(yes) vs p(no) (see parsing.ask_verdict)."""
     store_factory: Callable[[], VectorStore] = NumpyVectorStore
     """Makes the empty store of one evaluation."""
     label: str = ""
@@ -168,7 +170,7 @@ class RetrievalPanelJudge:
                 query = " ".join([base_question(agent, criterion), *questions])
                 shown = self._retrieve(store, query)
                 ans = ask_verdict(self.lm, self._messages(agent, item, criterion, shown, questions, final=False), self.config,
-                                  max_retries=self.max_retries, criterion=criterion.name, agent=agent, round=r,
+                                  max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name, agent=agent, round=r,
                                   purpose="discuss", query=query, retrieved=shown)
                 calls += ans.calls
                 failures += ans.failures
@@ -190,7 +192,7 @@ class RetrievalPanelJudge:
         query = base_question(lead.agent, criterion)
         shown = self._retrieve(store, query)
         ans = ask_verdict(self.lm, self._messages(lead.agent, item, criterion, shown, [], final=True), self.config,
-                          max_retries=self.max_retries, criterion=criterion.name, agent=lead.agent,
+                          max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name, agent=lead.agent,
                           round=rounds_used + 1, purpose="final", query=query, retrieved=shown)
         calls += ans.calls
         failures += ans.failures

@@ -27,6 +27,8 @@ class SingleCallJudge:
     """Token limit of the reply (give the chain-of-thought judge more, e.g. 160)."""
     max_retries: int = 1
     """Follow-ups after a reply without verdict or confidence."""
+    forced_choice: bool = True
+    """When no reply can be parsed, read the verdict from p(yes) vs p(no) (see parsing.ask_verdict)."""
     label: str = ""
     """Name override."""
     config: GenerateConfig = field(init=False)
@@ -52,7 +54,7 @@ class SingleCallJudge:
             user = (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
                     f"CRITERION '{criterion.name}': {criterion.definition}\n\nIs the solution {criterion.name}? {how}")
             ans = ask_verdict(self.lm, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], self.config,
-                              max_retries=self.max_retries, criterion=criterion.name, agent=self.name, round=0, purpose="judge")
+                              max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name, agent=self.name, round=0, purpose="judge")
             calls += ans.calls
             said = [AgentVerdict(self.name, 0, ans.parsed.verdict, ans.parsed.confidence)]
             decisions.append(CriterionVerdict(criterion.name, ans.parsed.verdict, ans.parsed.confidence, self.name, 0, False,

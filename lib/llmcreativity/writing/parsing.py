@@ -16,7 +16,7 @@ STORY_MARKER = "STORY:"
 
 _MARKER = re.compile(r"^[\s#*_>`-]*story[\s*_`]*:[\s*_`]*", re.IGNORECASE | re.MULTILINE)
 _END = re.compile(r"(?:^|(?<=[.!?\"”]))[\s*_#]*(?:the end|end of story)[\s.!*_#]*$", re.IGNORECASE)
-_DELIMITER = re.compile(r"^[ \t]*(?:<{3,}|>{3,})[ \t]*", re.MULTILINE)
+_DELIMITER = re.compile(r"^[ \t]*(?:<{2,}|>{2,})[ \t]*", re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)]*(?=\s|$)")
 
 FLAG_MISSING_MARKER = "missing_marker"

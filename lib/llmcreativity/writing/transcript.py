@@ -6,6 +6,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .parsing import extract_feedback
+
 STORY_KINDS = ("draft", "revision")
 """Kinds of message that carry a version of a story."""
 FEEDBACK_KINDS = ("review", "critique", "challenge")
@@ -51,8 +53,8 @@ class Message:
 
     @property
     def content(self) -> str:
-        """What other agents are shown of this message: the story for story versions, else the feedback."""
-        return self.story if self.story is not None else self.text.strip()
+        """What other agents are shown of this message: the story for story versions, else the parsed feedback."""
+        return self.story if self.story is not None else extract_feedback(self.text).text
 
     def to_row(self) -> dict[str, Any]:
         """Plain-JSON form (one transcript JSONL line)."""

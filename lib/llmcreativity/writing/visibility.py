@@ -18,19 +18,24 @@ def prompt_text(message: Message) -> str:
 def leaks(transcript: Transcript) -> list[str]:
     """Visibility violations of a transcript; an empty list means the declared `visible` ids are honest.
 
-    A violation is either an earlier message whose content appears in a prompt without being
-    declared visible, or a declared-visible message whose content is missing from the prompt.
+    A violation is either a declared-visible message whose content is missing from the prompt, or an
+    earlier undeclared message whose content appears in the prompt and is not explained by what was
+    declared: it is not contained in a visible message's content nor in the task (a draft prompt).
+    Small models copy their inputs, so two messages can share text through a common source.
     """
+    task = "\n".join(prompt_text(d) for d in transcript.select(kind="draft"))
     problems = []
     for i, m in enumerate(transcript.messages):
         text = prompt_text(m)
+        shown = [transcript.get(v).content for v in m.visible]
         for earlier in transcript.messages[:i]:
             content = earlier.content
             if len(content) < MIN_CHECKED_CHARS:
                 continue
             if earlier.id in m.visible and content not in text:
                 problems.append(f"{m.id} declares {earlier.id} visible but its prompt lacks that text")
-            if earlier.id not in m.visible and content in text:
+            if (earlier.id not in m.visible and content in text and content not in task
+                    and not any(content in s for s in shown)):
                 problems.append(f"{m.id} contains the text of {earlier.id} without declaring it visible")
     return problems
 
@@ -111,14 +116,14 @@ def ngram_overlap(source: str, text: str, n: int = 6, exclude: str = "") -> floa
     return len(grams & _ngrams(text, n)) / len(grams) if grams else 0.0
 
 
-def indirect_exposure(transcript: Transcript, n: int = 6) -> pd.DataFrame:
-    """How much of other writers' stories reaches each story version's prompt indirectly (e.g. quoted in feedback).
+def story_exposure(transcript: Transcript, n: int = 6) -> pd.DataFrame:
+    """How much of other writers' stories reaches each story version's prompt, shown directly or quoted in feedback.
 
     One row per story version with round >= 1: the largest `ngram_overlap` between any earlier story
     version of another writer and the prompt, ignoring n-grams that the writer had anyway (its first
     draft's prompt, i.e. the task, and its own story versions shown in the prompt). Declared
-    visibility can be honest while a feedback message quotes the story it is about; this measures
-    that channel.
+    visibility can be honest while a feedback message quotes the story it is about; this measure
+    counts that channel too.
     """
     rows = []
     for i, m in enumerate(transcript.messages):
