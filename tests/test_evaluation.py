@@ -29,8 +29,10 @@ from llmcreativity.writing.records import StoryRecord, append_jsonl
 
 
 def _record(framework: str, prompt_id: str, agent: str, story: str, model: str = "m") -> dict:
-    return StoryRecord(prompt_id, "cat", f"prompt {prompt_id}", framework, agent, agent, 1, story, [], model, 100, 10,
-                       len(story.split()), f"{framework}/{prompt_id}/r1/revision/{agent}", {}).to_row()
+    return StoryRecord(prompt_id=prompt_id, category="cat", prompt=f"prompt {prompt_id}", framework=framework,
+                       agent=agent, persona=agent, round=1, story=story, flags=[], model=model, tokens=100,
+                       story_tokens=10, seconds=1.0, n_words=len(story.split()),
+                       message_id=f"{framework}/{prompt_id}/r1/revision/{agent}", settings={}).to_row()
 
 
 def _table(values: dict[str, list[float]], measure: str = "x") -> pd.DataFrame:
