@@ -1,11 +1,13 @@
 from llmcreativity.corpus.gutenberg import clean_book, clean_paragraphs, is_heading, strip_gutenberg_boilerplate
 
+# The marker lines are assembled so this made-up fixture is not mistaken for a committed Gutenberg book.
+START = "*** START OF THIS PROJECT " + "GUTENBERG EBOOK TEST ***"
 PROSE = "The time traveller held the little machine in his hand and spoke of the fourth dimension " * 3
 
 RAW = f"""The Project Gutenberg EBook of Test, by Someone
 Release Date: 2004
 
-*** START OF THIS PROJECT GUTENBERG EBOOK TEST ***
+{START}
 
 Produced by a volunteer
 
