@@ -123,3 +123,14 @@ def test_running_one_stage_requires_its_dependencies_to_have_run():
     stages = [tiny("first"), tiny("second", ("first",))]
     with pytest.raises(ParameterError, match=r"stage 'second' reads the outputs of \['first'\]"):
         plan("default", [], only="second", stages=stages)
+
+
+def test_manifest_update_keeps_entries_written_by_another_run_meanwhile(results):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def update(k: int) -> None:
+        runner.update_manifest(f"stage{k}", {"status": "ok", "k": k})
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(update, range(40)))
+    assert sorted(runner.read_manifest()["stages"]) == sorted(f"stage{k}" for k in range(40))

@@ -10,6 +10,7 @@ refuses to publish a book with a failed, missing or stale stage.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -62,6 +63,17 @@ def read_manifest() -> dict[str, Any]:
     """The run manifest, or an empty one when nothing has run."""
     path = manifest_path()
     return json.loads(path.read_text()) if path.exists() else {"stages": {}}
+
+
+def update_manifest(stage: str, entry: dict[str, Any]) -> None:
+    """Set one stage's entry, re-reading the manifest under a file lock so concurrent runs keep each other's entries."""
+    path = manifest_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        manifest = read_manifest()
+        manifest["stages"][stage] = entry
+        _write_json(path, manifest)
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -283,13 +295,11 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
     source = running / f"{p.stage.name}.source.ipynb"
     nbformat.write(prepare_notebook(p), source)
     partial = running / f"{p.stage.name}.ipynb"
-    manifest = read_manifest()
     entry: dict[str, Any] = {
         "status": "running", "profile": profile, "notebook": p.stage.notebook, "parameters": p.parameters,
         "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    manifest["stages"][p.stage.name] = entry
-    _write_json(manifest_path(), manifest)
+    update_manifest(p.stage.name, entry)
     before = _snapshot(results_dir())
     env_before = {k: os.environ.get(k) for k in (PROFILE_ENV, STAGE_ENV)}
     os.environ[PROFILE_ENV], os.environ[STAGE_ENV] = profile, p.stage.name
@@ -307,7 +317,7 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
         if partial.exists():
             os.replace(partial, target)
         (out_dir / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
-        _write_json(manifest_path(), manifest)
+        update_manifest(p.stage.name, entry)
         raise StageFailed(_failure_message(p, e, target)) from e
     finally:
         for k, v in env_before.items():
@@ -321,7 +331,7 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
     after = _snapshot(results_dir())
     outputs = {rel: sha256_file(results_dir() / rel) for rel, sig in sorted(after.items()) if before.get(rel) != sig}
     entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs)
-    _write_json(manifest_path(), manifest)
+    update_manifest(p.stage.name, entry)
     log(f"[{p.stage.name}] done in {entry['seconds']} s -> {out_dir / (p.stage.name + '.ipynb')}")
     return entry
 
