@@ -12,7 +12,9 @@ import base64
 import contextlib
 import http.server
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -135,11 +137,12 @@ class Chromium:
 
     def __init__(self, timeout: float = 60.0):
         self.timeout = timeout
-        self._profile = tempfile.TemporaryDirectory(prefix="llmcreativity-chromium-")
+        # Chromium's helper processes can still write to the profile for a moment after the main one exits.
+        self._profile = tempfile.TemporaryDirectory(prefix="llmcreativity-chromium-", ignore_cleanup_errors=True)
         self._proc = subprocess.Popen(
             [find_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={self._profile.name}",
              "--remote-debugging-port=0", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         port_file = Path(self._profile.name) / "DevToolsActivePort"
         deadline = time.monotonic() + timeout
         while not port_file.exists() or not port_file.read_text().strip():
@@ -189,6 +192,8 @@ class Chromium:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._proc.pid, signal.SIGKILL)  # helper processes of the same session
         self._profile.cleanup()
 
     def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
