@@ -25,7 +25,8 @@ from llmcreativity.evaluation import (
 from llmcreativity.evaluation.comparison import cohen_dz
 from llmcreativity.judges.rubric import RubricScore
 from llmcreativity.llm import ScriptedBackend
-from llmcreativity.writing.records import StoryRecord, append_jsonl
+from llmcreativity.jsonl import append_jsonl
+from llmcreativity.writing.records import StoryRecord
 
 
 def _record(framework: str, prompt_id: str, agent: str, story: str, model: str = "m") -> dict:

@@ -16,6 +16,7 @@ from llmcreativity.judges import (
 from llmcreativity.judges.chateval import majority
 from llmcreativity.judges.records import AgentVerdict
 from llmcreativity.judges.retrieval_panel import extract_findings
+from llmcreativity.judges.vector_store import NumpyVectorStore
 
 from judge_helpers import WordEmbedder, scripted, system_of, user_of
 
@@ -120,6 +121,30 @@ def test_questions_reach_the_addressed_agent_next_turn():
     r2 = [c for c in j.calls if c.agent == "Problem analyst" and c.round == 2][0]
     assert "Question to you: is the spoon allowed?" in user_of(r2.messages) and "spoon allowed" in r2.query
     assert not any("spoon allowed" in user_of(c.messages) for c in j.calls if c.agent == "Solution analyst")
+
+
+def test_agents_of_a_round_speak_in_one_batch_and_read_only_earlier_rounds():
+    lm = scripted(agent_replies())
+    j = panel(lm, rounds=2, k=4, stop_confidence=2.0).judge(ITEM)
+    assert lm.inner.batches == [3, 3, 1]
+    assert all(c.retrieved == [] for c in j.calls if c.round == 1)
+    assert all(r.round == 1 for c in j.calls if c.round == 2 for r in c.retrieved)
+    assert {r.author for c in j.calls if c.round == 2 for r in c.retrieved} == {"Problem analyst", "Solution analyst", "Criterion analyst"}
+
+
+def test_near_duplicate_findings_are_stored_once():
+    def reply(prompt, i):
+        return "VERDICT: yes\nCONFIDENCE: 50\n- the towel grips the lid\n- The towel grips the lid.\n- spoon taps the rim"
+
+    def stored(dedupe):
+        stores = []
+        judge = panel(scripted(reply), rounds=2, stop_confidence=2.0, dedupe=dedupe,
+                      store_factory=lambda: stores.append(NumpyVectorStore()) or stores[-1])
+        judge.judge(ITEM)
+        return len(stores[0])
+
+    assert stored(0.95) == 2  # two distinct findings, whoever writes them and however often
+    assert stored(1.01) == 3 * 3 * 2  # off: every finding of 3 agents x 2 rounds
 
 
 def test_extract_findings_separates_bullets_questions_and_closing_lines():

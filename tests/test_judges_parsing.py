@@ -3,7 +3,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llmcreativity.judges import parse_verdict
-from llmcreativity.judges.parsing import REMINDER, ask_verdict
+from llmcreativity.judges.parsing import REMINDER, Ask, ask_verdict, ask_verdicts
 from llmcreativity.llm.config import GenerateConfig
 
 from judge_helpers import scripted, user_of
@@ -70,3 +70,17 @@ def test_ask_logs_token_use_of_each_call():
     ans = ask_verdict(lm, [{"role": "user", "content": "one two three"}], GenerateConfig(temperature=0), max_retries=0,
                       criterion="valid", agent="a", round=1, purpose="discuss")
     assert ans.calls[0].prompt_tokens == 3 and ans.calls[0].completion_tokens == 4
+
+
+def test_ask_verdicts_batches_first_attempts_and_retries_only_the_failures():
+    def reply(p, i):
+        text = user_of(p)
+        return "VERDICT: yes\nCONFIDENCE: 80" if text.startswith("good") or REMINDER in text else "rambling"
+
+    lm = scripted(reply)
+    asks = [Ask([{"role": "user", "content": "good one"}], "a", 1, "discuss"),
+            Ask([{"role": "user", "content": "bad one"}], "b", 1, "discuss")]
+    first, second = ask_verdicts(lm, asks, GenerateConfig(temperature=0), criterion="valid", max_retries=1)
+    assert lm.inner.batches == [2, 1]
+    assert first.failures == 0 and len(first.calls) == 1 and first.calls[0].agent == "a"
+    assert second.failures == 1 and [c.purpose for c in second.calls] == ["discuss", "retry"] and second.parsed.verdict is True

@@ -8,7 +8,8 @@ import pytest
 
 from llmcreativity.writing.dataset import PromptItem
 from llmcreativity.writing.frameworks import LLMReview, SingleAgent, WritingConfig
-from llmcreativity.writing.records import StoryRecord, read_jsonl, read_transcripts
+from llmcreativity.jsonl import read_jsonl
+from llmcreativity.writing.records import StoryRecord, read_transcripts
 from llmcreativity.writing.runner import load_messages, load_stories, run_writing
 from writing_helpers import CountingBackend, unique_story_responder
 

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from tqdm.auto import tqdm
 
+from ..jsonl import append_jsonl, read_jsonl
 from ..llm import GenerateConfig
 from .clustering import cluster_by_bidirectional_entailment
 from .domains import Problem, StepPrompt
@@ -31,7 +32,6 @@ from .estimators import (
     length_normalized_semantic_entropy,
     probability_weighted_semantic_entropy,
 )
-from .store import append_record, done_ids, read_records
 
 
 @dataclass(frozen=True)
@@ -270,9 +270,9 @@ def run_chains(
     """
     jobs = [(p, s) for s in settings for p in problems]
     ids = [chain_id(p, lm.identity, judge.identity, template, s) for p, s in jobs]
-    done = done_ids(out_path)
+    done = {r["id"] for r in read_jsonl(out_path)}
     todo = [(j, i) for j, i in zip(jobs, ids) if i not in done]
     for (p, s), _ in tqdm(todo, desc=f"step-wise SE {lm.identity}", disable=not progress or not todo):
-        append_record(out_path, run_chain(lm, judge, p, template, s).to_dict())
-    stored = {r["id"]: r for r in read_records(out_path)}
+        append_jsonl(out_path, [run_chain(lm, judge, p, template, s).to_dict()])
+    stored = {r["id"]: r for r in read_jsonl(out_path)}
     return [Chain.from_dict(stored[i]) for i in ids]

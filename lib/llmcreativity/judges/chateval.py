@@ -90,7 +90,7 @@ class ChatEvalJudge:
                 discussion = "\n\n".join(history) or "(nobody has spoken yet)"
                 user = (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
                         f"CRITERION '{criterion.name}': {criterion.definition}\n\nDISCUSSION SO FAR:\n{discussion}\n\n"
-                        f"Write 2 to 4 short points from your role, then your verdict: is the solution {criterion.name}? "
+                        f"Is the solution {criterion.name}? Give your verdict, then 1 to 4 short findings from your role. "
                         f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
                 messages = [{"role": "system", "content": REFEREE_ROLES[referee]}, {"role": "user", "content": user}]
                 ans = ask_verdict(self.lm, messages, self.config, max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name,

@@ -1,6 +1,6 @@
 """Reading a verdict and a confidence from a judge's reply, retrying when the reply lacks them.
 
-Replies are asked to end with two lines, `VERDICT: yes|no` and `CONFIDENCE: <0-100>`. A reply
+Replies are asked to contain two lines, `VERDICT: yes|no` and `CONFIDENCE: <0-100>`. A reply
 missing either is answered with a reminder (the conversation continues, so the retry is a new
 prompt even under greedy decoding); every failed attempt is counted and kept in the call log.
 When every attempt fails and `forced_choice` is on, the verdict is read from the model's
@@ -17,16 +17,20 @@ from typing import Any
 from ..llm.config import GenerateConfig
 from .records import CallLog, Retrieved
 
-FORMAT = "VERDICT: yes or no\nCONFIDENCE: a number from 0 to 100"
-"""The two closing lines every judge prompt asks for."""
+FORMAT = "VERDICT: yes or no\nCONFIDENCE: how sure you are of that verdict, from 0 to 100"
+"""The two lines every judge prompt asks for."""
 
-REPLY_TEMPLATE = f"- <finding>\n- <finding>\n{FORMAT}"
-"""Reply layout of the discussion judges: 2-4 bulleted points, then the closing lines (small models follow a template best)."""
+REPLY_TEMPLATE = f"{FORMAT}\n- <finding>\n- <finding>"
+"""Reply layout of the discussion judges: the verdict lines first, then 1-4 bulleted findings.
+
+Small models run out of tokens before a closing verdict and follow a layout best when it opens the
+reply; the verdict first makes every turn's verdict readable at the price of deciding before writing.
+"""
 
 FORCED_QUESTION = "Answer with one word, yes or no: is the solution {criterion}?"
 """Closing question whose answer probabilities give the verdict when no reply could be parsed."""
 
-REMINDER = f"Your reply did not end with the two required lines. Answer again, ending with exactly:\n{FORMAT}"
+REMINDER = f"Your reply lacked the two required lines. Answer again, starting with exactly:\n{FORMAT}"
 """Follow-up sent after an unparseable reply."""
 
 _YES = {"yes", "true", "pass", "valid", "met"}
@@ -86,59 +90,89 @@ class Answer:
     """One log per attempt."""
 
 
-def ask_verdict(
-    lm: Any,
-    messages: list[dict[str, str]],
-    config: GenerateConfig,
-    *,
-    max_retries: int,
-    criterion: str,
-    agent: str,
-    round: int,
-    purpose: str,
-    query: str = "",
-    retrieved: list[Retrieved] | None = None,
-    forced_choice: bool = False,
-) -> Answer:
-    """Ask `lm` and parse; on an incomplete reply, append it and REMINDER and ask again (at most max_retries times).
+@dataclass(frozen=True)
+class Ask:
+    """One conversation to get a verdict from, with what its call log records."""
 
-    Returns the first complete answer; else, with `forced_choice`, the verdict v = argmax_a p(a | dialogue,
-    FORCED_QUESTION) over a in {yes, no} with confidence p(v); else the latest attempt that had a verdict,
-    else the latest attempt.
+    messages: list[dict[str, str]]
+    """The chat so far, ending with the user's request."""
+    agent: str
+    """Who speaks."""
+    round: int
+    """Discussion round (0 for single-call judges)."""
+    purpose: str
+    """"discuss", "final" or "judge"."""
+    query: str = ""
+    """Retrieval query, when findings were retrieved for this turn."""
+    retrieved: tuple[Retrieved, ...] = ()
+    """Findings shown in this turn."""
+
+
+def ask_verdicts(
+    lm: Any, asks: list[Ask], config: GenerateConfig, *, criterion: str, max_retries: int, forced_choice: bool = False,
+) -> list[Answer]:
+    """Ask `lm` every conversation of `asks` in one batched call and parse each reply.
+
+    An incomplete reply gets REMINDER appended and is asked again (at most `max_retries` times; the
+    retries of a batch go together). Each result is the first complete answer; else, with
+    `forced_choice`, the verdict v = argmax_a p(a | dialogue, FORCED_QUESTION) over a in {yes, no} with
+    confidence p(v); else the latest attempt that had a verdict, else the latest attempt.
     """
     if max_retries < 0:
         raise ValueError(f"max_retries={max_retries}: must be >= 0")
-    convo = list(messages)
-    calls: list[CallLog] = []
-    best: tuple[str, ParsedVerdict] | None = None
-    failures = 0
+    convos = [list(a.messages) for a in asks]
+    calls: list[list[CallLog]] = [[] for _ in asks]
+    best: list[tuple[str, ParsedVerdict] | None] = [None] * len(asks)
+    failures = [0] * len(asks)
+    done: dict[int, Answer] = {}
     for attempt in range(max_retries + 1):
-        completion = lm.generate([convo], config)[0][0]
-        u = completion.usage
-        calls.append(CallLog(
-            criterion=criterion, agent=agent, round=round, purpose=purpose if attempt == 0 else "retry",
-            messages=list(convo), reply=completion.text, prompt_tokens=u.prompt_tokens,
-            completion_tokens=u.completion_tokens, seconds=u.seconds, cached=u.cached,
-            query=query if attempt == 0 else "", retrieved=list(retrieved or []) if attempt == 0 else [],
-        ))
-        parsed = parse_verdict(completion.text)
-        if parsed.complete:
-            return Answer(completion.text, parsed, failures, calls)
-        failures += 1
-        if best is None or parsed.verdict is not None or best[1].verdict is None:
-            best = (completion.text, parsed)
-        convo = convo + [{"role": "assistant", "content": completion.text}, {"role": "user", "content": REMINDER}]
-    assert best is not None
-    if forced_choice:
-        closing = list(messages) + [{"role": "assistant", "content": best[0]},
+        todo = [i for i in range(len(asks)) if i not in done]
+        if not todo:
+            break
+        completions = lm.generate([convos[i] for i in todo], config)
+        for i, samples in zip(todo, completions):
+            c, a = samples[0], asks[i]
+            calls[i].append(CallLog(
+                criterion=criterion, agent=a.agent, round=a.round, purpose=a.purpose if attempt == 0 else "retry",
+                messages=list(convos[i]), reply=c.text, prompt_tokens=c.usage.prompt_tokens,
+                completion_tokens=c.usage.completion_tokens, seconds=c.usage.seconds, cached=c.usage.cached,
+                query=a.query if attempt == 0 else "", retrieved=list(a.retrieved) if attempt == 0 else [],
+            ))
+            parsed = parse_verdict(c.text)
+            if parsed.complete:
+                done[i] = Answer(c.text, parsed, failures[i], calls[i])
+                continue
+            failures[i] += 1
+            if best[i] is None or parsed.verdict is not None or best[i][1].verdict is None:
+                best[i] = (c.text, parsed)
+            convos[i] = convos[i] + [{"role": "assistant", "content": c.text}, {"role": "user", "content": REMINDER}]
+    for i, a in enumerate(asks):
+        if i in done:
+            continue
+        text, parsed = best[i]
+        if forced_choice:
+            parsed = _forced_choice(lm, a, text, criterion, calls[i])
+        done[i] = Answer(text, parsed, failures[i], calls[i])
+    return [done[i] for i in range(len(asks))]
+
+
+def _forced_choice(lm: Any, ask: Ask, reply: str, criterion: str, calls: list[CallLog]) -> ParsedVerdict:
+    """The verdict from p(yes) vs p(no) after the unreadable `reply`; logs the scoring call into `calls`."""
+    closing = list(ask.messages) + [{"role": "assistant", "content": reply},
                                     {"role": "user", "content": FORCED_QUESTION.format(criterion=criterion)}]
-        dist = lm.answer_probs(closing, ["yes", "no"])
-        choice = max(dist.probs, key=dist.probs.__getitem__)
-        u = dist.usage
-        calls.append(CallLog(
-            criterion=criterion, agent=agent, round=round, purpose="forced-choice", messages=closing,
-            reply=f"{choice} (p_yes={dist.probs['yes']:.3f}, coverage={dist.coverage:.3f})", prompt_tokens=u.prompt_tokens,
-            completion_tokens=u.completion_tokens, seconds=u.seconds, cached=u.cached,
-        ))
-        return Answer(best[0], ParsedVerdict(choice == "yes", dist.probs[choice]), failures, calls)
-    return Answer(best[0], best[1], failures, calls)
+    dist = lm.answer_probs(closing, ["yes", "no"])
+    choice = max(dist.probs, key=dist.probs.__getitem__)
+    u = dist.usage
+    calls.append(CallLog(
+        criterion=criterion, agent=ask.agent, round=ask.round, purpose="forced-choice", messages=closing,
+        reply=f"{choice} (p_yes={dist.probs['yes']:.3f}, coverage={dist.coverage:.3f})", prompt_tokens=u.prompt_tokens,
+        completion_tokens=u.completion_tokens, seconds=u.seconds, cached=u.cached,
+    ))
+    return ParsedVerdict(choice == "yes", dist.probs[choice])
+
+
+def ask_verdict(lm: Any, messages: list[dict[str, str]], config: GenerateConfig, *, max_retries: int, criterion: str,
+                agent: str, round: int, purpose: str, forced_choice: bool = False) -> Answer:
+    """`ask_verdicts` for one conversation."""
+    return ask_verdicts(lm, [Ask(messages, agent, round, purpose)], config, criterion=criterion, max_retries=max_retries,
+                        forced_choice=forced_choice)[0]

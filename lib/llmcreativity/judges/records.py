@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
+
+from ..jsonl import append_jsonl, read_jsonl
 
 
 @dataclass(frozen=True)
@@ -175,17 +176,9 @@ def combine(verdicts: Iterable[bool | None]) -> bool | None:
     return None if any(v is None for v in vs) else all(vs)
 
 
-def read_judgements(path: str | Path) -> Iterator[Judgement]:
-    """Judgements stored in a JSONL file (skipping a truncated last line of a killed run)."""
-    p = Path(path)
-    if not p.exists():
-        return
-    with p.open(encoding="utf-8") as f:
-        for line in f:
-            try:
-                yield Judgement.from_dict(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+def read_judgements(path: str | Path) -> list[Judgement]:
+    """Judgements stored in a JSONL file (a truncated last line of a killed run is skipped)."""
+    return [Judgement.from_dict(row) for row in read_jsonl(path)]
 
 
 def run_judge(judge: Any, items: Iterable[JudgeItem], path: str | Path, *, progress: bool = True) -> list[Judgement]:
@@ -194,22 +187,16 @@ def run_judge(judge: Any, items: Iterable[JudgeItem], path: str | Path, *, progr
     Returns the judgements of `items` in their order. A run killed mid-way resumes without loss or
     duplication; a partial last line (killed while writing) is ignored and that item is redone.
     """
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    done = {j.item_id: j for j in read_judgements(p) if j.judge == judge.name}
+    done = {j.item_id: j for j in read_judgements(path) if j.judge == judge.name}
     items = list(items)
     ids = [it.item_id for it in items]
     if len(set(ids)) != len(ids):
         raise ValueError(f"items have duplicate item_id values: {sorted({i for i in ids if ids.count(i) > 1})}")
-    if p.exists() and p.stat().st_size and not p.read_bytes().endswith(b"\n"):
-        with p.open("a", encoding="utf-8") as f:
-            f.write("\n")
     out = []
     for it in tqdm(items, desc=judge.name, disable=not progress):
         if it.item_id not in done:
             j = judge.judge(it)
-            with p.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(j.to_dict(), ensure_ascii=False) + "\n")
+            append_jsonl(path, [j.to_dict()])
             done[it.item_id] = j
         out.append(done[it.item_id])
     return out

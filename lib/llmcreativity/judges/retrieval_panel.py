@@ -5,9 +5,12 @@ the task, the Solution analyst reads only the solution, the Criterion analyst re
 criterion. Each writes short findings; every finding is embedded and stored in a vector store made
 for this one evaluation. In each round an agent sees, besides its own view, only the k stored
 findings most similar (cosine) to its current question and the questions other agents addressed
-to it, never the whole discussion. After each round every agent states a verdict and a confidence;
-when the mean confidence reaches the threshold T the discussion stops. The most confident agent
-then makes the final decision after one more retrieval.
+to it, never the whole discussion. The three agents of a round speak at once (one batched call):
+each reads the store as the previous round left it, and questions reach their addressee in the
+next round. A finding nearly identical to a stored one (cosine >= `dedupe`) is not stored again.
+After each round every agent states a verdict and a confidence; when the mean confidence reaches
+the threshold T the discussion stops. The most confident agent then makes the final decision
+after one more retrieval.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..llm.config import GenerateConfig
-from .parsing import FORMAT, REPLY_TEMPLATE, ask_verdict
+from .parsing import FORMAT, REPLY_TEMPLATE, Ask, ask_verdicts
 from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, Retrieved, combine
 from .vector_store import Fragment, NumpyVectorStore, VectorStore
 
@@ -103,6 +106,8 @@ class RetrievalPanelJudge:
     """T: stop when the mean confidence of a round reaches it."""
     max_findings: int = 4
     """Findings kept from one reply."""
+    dedupe: float = 0.95
+    """A finding whose cosine similarity to a stored one reaches this is not stored (> 1 keeps every finding)."""
     max_tokens: int = 128
     """Token limit of each reply."""
     max_retries: int = 1
@@ -150,11 +155,26 @@ class RetrievalPanelJudge:
         if final:
             task = f"Give your final decision: is the solution {criterion.name}? Reply in exactly this format:\n{FORMAT}"
         else:
-            task = (f"Write 2 to 4 short findings from your role, then your verdict: is the solution {criterion.name}? "
+            task = (f"Is the solution {criterion.name}? Give your verdict, then 1 to 4 short findings from your role. "
                     "To ask another analyst something, add a line 'QUESTION to <Problem|Solution|Criterion> analyst: ...'. "
                     f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
         user = f"{view(agent, item, criterion)}\n\nStored findings most relevant to your question:\n{notes}{asked}\n\n{task}"
         return [{"role": "system", "content": ROLES[agent]}, {"role": "user", "content": user}]
+
+    def _store(self, store: VectorStore, findings: list[str], agent: str, r: int) -> None:
+        """Embed and store `findings`, skipping those with cosine >= `dedupe` to one already stored (or earlier in the list)."""
+        if not findings:
+            return
+        vectors = np.asarray(self.embedder.encode(findings), dtype=np.float32)
+        unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        kept: list[int] = []
+        for i, v in enumerate(unit):
+            stored = store.search(v, 1)
+            if (stored and stored[0].score >= self.dedupe) or any(float(unit[j] @ v) >= self.dedupe for j in kept):
+                continue
+            kept.append(i)
+        if kept:
+            store.add([Fragment(f"r{r}-{agent}-{i}", findings[i], agent, r) for i in kept], vectors[kept])
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
         store = self.store_factory()
@@ -164,21 +184,22 @@ class RetrievalPanelJudge:
         failures, rounds_used, stopped = 0, 0, False
         for r in range(1, self.rounds + 1):
             rounds_used = r
-            this_round: dict[str, AgentVerdict] = {}
+            asks = []
             for agent in AGENTS:
-                questions, pending[agent] = pending[agent], []
-                query = " ".join([base_question(agent, criterion), *questions])
+                query = " ".join([base_question(agent, criterion), *pending[agent]])
                 shown = self._retrieve(store, query)
-                ans = ask_verdict(self.lm, self._messages(agent, item, criterion, shown, questions, final=False), self.config,
-                                  max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name, agent=agent, round=r,
-                                  purpose="discuss", query=query, retrieved=shown)
+                asks.append(Ask(self._messages(agent, item, criterion, shown, pending[agent], final=False), agent, r, "discuss",
+                                query, tuple(shown)))
+            answers = ask_verdicts(self.lm, asks, self.config, criterion=criterion.name, max_retries=self.max_retries,
+                                   forced_choice=self.forced_choice)
+            pending = {a: [] for a in AGENTS}
+            this_round: dict[str, AgentVerdict] = {}
+            for agent, ans in zip(AGENTS, answers):
                 calls += ans.calls
                 failures += ans.failures
-                findings, asks = extract_findings(ans.reply, self.max_findings)
-                if findings:
-                    frags = [Fragment(f"r{r}-{agent}-{i}", t, agent, r) for i, t in enumerate(findings)]
-                    store.add(frags, self.embedder.encode(findings))
-                for addressee, q in asks:
+                findings, questions = extract_findings(ans.reply, self.max_findings)
+                self._store(store, findings, agent, r)
+                for addressee, q in questions:
                     if addressee in pending and addressee != agent:
                         pending[addressee].append(q)
                 this_round[agent] = AgentVerdict(agent, r, ans.parsed.verdict, ans.parsed.confidence)
@@ -191,9 +212,10 @@ class RetrievalPanelJudge:
         lead = max(reversed(list(this_round.values())), key=lambda v: -1.0 if v.confidence is None else v.confidence)
         query = base_question(lead.agent, criterion)
         shown = self._retrieve(store, query)
-        ans = ask_verdict(self.lm, self._messages(lead.agent, item, criterion, shown, [], final=True), self.config,
-                          max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name, agent=lead.agent,
-                          round=rounds_used + 1, purpose="final", query=query, retrieved=shown)
+        final = Ask(self._messages(lead.agent, item, criterion, shown, [], final=True), lead.agent, rounds_used + 1, "final",
+                    query, tuple(shown))
+        ans = ask_verdicts(self.lm, [final], self.config, criterion=criterion.name, max_retries=self.max_retries,
+                           forced_choice=self.forced_choice)[0]
         calls += ans.calls
         failures += ans.failures
         said.append(AgentVerdict(lead.agent, rounds_used + 1, ans.parsed.verdict, ans.parsed.confidence))

@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 
 from ..llm.config import GenerateConfig
 from ..llm.types import Message
-from ..writing.records import append_jsonl, read_jsonl
+from ..jsonl import append_jsonl, read_jsonl
 
 SCALE = (
     "Score on an integer scale from 0 to 5: 0 = suspected plagiarism or extremely poor; 1 = poor; 2 = weak; "

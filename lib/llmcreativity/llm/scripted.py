@@ -21,16 +21,18 @@ def prompt_text(prompt: Prompt) -> str:
 
 
 class ScriptedBackend:
-    """Replies with `responder(prompt, i)`; records every prompt it was given in `seen`."""
+    """Replies with `responder(prompt, i)`; records every prompt it was given in `seen` and each call's batch size in `batches`."""
 
     def __init__(self, responder: Responder, *, answer_logprobs: dict[str, float] | None = None):
         self.identity = "scripted"
         self.responder = responder
         self.answer_logprobs = answer_logprobs or {}
         self.seen: list[Prompt] = []
+        self.batches: list[int] = []
 
     def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
         out = []
+        self.batches.append(len(prompts))
         for p in prompts:
             self.seen.append(p)
             replies = [self.responder(p, i) for i in range(config.n)]

@@ -1,13 +1,12 @@
-"""The story record that later stages read, and append-only JSONL files that survive a killed run."""
+"""The story record that later stages read, one line of stories.jsonl per final story."""
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from ..jsonl import read_jsonl
 from .dataset import PromptItem
 from .transcript import Message, Transcript
 
@@ -78,41 +77,6 @@ def story_records(transcript: Transcript, item: PromptItem, *, model: str, setti
             message_id=m.id, settings=settings,
         ))
     return out
-
-
-def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL file; a torn last line (a run killed mid-write) is ignored. Missing file -> []."""
-    p = Path(path)
-    if not p.exists():
-        return []
-    lines = p.read_text(encoding="utf-8").split("\n")
-    rows = []
-    for k, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            if k == len(lines) - 1:  # the unterminated tail of an interrupted write
-                continue
-            raise ValueError(f"{p}, line {k + 1}: not valid JSON ({e}); the file is corrupt, delete it to start over") from e
-    return rows
-
-
-def append_jsonl(path: str | Path, rows: list[dict[str, Any]]) -> None:
-    """Append `rows` in one write, first cutting off any torn last line; flushed and fsynced."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if p.exists() and p.stat().st_size:
-        data = p.read_bytes()
-        if not data.endswith(b"\n"):
-            with p.open("r+b") as f:
-                f.truncate(data.rfind(b"\n") + 1)
-    blob = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    with p.open("a", encoding="utf-8") as f:
-        f.write(blob)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def read_transcripts(path: str | Path) -> dict[tuple[str, str], Transcript]:

@@ -18,7 +18,8 @@ from tqdm.auto import tqdm
 
 from .dataset import PromptItem
 from .frameworks.base import Framework
-from .records import StoryRecord, append_jsonl, read_jsonl, read_transcripts, story_records
+from ..jsonl import append_jsonl, read_jsonl
+from .records import StoryRecord, read_transcripts, story_records
 
 STORIES_FILE = "stories.jsonl"
 """Final stories, one `StoryRecord` per line."""
