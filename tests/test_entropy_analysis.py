@@ -67,6 +67,16 @@ def test_sign_verdict(low, high, expected, verdict):
     assert sign_verdict(low, high, expected) == verdict
 
 
+@pytest.mark.parametrize("low, high, verdict", [
+    (-0.2, 0.25, "supported"), (0.35, 0.8, "not supported"), (-0.9, -0.3, "not supported"),
+    (-0.1, 0.6, "inconclusive"), (float("nan"), 0.1, "inconclusive"),
+])
+def test_weak_verdict(low, high, verdict):
+    from llmcreativity.entropy.analysis import weak_verdict
+
+    assert weak_verdict(low, high) == verdict
+
+
 def test_recluster_steps_compares_judges_on_stored_candidates():
     from llmcreativity.entropy.analysis import recluster_steps
 

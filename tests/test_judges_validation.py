@@ -38,14 +38,15 @@ def test_load_labelled_rejects_unknown_label_values(tmp_path):
         load_labelled(p)
 
 
-def test_entropy_beside_verdicts_joins_on_prefixed_problem_ids():
+def test_chain_items_pair_each_chain_problem_with_its_own_solution():
     import pandas as pd
 
-    from llmcreativity.judges.validation import entropy_beside_verdicts
+    from llmcreativity.judges.validation import chain_items
 
-    se = pd.DataFrame({"problem_id": ["macgyver-1", "macgyver-1", "macgyver-2", "macgyver-9"], "se_probability": [1.0, 3.0, 0.5, 7.0]})
-    per_item = pd.DataFrame({"judge": ["R", "R", "R", "C"], "item_id": ["1:0", "2:4", "3:1", "1:0"],
-                             "verdict": [True, None, False, False]})
-    sample = pd.DataFrame({"item_id": ["1:0", "2:4", "3:1"], "problem_id": [1, 2, 3]})
-    out = entropy_beside_verdicts(se, per_item, sample, judge="R", se_column="se_probability")
-    assert out.to_dict("records") == [{"problem_id": "macgyver-1", "se": 2.0, "verdict": 1.0}]
+    chains = pd.DataFrame({"chain": ["a", "b", "c"], "domain": ["macgyver", "scifi100", "macgyver"],
+                           "problem": ["Open a jar.", "Write.", "Fix a lamp."], "solution": ["Step 1: twist", "x", "  "]})
+    items = chain_items(chains)
+    assert [(i.item_id, i.problem, i.solution) for i in items] == [
+        ("chain-a", "Open a jar.", "Step 1: twist"), ("chain-c", "Fix a lamp.", "(no steps)")]
+    with pytest.raises(ValueError, match="re-run the semantic_entropy stage"):
+        chain_items(chains.drop(columns="solution"))

@@ -90,6 +90,18 @@ def sign_verdict(low: float, high: float, expected: int) -> str:
     return "inconclusive"
 
 
+def weak_verdict(low: float, high: float, bound: float = 0.3) -> str:
+    """Verdict on "the correlation is weak" (|rho| < `bound`) from its CI: "supported" when the CI lies inside
+    (-bound, bound), "not supported" when it lies wholly beyond +bound or -bound, else "inconclusive"."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "inconclusive"
+    if -bound < low and high < bound:
+        return "supported"
+    if low >= bound or high <= -bound:
+        return "not supported"
+    return "inconclusive"
+
+
 def recluster_steps(chains: Sequence[Chain], judge: Any, *, max_steps: int, batch_size: int = 4) -> pd.DataFrame:
     """Cluster the candidates of the first `max_steps` steps again with another judge.
 

@@ -8,12 +8,11 @@ confident side).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from ..llm.config import GenerateConfig
+from .base import CriterionJudge
 from .parsing import REPLY_TEMPLATE, ask_verdict
-from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, combine
+from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem
 from .retrieval_panel import AGENTS, ROLES
 
 REFEREE_ROLES: dict[str, str] = {
@@ -39,46 +38,21 @@ def majority(verdicts: list[AgentVerdict]) -> tuple[bool | None, float | None]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ChatEvalJudge:
-    """Full-history multi-referee debate (the baseline the retrieval judge is compared with)."""
+class ChatEvalJudge(CriterionJudge):
+    """Full-history multi-referee debate (the baseline the retrieval judge is compared with); settings as in CriterionJudge."""
 
-    lm: Any
-    """Referee model."""
-    criteria: tuple[Criterion, ...]
-    """Criteria decided one after another; the item's verdict is their AND."""
     rounds: int = 2
     """Discussion rounds (every referee speaks once per round)."""
-    max_tokens: int = 128
-    """Token limit of each reply."""
-    max_retries: int = 1
-    """Follow-ups after a reply without verdict or confidence."""
-    forced_choice: bool = True
-    """When no reply can be parsed, read the verdict from p(yes) vs p(no) (see parsing.ask_verdict)."""
-    label: str = ""
-    """Name override."""
-    config: GenerateConfig = field(init=False)
-    """Greedy decoding with `max_tokens` (derived)."""
 
     def __post_init__(self) -> None:
-        if not self.criteria:
-            raise ValueError("criteria is empty: pass at least one Criterion")
+        super().__post_init__()
         if self.rounds < 1:
             raise ValueError(f"rounds={self.rounds}: need at least one round")
-        object.__setattr__(self, "config", GenerateConfig(temperature=0.0, max_tokens=self.max_tokens))
 
     @property
     def name(self) -> str:
         """Judge name with its settings."""
         return self.label or f"chateval(R={self.rounds})"
-
-    def judge(self, item: JudgeItem) -> Judgement:
-        """Debate every criterion for `item`."""
-        decisions, calls = [], []
-        for criterion in self.criteria:
-            decision, log = self._decide(item, criterion)
-            decisions.append(decision)
-            calls += log
-        return Judgement(item.item_id, self.name, combine(d.verdict for d in decisions), decisions, calls)
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
         history: list[str] = []

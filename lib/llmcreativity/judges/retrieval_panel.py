@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..llm.config import GenerateConfig
+from .base import CriterionJudge
 from .parsing import FORMAT, REPLY_TEMPLATE, Ask, ask_verdicts
-from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, Retrieved, combine
+from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Retrieved
 from .vector_store import Fragment, NumpyVectorStore, VectorStore
 
 PROBLEM, SOLUTION, CRITERION = "Problem analyst", "Solution analyst", "Criterion analyst"
@@ -84,20 +84,16 @@ def extract_findings(reply: str, max_findings: int) -> tuple[list[str], list[tup
 
 
 @dataclass(frozen=True, kw_only=True)
-class RetrievalPanelJudge:
+class RetrievalPanelJudge(CriterionJudge):
     """Problem / Solution / Criterion agents that exchange only retrieved findings.
 
     Settings: `rounds` (at most), `k` (findings retrieved per turn), `stop_confidence` T (stop once
     the mean stated confidence of a round is >= T; T > 1 never stops early), `criteria`, the agent
-    model `lm` and the `embedder`.
+    model `lm` and the `embedder`; reply settings as in CriterionJudge.
     """
 
-    lm: Any
-    """Agent model (a backend of llmcreativity.llm)."""
     embedder: Any
     """Sentence embedder with encode(list[str]) -> unit-norm rows."""
-    criteria: tuple[Criterion, ...]
-    """Criteria decided one after another; the item's verdict is their AND."""
     rounds: int = 2
     """Most discussion rounds."""
     k: int = 3
@@ -108,39 +104,18 @@ class RetrievalPanelJudge:
     """Findings kept from one reply."""
     dedupe: float = 0.95
     """A finding whose cosine similarity to a stored one reaches this is not stored (> 1 keeps every finding)."""
-    max_tokens: int = 128
-    """Token limit of each reply."""
-    max_retries: int = 1
-    """Follow-ups after a reply without verdict or confidence."""
-    forced_choice: bool = True
-    """When no reply can be parsed, read the verdict from p(yes) vs p(no) (see parsing.ask_verdict)."""
     store_factory: Callable[[], VectorStore] = NumpyVectorStore
-    """Makes the empty store of one evaluation."""
-    label: str = ""
-    """Name override; the default names the settings."""
-    config: GenerateConfig = field(init=False)
-    """Greedy decoding with `max_tokens` (derived)."""
+    """Makes the empty store of one evaluation (one per criterion)."""
 
     def __post_init__(self) -> None:
-        if not self.criteria:
-            raise ValueError("criteria is empty: pass at least one Criterion")
+        super().__post_init__()
         if self.rounds < 1 or self.k < 0:
             raise ValueError(f"rounds={self.rounds}, k={self.k}: need rounds >= 1 and k >= 0")
-        object.__setattr__(self, "config", GenerateConfig(temperature=0.0, max_tokens=self.max_tokens))
 
     @property
     def name(self) -> str:
         """Judge name with its settings."""
         return self.label or f"retrieval(R={self.rounds},k={self.k},T={self.stop_confidence:g})"
-
-    def judge(self, item: JudgeItem) -> Judgement:
-        """Decide every criterion for `item`, each in its own fresh store."""
-        decisions, calls = [], []
-        for criterion in self.criteria:
-            decision, log = self._decide(item, criterion)
-            decisions.append(decision)
-            calls += log
-        return Judgement(item.item_id, self.name, combine(d.verdict for d in decisions), decisions, calls)
 
     def _retrieve(self, store: VectorStore, query: str) -> list[Retrieved]:
         if len(store) == 0 or self.k == 0:

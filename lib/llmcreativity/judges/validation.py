@@ -47,23 +47,16 @@ def items_and_labels(df: pd.DataFrame) -> tuple[list[JudgeItem], dict[str, bool]
     return items, {str(r.item_id): bool(r.valid) for r in df.itertuples()}
 
 
-def entropy_beside_verdicts(
-    se: pd.DataFrame, per_item: pd.DataFrame, sample: pd.DataFrame, *, judge: str, se_column: str,
-    id_prefix: str = "macgyver-",
-) -> pd.DataFrame:
-    """One row per problem holding both a mean semantic entropy and a judge verdict.
+def chain_items(chains: pd.DataFrame, *, domain: str = "macgyver") -> list[JudgeItem]:
+    """A JudgeItem per semantic-entropy chain of `domain`: the problem and the model's own greedy solution.
 
-    `se` has rows per chain with `problem_id` written as `id_prefix + <MacGyver ID>` and the score in
-    `se_column` (averaged over the problem's chains); `per_item` is `judgement_table` output, `sample`
-    maps item_id to problem_id. Columns: problem_id, se, verdict (mean of the problem's parsed verdicts, 0-1).
+    `chains` is the semantic-entropy stage's per-chain table (columns chain, domain, problem, solution);
+    item ids are "chain-<chain id>". A chain that chose no step is judged with the solution "(no steps)".
     """
-    for name, df, cols in (("se", se, ["problem_id", se_column]), ("sample", sample, ["item_id", "problem_id"]),
-                           ("per_item", per_item, ["judge", "item_id", "verdict"])):
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise ValueError(f"{name} lacks columns {missing}")
-    scores = se.groupby("problem_id")[se_column].mean().rename("se").reset_index()
-    verdicts = per_item[(per_item["judge"] == judge) & per_item["verdict"].notna()].merge(sample[["item_id", "problem_id"]], on="item_id")
-    verdicts = verdicts.assign(problem_id=id_prefix + verdicts["problem_id"].astype(str), verdict=verdicts["verdict"].astype(float))
-    per_problem = verdicts.groupby("problem_id", as_index=False)["verdict"].mean()
-    return per_problem.merge(scores, on="problem_id")[["problem_id", "se", "verdict"]]
+    missing = [c for c in ("chain", "domain", "problem", "solution") if c not in chains.columns]
+    if missing:
+        raise ValueError(f"the per-chain table lacks columns {missing}: re-run the semantic_entropy stage, which now "
+                         "stores each chain's problem and solution")
+    rows = chains[chains["domain"] == domain]
+    return [JudgeItem(f"chain-{r.chain}", str(r.problem), str(r.solution) if str(r.solution).strip() else "(no steps)")
+            for r in rows.itertuples()]
