@@ -4,14 +4,17 @@ import math
 import pytest
 
 from llmcreativity.judges import (
+    AnswerProbabilityJudge,
     ChatEvalJudge,
     Criterion,
+    CriterionVerdict,
     JudgeItem,
     Judgement,
     RetrievalPanelJudge,
     SingleCallJudge,
     read_judgements,
     run_judge,
+    validity_score,
 )
 from llmcreativity.judges.chateval import majority
 from llmcreativity.judges.records import AgentVerdict
@@ -275,3 +278,19 @@ def test_judge_settings_are_validated():
 def test_judge_names_carry_their_settings():
     assert panel(None, rounds=2, k=3, stop_confidence=0.8).name == "retrieval(R=2,k=3,T=0.8)"
     assert ChatEvalJudge(lm=None, criteria=(VALID,), rounds=2).name == "chateval(R=2)"
+
+
+def test_answer_probability_judge_reads_p_yes_in_one_scoring_pass():
+    lm = scripted(lambda p, i: "unused", answer_logprobs={"Yes": math.log(0.3), "No": math.log(0.1)})
+    j = AnswerProbabilityJudge(lm=lm, criteria=(VALID,)).judge(ITEM)
+    d = j.criteria[0]
+    assert j.verdict is True and d.confidence == pytest.approx(0.75) and validity_score(j) == pytest.approx(0.75)
+    assert [c.purpose for c in j.calls] == ["answer-probs"] and lm.inner.batches == []  # nothing sampled
+    assert "Answer with one word, Yes or No." in user_of(j.calls[0].messages) and j.judge == "p(yes)"
+
+
+def test_validity_score_multiplies_per_criterion_probabilities_and_is_nan_when_one_is_missing():
+    crit = lambda v, c: CriterionVerdict("x", v, c, "a", 1, False, 0)  # noqa: E731
+    both = Judgement("i", "J", False, [crit(True, 0.8), crit(False, 0.6)], [])
+    assert validity_score(both) == pytest.approx(0.8 * 0.4)
+    assert math.isnan(validity_score(Judgement("i", "J", None, [crit(None, None)], [])))

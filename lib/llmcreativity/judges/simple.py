@@ -1,4 +1,4 @@
-"""Single-agent baselines: one call per criterion, with or without step-by-step reasoning first."""
+"""Single-agent baselines: one call per criterion, with or without step-by-step reasoning first, or one scoring pass."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from .parsing import FORMAT, ask_verdict
 from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem
 
 SYSTEM = "You are a careful judge of proposed solutions."
-"""System message of both single-agent judges."""
+"""System message of the single-agent judges."""
+
+
+def _question(item: JudgeItem, criterion: Criterion) -> str:
+    """Task, solution, criterion and the yes/no question, as every single-agent judge asks it."""
+    return (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
+            f"CRITERION '{criterion.name}': {criterion.definition}\n\nIs the solution {criterion.name}?")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,10 +36,40 @@ class SingleCallJudge(CriterionJudge):
         how = ("Think step by step in 2 to 4 short points, then answer. Reply in exactly this format:\n"
                f"- <step>\n- <step>\n{FORMAT}" if self.reasoning
                else f"Answer without explanation. Reply in exactly this format:\n{FORMAT}")
-        user = (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
-                f"CRITERION '{criterion.name}': {criterion.definition}\n\nIs the solution {criterion.name}? {how}")
+        user = f"{_question(item, criterion)} {how}"
         ans = ask_verdict(self.lm, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], self.config,
                           max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name, agent=self.name,
                           round=0, purpose="judge")
         said = [AgentVerdict(self.name, 0, ans.parsed.verdict, ans.parsed.confidence)]
         return CriterionVerdict(criterion.name, ans.parsed.verdict, ans.parsed.confidence, self.name, 0, False, ans.failures, said), ans.calls
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerProbabilityJudge(CriterionJudge):
+    """Reads the verdict from the model's next-token probabilities instead of its text: one scoring pass, no sampling.
+
+    p = p(yes) / (p(yes) + p(no)) over the answers `answers` (e.g. "Yes", "No") after the question; the
+    verdict is p >= 0.5 and the confidence p(verdict), so `validity_score` recovers p. Unlike a stated
+    confidence, p is graded, which a rank correlation needs.
+    """
+
+    answers: tuple[str, str] = ("Yes", "No")
+    """The affirmative and the negative answer, as the model would write them first."""
+
+    @property
+    def name(self) -> str:
+        """"p(yes)"."""
+        return self.label or "p(yes)"
+
+    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"{_question(item, criterion)} Answer with one word, {self.answers[0]} or {self.answers[1]}."}]
+        dist = self.lm.answer_probs(messages, list(self.answers))
+        p_yes = dist.probs[self.answers[0]]
+        verdict = p_yes >= 0.5
+        confidence = p_yes if verdict else 1 - p_yes
+        u = dist.usage
+        call = CallLog(criterion=criterion.name, agent=self.name, round=0, purpose="answer-probs", messages=messages,
+                       reply=f"{self.answers[0] if verdict else self.answers[1]} (p_yes={p_yes:.3f}, coverage={dist.coverage:.3f})",
+                       prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, seconds=u.seconds, cached=u.cached)
+        said = [AgentVerdict(self.name, 0, verdict, confidence)]
+        return CriterionVerdict(criterion.name, verdict, confidence, self.name, 0, False, 0, said), [call]

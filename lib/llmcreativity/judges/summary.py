@@ -29,6 +29,16 @@ def judgement_table(judgements: Iterable[Judgement], labels: Mapping[str, bool])
     return pd.DataFrame(rows)
 
 
+def validity_score(judgement: Judgement) -> float:
+    """The judge's probability that the item is valid: prod_c q_c with q_c = confidence_c if verdict_c else 1 - confidence_c.
+
+    NaN when a criterion lacks a verdict or a confidence.
+    """
+    q = [c.confidence if c.verdict else 1 - c.confidence for c in judgement.criteria
+         if c.verdict is not None and c.confidence is not None]
+    return float(np.prod(q)) if len(q) == len(judgement.criteria) else float("nan")
+
+
 def _kappa_parsed(label: np.ndarray, verdict: np.ndarray) -> float:
     keep = np.array([v is not None for v in verdict])
     return cohen_kappa(list(label[keep]), list(verdict[keep])) if keep.sum() >= 2 else float("nan")
