@@ -76,7 +76,7 @@ class Embedder:
 
         self.identity = name
         self.model = SentenceTransformer(str(path), device="cpu")
-        self.dim = int(self.model.get_sentence_embedding_dimension())
+        self.dim = int(self.model.get_embedding_dimension())
 
     def encode(self, texts: list[str], *, batch_size: int = 32, show_progress: bool = False) -> np.ndarray:
         """Embeddings of `texts`, shape (len(texts), dim), unit-norm rows."""
