@@ -2,10 +2,10 @@ import math
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from llmcreativity.metrics import kl_divergence, lexical_divergence, smoothed_distribution
+from llmcreativity.metrics import kl_divergence, lexical_divergence, lexical_divergences, smoothed_distribution
 
 counts = st.dictionaries(st.sampled_from(list("abcdefg")), st.integers(0, 20), min_size=1)
 
@@ -55,3 +55,33 @@ def test_lexical_divergence_errors_name_the_problem():
         lexical_divergence("the", Counter())
     with pytest.raises(ValueError, match="alpha"):
         lexical_divergence("the", corpus, alpha=-1)
+
+
+def test_batched_divergences_equal_the_direct_path_on_a_small_case():
+    corpus = Counter({"the": 3, "ship": 1, "sea": 2})
+    texts = ["the zork zork", "sea sea ship", "the"]
+    fast = lexical_divergences(texts, corpus, alpha=0.5)
+    assert fast.tolist() == pytest.approx([lexical_divergence(t, corpus, 0.5) for t in texts], rel=1e-12, abs=1e-12)
+
+
+words = st.sampled_from("alpha beta gamma delta eps zeta eta theta".split())
+
+
+@given(st.lists(st.lists(words, min_size=1, max_size=12), min_size=1, max_size=4),
+       st.dictionaries(words, st.integers(1, 30), min_size=1), st.floats(0.01, 2))
+def test_batched_divergences_equal_the_direct_path(texts, corpus, alpha):
+    texts = [" ".join(t) for t in texts]
+    assume(all(any(w in corpus for w in t.split()) for t in texts))  # an unknown text is an error on both paths
+    fast = lexical_divergences(texts, corpus, alpha)
+    assert fast.tolist() == pytest.approx([lexical_divergence(t, corpus, alpha) for t in texts], rel=1e-9, abs=1e-12)
+
+
+def test_batched_divergences_without_smoothing_and_with_a_bad_text():
+    corpus = Counter({"the": 3, "ship": 1})
+    assert lexical_divergences(["the ship"], corpus, alpha=0).tolist() == pytest.approx([lexical_divergence("the ship", corpus, 0)])
+    with pytest.raises(ValueError, match="infinite"):
+        lexical_divergences(["the zork"], corpus, alpha=0)
+    with pytest.raises(ValueError, match="alpha"):
+        lexical_divergences(["the"], corpus, alpha=-1)
+    with pytest.raises(ValueError, match=r"texts\[1\]"):
+        lexical_divergences(["the", "zork"], corpus)

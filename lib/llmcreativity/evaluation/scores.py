@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 
 from ..corpus.store import CorpusStore
 from ..judges.rubric import DIMENSIONS, RubricScore
-from ..metrics import VolumeReference, lexical_divergence, mean_surprisal, semantic_novelty_batch
+from ..metrics import VolumeReference, lexical_divergences, mean_surprisal, semantic_novelty_batch
 from ..stats.agreement import spearman
 from ..writing.runner import load_stories
 
@@ -78,7 +78,7 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
                  for p, t in tqdm(list(zip(stories["prompt"], texts)), desc="surprisal", disable=not progress)]
     return pd.DataFrame({
         "story_id": stories["story_id"].to_numpy(), "surprisal": surprisal,
-        "lexical_kl": [lexical_divergence(t, unigrams, alpha, tokenizer) for t in texts],
+        "lexical_kl": lexical_divergences(texts, unigrams, alpha, tokenizer),
         "novelty": [n.novelty for n in nov], "volume_gain": np.asarray(gain, dtype=float),
         "nearest_chunk": store.chunks["chunk_id"].to_numpy()[[n.nearest for n in nov]],
     })

@@ -11,6 +11,7 @@ import numpy as np
 from ..paths import cache_dir
 from .cache import ResponseCache
 from .cached import CachedBackend
+from .cached_embedder import CachedEmbedder
 from .registry import MODELS, get_spec, materialize
 
 DEFAULT_CACHE = "default"
@@ -90,13 +91,16 @@ class Embedder:
 
 
 @functools.lru_cache(maxsize=4)
-def get_embedder(name: str = "all-mpnet-base-v2") -> Embedder:
-    """A registry embedder (`all-mpnet-base-v2`, `all-minilm-l6-v2`) or a sentence-transformers folder."""
+def get_embedder(name: str = "all-mpnet-base-v2", *, cache: str | Path | None = DEFAULT_CACHE) -> CachedEmbedder:
+    """A registry embedder (`all-mpnet-base-v2`, `all-minilm-l6-v2`) or a sentence-transformers folder.
+
+    Embeddings are cached per text like backend calls (`cache`: "default", another SQLite path, or None).
+    """
     if name in MODELS:
         if get_spec(name).kind != "embedder":
             raise ValueError(f"model {name!r} is a language model: use get_backend({name!r})")
-        return Embedder(name, materialize(name))
+        return CachedEmbedder(Embedder(name, materialize(name)), _cache(cache))
     if Path(name).exists():
-        return Embedder(name, Path(name))
+        return CachedEmbedder(Embedder(name, Path(name)), _cache(cache))
     get_spec(name)
     raise AssertionError("unreachable")

@@ -1,6 +1,6 @@
 """Rule-based creativity metrics: surprisal, lexical divergence, semantic novelty, volume gain, diversity."""
 
-from llmcreativity.metrics.divergence import kl_divergence, lexical_divergence, smoothed_distribution
+from llmcreativity.metrics.divergence import kl_divergence, lexical_divergence, lexical_divergences, smoothed_distribution
 from llmcreativity.metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from llmcreativity.metrics.novelty import Novelty, semantic_novelty, semantic_novelty_batch
 from llmcreativity.metrics.surprisal import Surprisal, mean_surprisal, surprisal_from_logprobs
@@ -13,6 +13,7 @@ __all__ = [
     "distinct_n",
     "kl_divergence",
     "lexical_divergence",
+    "lexical_divergences",
     "logdet_cov",
     "mean_pairwise_cosine",
     "mean_surprisal",

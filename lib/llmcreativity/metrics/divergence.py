@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -67,3 +67,46 @@ def lexical_divergence(
             f"with the same tokenizer ({tokenizer!r}) and language"
         )
     return kl_divergence(Counter(tokens), corpus_counts, alpha)
+
+
+def lexical_divergences(
+    texts: Sequence[str], corpus_counts: Mapping[str, int], alpha: float = 1.0, tokenizer: Tokenizer = "whitespace"
+) -> np.ndarray:
+    """`lexical_divergence` of many texts against one corpus, without rebuilding the corpus distribution per text.
+
+    With V_c the corpus vocabulary, T a text's vocabulary, V = V_c U T, Z_p = N_p + alpha|V|,
+    Z_q = N_q + alpha|V| and p_0 = alpha / Z_p (the smoothed mass of a word the text lacks):
+
+        KL = sum_{w in T} p(w) log(p(w) / q(w)) + p_0 (|V \\ T| log(p_0 Z_q) - sum_{w in V_c \\ T} log(c_q(w) + alpha))
+
+    and sum_{w in V_c \\ T} log(c_q(w) + alpha) = L - sum_{w in T and V_c} log(c_q(w) + alpha), with
+    L = sum_{w in V_c} log(c_q(w) + alpha) computed once. Equal to `lexical_divergence` up to rounding;
+    alpha = 0 (where p_0 log p_0 needs the limit) takes the direct path.
+    """
+    if alpha <= 0:
+        return np.array([lexical_divergence(t, corpus_counts, alpha, tokenizer) for t in texts], dtype=float)
+    if not corpus_counts:
+        raise ValueError("corpus_counts is empty: build it with llmcreativity.corpus.unigram.unigram_counts")
+    counts = np.fromiter(corpus_counts.values(), dtype=np.float64, count=len(corpus_counts))
+    n_q, n_vocab_c = counts.sum(), len(counts)
+    total_log = float(np.log(counts + alpha).sum())
+    out = np.empty(len(texts))
+    for i, text in enumerate(texts):
+        check_text(text, f"texts[{i}]")
+        tokens = Counter(tokenize(text, tokenizer))
+        if not tokens:
+            raise ValueError(f"texts[{i}]={text[:40]!r} has no tokens under tokenizer {tokenizer!r}")
+        c_p = np.array(list(tokens.values()), dtype=np.float64)
+        c_q = np.array([corpus_counts.get(w, 0) for w in tokens], dtype=np.float64)
+        known = np.array([w in corpus_counts for w in tokens])
+        if not known.any():
+            raise ValueError(f"no token of texts[{i}]={text[:40]!r} occurs in the corpus: check the tokenizer ({tokenizer!r})")
+        n_vocab = n_vocab_c + int((~known).sum())
+        z_p, z_q = c_p.sum() + alpha * n_vocab, n_q + alpha * n_vocab
+        p, q = (c_p + alpha) / z_p, (c_q + alpha) / z_q
+        p0 = alpha / z_p
+        rest_log = total_log - float(np.log(c_q[known] + alpha).sum())
+        n_rest = n_vocab - len(tokens)
+        kl = float(np.sum(p * np.log(p / q))) + p0 * (n_rest * np.log(p0 * z_q) - rest_log)
+        out[i] = max(0.0, kl)
+    return out

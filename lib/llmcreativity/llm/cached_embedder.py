@@ -1,0 +1,49 @@
+"""An embedder wrapper that stores each text's embedding in the call cache, so re-runs skip the encoder."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import numpy as np
+
+from .cache import ResponseCache, cache_key
+
+
+class CachedEmbedder:
+    """Wraps an embedder (`identity`, `dim`, `encode(texts) -> unit-norm float32 rows`).
+
+    Each text's row is stored under hash(identity, "encode", text) as base64 float32 bytes (exact
+    round trip); only texts missing from the cache reach the encoder, in one batch.
+    """
+
+    def __init__(self, inner: Any, cache: ResponseCache | None):
+        self.inner = inner
+        self.cache = cache
+        self.identity: str = inner.identity
+        self.dim: int = inner.dim
+        self.hits = 0
+        """Texts answered from the cache since this object was made."""
+
+    def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray:
+        """Embeddings of `texts`, shape (len(texts), dim); cached rows are returned bit for bit as stored."""
+        if isinstance(texts, str):
+            raise TypeError("texts must be a list of strings, not one string")
+        if self.cache is None:
+            return self.inner.encode(list(texts), **kwargs)
+        keys = [cache_key(self.identity, "encode", t) for t in texts]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        todo: dict[str, list[int]] = {}
+        for i, (t, k) in enumerate(zip(texts, keys)):
+            hit = self.cache.get(k)
+            if hit is None:
+                todo.setdefault(t, []).append(i)
+            else:
+                out[i] = np.frombuffer(base64.b64decode(hit), dtype=np.float32)
+                self.hits += 1
+        if todo:
+            fresh = np.asarray(self.inner.encode(list(todo), **kwargs), dtype=np.float32)
+            for (t, rows), v in zip(todo.items(), fresh):
+                out[rows] = v
+                self.cache.put(keys[rows[0]], base64.b64encode(v.tobytes()).decode("ascii"))
+        return out
