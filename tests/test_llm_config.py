@@ -1,6 +1,6 @@
 import pytest
 
-from llmcreativity.llm import GenerateConfig, ScriptedBackend, CachedBackend, get_backend, get_embedder
+from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key, get_backend, get_embedder
 
 
 @pytest.mark.parametrize("field,value", [("temperature", -0.1), ("n", 0), ("top_p", 0.0), ("max_tokens", 0)])
@@ -52,3 +52,22 @@ def test_unreachable_url_raises_connection_error_naming_the_url():
 def test_base_url_without_scheme_is_refused():
     with pytest.raises(ValueError, match="base_url"):
         get_backend("m", base_url="localhost:8000")
+
+
+def test_a_cached_run_never_loads_the_local_model(tmp_path):
+    """The identity is known before loading, so answers from the cache need no weights (and no torch import)."""
+    from llmcreativity.llm.loader import DeferredLocalBackend
+
+    lazy = DeferredLocalBackend("smollm2-135m", "float32", 4)
+    assert lazy.identity == "transformers:smollm2-135m:float32" and "backend" not in vars(lazy)
+    cache = tmp_path / "c.sqlite"
+    lm = get_backend("smollm2-135m", cache=cache)
+    lm.cache.put(cache_key(lm.identity, "answer_probs", "Is it? ", ["yes", "no"]),
+                 {"probs": {"yes": 0.7, "no": 0.3}, "logprobs": {"yes": -0.5, "no": -1.3}, "usage": {}})
+    assert lm.answer_probs("Is it? ", ["yes", "no"]).probs["yes"] == 0.7
+    assert "backend" not in vars(lm.inner)  # the weights were never loaded
+
+
+def test_unknown_local_model_is_refused_before_anything_loads():
+    with pytest.raises(KeyError, match="smollm2-135m"):
+        get_backend("no-such-model")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 from pathlib import Path
 
@@ -29,13 +30,42 @@ def _local_backend(model: str, dtype: str, batch_size: int):
 
     if model in MODELS:
         spec = get_spec(model)
-        if spec.kind != "causal-lm":
-            raise ValueError(f"model {model!r} is an embedder: use get_embedder({model!r})")
         path = convert_gguf(model, materialize(model))
         return TransformersBackend(path, name=model, chat=spec.chat, dtype=dtype, batch_size=batch_size)
-    if not Path(model).exists() and "/" not in model:
-        get_spec(model)  # raises the KeyError that lists the known names
     return TransformersBackend(model, name=model, chat=True, dtype=dtype, batch_size=batch_size)
+
+
+class DeferredLocalBackend:
+    """A local transformers backend whose weights load on its first real call.
+
+    Its identity is known up front (the same string TransformersBackend gives), so a run that the
+    cache answers completely never imports torch or reads the weights.
+    """
+
+    def __init__(self, model: str, dtype: str, batch_size: int):
+        if model in MODELS and get_spec(model).kind != "causal-lm":
+            raise ValueError(f"model {model!r} is an embedder: use get_embedder({model!r})")
+        if model not in MODELS and not Path(model).exists() and "/" not in model:
+            get_spec(model)  # raises the KeyError that lists the known names
+        self.identity = f"transformers:{model}:{dtype}"
+        self._args = (model, dtype, batch_size)
+
+    @functools.cached_property
+    def backend(self):
+        """The loaded TransformersBackend."""
+        return _local_backend(*self._args)
+
+    def generate(self, prompts, config):
+        return self.backend.generate(prompts, config)
+
+    def score(self, context, continuation):
+        return self.backend.score(context, continuation)
+
+    def answer_probs(self, prompt, answers):
+        return self.backend.answer_probs(prompt, answers)
+
+    def count_tokens(self, text: str) -> int:
+        return self.backend.count_tokens(text)
 
 
 def get_backend(
@@ -65,19 +95,27 @@ def get_backend(
 
         inner = OpenAIBackend(base_url, model, api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
     else:
-        inner = _local_backend(model, dtype, batch_size)
+        inner = DeferredLocalBackend(model, dtype, batch_size)
     return CachedBackend(inner, _cache(cache), cache_only=cache_only)
 
 
 class Embedder:
-    """A sentence-transformers model; `encode` returns L2-normalized float32 rows."""
+    """A sentence-transformers model, loaded on the first `encode`; `encode` returns L2-normalized float32 rows."""
 
     def __init__(self, name: str, path: Path):
+        self.identity = name
+        self.path = path
+        self.dim = _embedding_dim(path)
+
+    @functools.cached_property
+    def model(self):
+        """The loaded SentenceTransformer."""
         from sentence_transformers import SentenceTransformer
 
-        self.identity = name
-        self.model = SentenceTransformer(str(path), device="cpu")
-        self.dim = int(self.model.get_embedding_dimension())
+        model = SentenceTransformer(str(self.path), device="cpu")
+        if model.get_embedding_dimension() != self.dim:
+            raise ValueError(f"{self.path}: the model gives {model.get_embedding_dimension()}-dim rows, its pooling config says {self.dim}")
+        return model
 
     def encode(self, texts: list[str], *, batch_size: int = 32, show_progress: bool = False) -> np.ndarray:
         """Embeddings of `texts`, shape (len(texts), dim), unit-norm rows."""
@@ -88,6 +126,14 @@ class Embedder:
         vecs = self.model.encode(list(texts), batch_size=batch_size, show_progress_bar=show_progress,
                                  convert_to_numpy=True, normalize_embeddings=True)
         return vecs.astype(np.float32)
+
+
+def _embedding_dim(path: Path) -> int:
+    """Row size of a sentence-transformers folder, from its pooling config (read without loading the model)."""
+    config = Path(path) / "1_Pooling" / "config.json"
+    if not config.exists():
+        raise FileNotFoundError(f"{config} not found: {path} is not a sentence-transformers model folder")
+    return int(json.loads(config.read_text())["word_embedding_dimension"])
 
 
 @functools.lru_cache(maxsize=4)
