@@ -5,16 +5,7 @@ import pytest
 
 from llmcreativity.entropy.musescorer import agreement_table, load_musescorer, partition_agreement, sample_round
 
-
-class FirstWordJudge:
-    identity = "first-word"
-
-    def __init__(self):
-        self.calls = 0
-
-    def entails(self, pairs, context=None):
-        self.calls += len(pairs)
-        return [a.split()[0].lower() == b.split()[0].lower() for a, b in pairs]
+from entropy_helpers import FirstWordJudge
 
 
 def test_identical_partitions_agree_perfectly_under_relabeling():
@@ -54,7 +45,7 @@ def test_agreement_table_scores_judge_and_coders_per_round():
         "idea_content": ["doorstop now", "doorstop heavy", "hat", "doorstop", "jewel", "jewel ring"],
         "ali": [0, 0, 1, 0, 1, 1], "krish": [3, 3, 3, 0, 1, 1],
     })
-    judge = FirstWordJudge()
+    judge = FirstWordJudge(ignore_case=True)
     table = agreement_table(ideas, {"first word": judge}).set_index(["method", "reference"])
     # judge: round 1 {doorstop now, doorstop heavy}{hat}, round 2 {doorstop}{jewel, jewel ring} == ali exactly;
     # the two "doorstop" ideas of different rounds stay apart

@@ -10,20 +10,9 @@ from llmcreativity.entropy.stepwise import Chain, StepwiseSettings, run_chain, r
 from llmcreativity.llm import CachedBackend
 from llmcreativity.llm import ScriptedBackend
 
+from entropy_helpers import FirstWordJudge
+
 PROBLEM = Problem("macgyver-1", "macgyver", "Open a jar. Tools available: a towel, a spoon.")
-
-
-class FirstWordJudge:
-    """Test double: two steps mean the same when their first words match."""
-
-    identity = "first-word"
-
-    def __init__(self):
-        self.calls = 0
-
-    def entails(self, pairs, context=None):
-        self.calls += len(pairs)
-        return [a.split()[0] == b.split()[0] for a, b in pairs]
 
 
 def steps_done(prompt):
