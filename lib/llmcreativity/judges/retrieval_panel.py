@@ -117,11 +117,12 @@ class RetrievalPanelJudge(CriterionJudge):
         """Judge name with its settings."""
         return self.label or f"retrieval(R={self.rounds},k={self.k},T={self.stop_confidence:g})"
 
-    def _retrieve(self, store: VectorStore, query: str) -> list[Retrieved]:
+    def _retrieve(self, store: VectorStore, queries: list[str]) -> list[list[Retrieved]]:
+        """The top-k stored findings for each query (the queries embedded in one batch)."""
         if len(store) == 0 or self.k == 0:
-            return []
-        hits = store.search(self.embedder.encode([query])[0], self.k)
-        return [Retrieved(h.fragment.id, h.fragment.author, h.fragment.round, h.fragment.text, h.score, h.rank) for h in hits]
+            return [[] for _ in queries]
+        return [[Retrieved(h.fragment.id, h.fragment.author, h.fragment.round, h.fragment.text, h.score, h.rank)
+                 for h in store.search(v, self.k)] for v in self.embedder.encode(queries)]
 
     def _messages(self, agent: str, item: JudgeItem, criterion: Criterion, shown: list[Retrieved],
                   questions: list[str], final: bool) -> list[dict[str, str]]:
@@ -159,12 +160,9 @@ class RetrievalPanelJudge(CriterionJudge):
         failures, rounds_used, stopped = 0, 0, False
         for r in range(1, self.rounds + 1):
             rounds_used = r
-            asks = []
-            for agent in AGENTS:
-                query = " ".join([base_question(agent, criterion), *pending[agent]])
-                shown = self._retrieve(store, query)
-                asks.append(Ask(self._messages(agent, item, criterion, shown, pending[agent], final=False), agent, r, "discuss",
-                                query, tuple(shown)))
+            queries = [" ".join([base_question(agent, criterion), *pending[agent]]) for agent in AGENTS]
+            asks = [Ask(self._messages(agent, item, criterion, shown, pending[agent], final=False), agent, r, "discuss", query, tuple(shown))
+                    for agent, query, shown in zip(AGENTS, queries, self._retrieve(store, queries))]
             answers = ask_verdicts(self.lm, asks, self.config, criterion=criterion.name, max_retries=self.max_retries,
                                    forced_choice=self.forced_choice)
             pending = {a: [] for a in AGENTS}
@@ -186,7 +184,7 @@ class RetrievalPanelJudge(CriterionJudge):
         # the most confident agent of the last round decides; on a tie the later speaker (the Criterion analyst first)
         lead = max(reversed(list(this_round.values())), key=lambda v: -1.0 if v.confidence is None else v.confidence)
         query = base_question(lead.agent, criterion)
-        shown = self._retrieve(store, query)
+        shown = self._retrieve(store, [query])[0]
         final = Ask(self._messages(lead.agent, item, criterion, shown, [], final=True), lead.agent, rounds_used + 1, "final",
                     query, tuple(shown))
         ans = ask_verdicts(self.lm, [final], self.config, criterion=criterion.name, max_retries=self.max_retries,

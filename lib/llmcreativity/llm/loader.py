@@ -13,7 +13,7 @@ from ..paths import cache_dir
 from .cache import ResponseCache
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
-from .registry import MODELS, get_spec, materialize
+from .registry import MODELS, get_spec, local_identity, materialize
 
 DEFAULT_CACHE = "default"
 
@@ -38,7 +38,7 @@ def _local_backend(model: str, dtype: str, batch_size: int):
 class DeferredLocalBackend:
     """A local transformers backend whose weights load on its first real call.
 
-    Its identity is known up front (the same string TransformersBackend gives), so a run that the
+    Its identity is known up front (`local_identity`, as TransformersBackend's), so a run that the
     cache answers completely never imports torch or reads the weights.
     """
 
@@ -47,7 +47,7 @@ class DeferredLocalBackend:
             raise ValueError(f"model {model!r} is an embedder: use get_embedder({model!r})")
         if model not in MODELS and not Path(model).exists() and "/" not in model:
             get_spec(model)  # raises the KeyError that lists the known names
-        self.identity = f"transformers:{model}:{dtype}"
+        self.identity = local_identity(model, dtype)
         self._args = (model, dtype, batch_size)
 
     @functools.cached_property

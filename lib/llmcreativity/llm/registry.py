@@ -151,3 +151,8 @@ def materialize(name: str) -> Path:
             os.replace(joined, target)
     marker.write_text(json.dumps({"parts": [str(p) for p in parts]}))
     return target
+
+
+def local_identity(name: str, dtype: str) -> str:
+    """Cache identity of a local transformers model: its name and the dtype it computes in."""
+    return f"transformers:{name}:{dtype}"

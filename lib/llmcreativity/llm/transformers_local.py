@@ -24,6 +24,7 @@ from transformers.utils import logging as hf_logging  # noqa: E402
 from ..paths import cache_dir  # noqa: E402
 from .backend import check_prompt  # noqa: E402
 from .config import GenerateConfig  # noqa: E402
+from .registry import local_identity  # noqa: E402
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage  # noqa: E402
 
 hf_logging.set_verbosity_error()
@@ -72,7 +73,7 @@ class TransformersBackend:
         self.name = name
         self.chat = chat
         self.batch_size = batch_size
-        self.identity = f"transformers:{name}:{dtype}"
+        self.identity = local_identity(name, dtype)
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
