@@ -1,4 +1,9 @@
-"""Where the project reads data and writes caches and results; each can be moved by an environment variable."""
+"""Where the project reads data and writes caches and results; each can be moved by an environment variable.
+
+A run's profile (`default`, `paper`, `smoke`, ...) reaches the kernel through $LLMCREATIVITY_PROFILE.
+Scratch profiles (`SCRATCH_PROFILES`) write under their own folder, `results/<profile>/`, so that a
+smoke run can never overwrite or be read as the real run's outputs; notebooks never need to know.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,12 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The project's root (the folder holding `lib/`)."""
+
+PROFILE_ENV = "LLMCREATIVITY_PROFILE"
+"""Environment variable through which a stage's kernel learns the profile it runs under."""
+
+SCRATCH_PROFILES = frozenset({"smoke"})
+"""Profiles that test the code path only: their outputs live in `results/<profile>/` and they record no claims."""
 
 
 def data_dir() -> Path:
@@ -19,9 +30,35 @@ def cache_dir() -> Path:
     return Path(os.environ.get("LLMCREATIVITY_CACHE", Path.home() / ".cache" / "llmcreativity"))
 
 
-def results_dir() -> Path:
-    """Stage outputs and executed notebooks: $LLMCREATIVITY_RESULTS, else `results/` in the project."""
+def current_profile() -> str:
+    """The profile this process runs under: $LLMCREATIVITY_PROFILE, else "interactive" (a notebook opened by hand)."""
+    return os.environ.get(PROFILE_ENV, "interactive")
+
+
+def is_scratch(profile: str | None = None) -> bool:
+    """True for a profile whose numbers are no evidence (smoke): it writes apart and records no claims."""
+    return (current_profile() if profile is None else profile) in SCRATCH_PROFILES
+
+
+def results_root() -> Path:
+    """The results folder of every profile: $LLMCREATIVITY_RESULTS, else `results/` in the project."""
     return Path(os.environ.get("LLMCREATIVITY_RESULTS", REPO_ROOT / "results"))
+
+
+def results_dir(profile: str | None = None) -> Path:
+    """Stage outputs and executed notebooks of `profile` (default: the current one).
+
+    `results_root()` for real profiles; `results_root()/<profile>` for a scratch profile such as smoke.
+    """
+    profile = current_profile() if profile is None else profile
+    return results_root() / profile if profile in SCRATCH_PROFILES else results_root()
+
+
+def stage_dir(stage: str, profile: str | None = None) -> Path:
+    """The folder holding `stage`'s output files under `profile` (created on first use)."""
+    path = results_dir(profile) / stage
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def require_file(path: str | Path, what: str, fix: str) -> Path:
