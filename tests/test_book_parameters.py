@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llmcreativity.book.parameters import (ParameterError, check_value, missing_path, parse_cli_value,
-                                           parse_parameters)
+                                           parse_parameters, registry_problems)
 
 CELL = '''smoke: bool = False
 n: int = 10  # range: [1, 100]
@@ -100,3 +100,47 @@ def test_range_accepts_exactly_the_values_inside(value):
     else:
         with pytest.raises(ParameterError):
             check_value(param, value, "test")
+
+
+MODELS_CELL = '''model: str = "smollm2-135m"  # registry: model; endpoint: base_url
+base_url: str = ""
+judges: list = ["smollm2-135m"]  # registry: model
+embedder: str = "all-minilm-l6-v2"  # registry: embedder
+nli_model: str = ""  # registry: model
+'''
+
+
+def test_parse_reads_registry_roles_and_endpoints():
+    params = parse_parameters(MODELS_CELL, "nb.md")
+    assert (params["model"].registry, params["model"].endpoint) == ("model", "base_url")
+    assert (params["embedder"].registry, params["embedder"].endpoint) == ("embedder", None)
+    assert params["base_url"].registry is None
+    assert "a model name unless base_url is set" in params["model"].describe()
+
+
+def test_registry_problems_name_each_unknown_or_wrong_kind_model_and_the_fix():
+    params = parse_parameters(MODELS_CELL, "nb.md")
+    assert registry_problems(params, {}, "stage 's'") == []
+    problems = registry_problems(params, {"model": "gpt-9", "judges": ["smollm2-135m", "all-minilm-l6-v2"],
+                                          "embedder": "smollm2-135m"}, "stage 's'")
+    assert len(problems) == 3
+    assert problems[0].startswith("stage 's': model='gpt-9': unknown language model 'gpt-9'")
+    assert "smollm2-135m" in problems[0] and problems[0].endswith("pass another with -p model NAME")
+    assert "model 'all-minilm-l6-v2' is an embedder: use get_embedder" in problems[1]
+    assert "model 'smollm2-135m' is a language model: use get_backend" in problems[2]
+
+
+def test_a_model_meant_for_an_endpoint_is_not_checked_against_the_registry(tmp_path):
+    params = parse_parameters(MODELS_CELL, "nb.md")
+    assert registry_problems(params, {"model": "gpt-4o", "base_url": "http://127.0.0.1:8000/v1"}, "s") == []
+    assert registry_problems(params, {"model": str(tmp_path), "judges": ["org/some-model"]}, "s") == []
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    ('m: str = "x"  # registry: modle', "`registry: modle` is not one of"),
+    ('m: str = "smollm2-135m"  # registry: model; endpoint: url', "`endpoint: url` names no parameter"),
+    ("m: int = 3  # registry: model", "must be a str or a list of str"),
+])
+def test_parse_rejects_a_malformed_registry_comment(cell, message):
+    with pytest.raises(ParameterError, match=message):
+        parse_parameters(cell, "nb.md")

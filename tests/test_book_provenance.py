@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 
 from llmcreativity.book.provenance import collect, package_versions, start_recording, to_markdown
-from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend
+from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key, get_backend
+from llmcreativity.llm.loader import loaded_models
 
 
 def test_provenance_lists_data_files_read_with_their_hash(tmp_path, monkeypatch):
@@ -29,12 +30,22 @@ def test_provenance_lists_data_files_read_with_their_hash(tmp_path, monkeypatch)
     assert [(i.path, i.sha256) for i in record.inputs] == [("data/set/a.txt", hashlib.sha256(b"alpha").hexdigest())]
 
 
-def test_provenance_lists_models_created_in_the_process():
-    lm = CachedBackend(ScriptedBackend(lambda prompt, i: "reply"), cache=None)
-    lm.generate(["hello"], GenerateConfig(n=2, max_tokens=4))
-    record = collect("test", {})
-    scripted = [m for m in record.models if m.identity == lm.identity]
-    assert scripted and max(m.calls or 0 for m in scripted) >= 1
+def test_provenance_lists_the_models_the_loader_handed_out_with_their_calls(tmp_path):
+    cache = tmp_path / "calls.sqlite"
+    lm = get_backend("smollm2-135m", cache=cache)  # deferred: answered from the cache, the weights never load
+    lm.cache.put(cache_key(lm.identity, "answer_probs", "Is it? ", ["yes", "no"]),
+                 {"probs": {"yes": 0.7, "no": 0.3}, "logprobs": {"yes": -0.5, "no": -1.3}, "usage": {}})
+    again = get_backend("smollm2-135m", cache=cache)
+    for backend in (lm, again, again):
+        backend.answer_probs("Is it? ", ["yes", "no"])
+    direct = CachedBackend(ScriptedBackend(lambda prompt, i: "reply"), cache=None)  # not from the loader
+    direct.generate(["hello"], GenerateConfig(n=1, max_tokens=4))
+    before = {m.identity: m.calls for m in collect("test", {}).models}
+    assert before[lm.identity] >= 3 and direct.identity not in before
+    lm.answer_probs("Is it? ", ["yes", "no"])
+    after = {m.identity: m.calls for m in collect("test", {}).models}
+    assert after[lm.identity] == before[lm.identity] + 1
+    assert [m.kind for m in loaded_models() if m.identity == lm.identity][-2:] == ["CachedBackend"] * 2
 
 
 def test_to_markdown_shows_parameters_and_package_versions():

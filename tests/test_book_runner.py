@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from llmcreativity.book import runner
+from llmcreativity.book.execution import StageFailed, run
+from llmcreativity.book.manifest import read_manifest, update_manifest
+from llmcreativity.book.order import ordered_stages
 from llmcreativity.book.parameters import ParameterError
-from llmcreativity.book.runner import StageFailed, incomplete_stages, ordered_stages, plan, run
+from llmcreativity.book.planning import declared_parameters, plan
+from llmcreativity.book.publish import incomplete_stages
 from llmcreativity.book.site import BuildError, stage_source
 from llmcreativity.book.stages import STAGES, Stage
+from llmcreativity.llm import MODELS
 
 TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
 
@@ -99,8 +104,8 @@ def test_a_smoke_run_writes_notebooks_and_manifest_under_its_own_folder(results)
     assert entry["profile"] == "smoke" and entry["parameters"] == {"n": 3}
     nb = nbformat.read(results / "smoke" / "executed" / "tiny.ipynb", as_version=4)
     assert "Stage `tiny`, profile `smoke`" in nb.cells[-1].outputs[0]["data"]["text/markdown"]
-    assert runner.read_manifest("smoke")["stages"]["tiny"]["status"] == "ok"
-    assert not (results / "executed").exists() and runner.read_manifest()["stages"] == {}
+    assert read_manifest("smoke")["stages"]["tiny"]["status"] == "ok"
+    assert not (results / "executed").exists() and read_manifest()["stages"] == {}
     assert incomplete_stages([tiny()]) == ["stage 'tiny' has not been executed; run `llmcreativity run --stage tiny`"]
 
 
@@ -113,7 +118,7 @@ def test_failing_cell_stops_the_run_naming_notebook_and_line(results):
     assert f"stage 'first' failed in {TINY} line {line}" in text and "AssertionError: asked to fail" in text
     assert (results / "executed" / "failed" / "first.ipynb").exists()
     assert not (results / "executed" / "second.ipynb").exists()
-    assert runner.read_manifest()["stages"]["first"]["status"] == "failed"
+    assert read_manifest()["stages"]["first"]["status"] == "failed"
     expected = r"(?s)stage 'first' is failed \(AssertionError: asked to fail\).*stage 'second' has not been executed"
     with pytest.raises(BuildError, match=expected):
         stage_source(results / "src", stages)
@@ -139,8 +144,33 @@ def test_manifest_update_keeps_entries_written_by_another_run_meanwhile(results)
     from concurrent.futures import ThreadPoolExecutor
 
     def update(k: int) -> None:
-        runner.update_manifest(f"stage{k}", {"status": "ok", "k": k})
+        update_manifest(f"stage{k}", {"status": "ok", "k": k})
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(update, range(40)))
-    assert sorted(runner.read_manifest()["stages"]) == sorted(f"stage{k}" for k in range(40))
+    assert sorted(read_manifest()["stages"]) == sorted(f"stage{k}" for k in range(40))
+
+
+def test_dry_run_planning_refuses_an_unknown_model_in_every_stage_naming_it():
+    with pytest.raises(ParameterError) as err:
+        plan("smoke", [("judge_model", "qwen-nope"), ("embedder_name", "minilm")])
+    text = str(err.value)
+    for stage in ("semantic_entropy", "judge_validation", "evaluation"):
+        assert f"stage '{stage}': judge_model='qwen-nope': unknown language model 'qwen-nope'" in text
+    for stage in ("scifi100", "baselines", "review", "judge_validation"):
+        assert f"stage '{stage}': embedder_name='minilm': unknown embedder 'minilm'" in text
+
+
+def test_a_judge_model_for_an_endpoint_is_not_checked_against_the_registry():
+    [p] = plan("default", [("judge_model", "gpt-4o"), ("judge_base_url", "http://127.0.0.1:9/v1")],
+               stages=[replace(s, depends=()) for s in STAGES if s.name == "evaluation"])
+    assert p.parameters["judge_model"] == "gpt-4o"
+
+
+def test_every_parameter_defaulting_to_a_registry_model_is_checked_against_the_registry():
+    for stage in STAGES:
+        for name, param in declared_parameters(stage).items():
+            default = param.default if isinstance(param.default, list) else [param.default]
+            if default and all(isinstance(d, str) and d in MODELS for d in default):
+                kinds = {MODELS[d].kind for d in default}
+                assert param.registry == {"causal-lm": "model", "embedder": "embedder"}[kinds.pop()], (stage.name, name)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from llmcreativity import cli
-from llmcreativity.book import runner
+from llmcreativity.book import order
+from llmcreativity.book.execution import run
 from llmcreativity.book.browser import Chromium, is_local, serve
 from llmcreativity.book.pdf import build_pdf
 from llmcreativity.book.site import BuildError, build, mathjax_dir, toc
@@ -29,7 +30,7 @@ def book(tmp_path_factory):
     out = tmp_path_factory.mktemp("book")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LLMCREATIVITY_RESULTS", str(out / "results"))
-        runner.run("default", [], stages=STAGES, log=lambda _: None)
+        run("default", [], stages=STAGES, log=lambda _: None)
         html = build(out, "html", STAGES)
         yield out, html
 
@@ -101,16 +102,16 @@ def test_pdf_command_prints_the_whole_book(book):
 
 def test_cli_dry_run_prints_parameters_and_a_bad_value_exits_2(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path))
-    monkeypatch.setattr(runner, "STAGES", STAGES)
+    monkeypatch.setattr(order, "STAGES", STAGES)
     assert cli.main(["run", "--dry-run", "-p", "scale", "2"]) == 0
     out = capsys.readouterr().out
-    assert "* n = 30" in out and "* scale = 2.0" in out and "smoke = False" in out
+    assert "* n = 30" in out and "* scale = 2.0" in out and "  fail = False" in out
     assert cli.main(["run", "-p", "n", "many"]) == 2
     assert "n expects int, got 'many'" in capsys.readouterr().err
 
 
 def test_cli_build_refuses_when_stages_have_not_run(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path))
-    monkeypatch.setattr(runner, "STAGES", STAGES)
+    monkeypatch.setattr(order, "STAGES", STAGES)
     assert cli.main(["build", "--output", str(tmp_path)]) == 1
     assert "stage 'tiny' has not been executed" in capsys.readouterr().err

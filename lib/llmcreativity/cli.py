@@ -32,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> None:
-    from .book.runner import plan, run_stage
+    from .book.execution import run_stage
+    from .book.planning import plan
 
     plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage)
     if args.dry_run:
@@ -45,14 +46,14 @@ def _run(args: argparse.Namespace) -> None:
         print("(* = set by the profile or -p; parameters are valid, nothing was run)")
         return
     for p in plans:
-        run_stage(p, args.profile)
+        run_stage(p)
     print(f"all {len(plans)} stage(s) ran; build the book with `llmcreativity build`")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     from .book.parameters import ParameterError
-    from .book.runner import StageFailed
+    from .book.execution import StageFailed
     from .book.site import BuildError
 
     args = _parser().parse_args(argv)

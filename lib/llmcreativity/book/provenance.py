@@ -10,7 +10,6 @@ run manifest with their hashes.
 
 from __future__ import annotations
 
-import gc
 import importlib.metadata as md
 import json
 import os
@@ -52,14 +51,14 @@ class InputFile:
 
 @dataclass(frozen=True)
 class ModelUse:
-    """A model backend or embedder alive in the kernel."""
+    """A model backend or embedder that `get_backend` / `get_embedder` handed out in the kernel."""
 
     identity: str
     """The backend's identity string (model and every output-changing setting)."""
     kind: str
     """Class name of the object."""
     calls: int | None
-    """Calls recorded by a caching wrapper, None when the object keeps no account."""
+    """Calls recorded by its caching wrappers, summed; None when the objects keep no account."""
 
 
 @dataclass(frozen=True)
@@ -146,20 +145,17 @@ def _inputs(stage: str) -> list[InputFile]:
 
 
 def _models() -> list[ModelUse]:
-    best: dict[str, ModelUse] = {}
-    for obj in gc.get_objects():
-        module = type(obj).__dict__.get("__module__")
-        if not isinstance(module, str) or not module.startswith("llmcreativity.llm"):
-            continue
-        identity = getattr(obj, "identity", None)
-        if not isinstance(identity, str):
-            continue
-        records = getattr(obj, "records", None)
-        use = ModelUse(identity, type(obj).__name__, len(records) if isinstance(records, list) else None)
-        old = best.get(identity)
-        if old is None or (use.calls or 0) > (old.calls or 0):
-            best[identity] = use
-    return sorted(best.values(), key=lambda m: m.identity)
+    """The models the loader handed out, one row per identity with the calls of all its objects summed."""
+    from ..llm.loader import loaded_models
+
+    uses: dict[str, ModelUse] = {}
+    for m in loaded_models():
+        calls = None if m.records is None else len(m.records)
+        old = uses.get(m.identity)
+        if old is not None and old.calls is not None and calls is not None:
+            calls += old.calls
+        uses[m.identity] = ModelUse(m.identity, m.kind, calls)
+    return sorted(uses.values(), key=lambda m: m.identity)
 
 
 def _commit() -> str:

@@ -21,7 +21,9 @@ import yaml
 
 from ..paths import REPO_ROOT
 from .claims import claims_markdown, read_claims
-from .runner import executed_notebook, incomplete_stages, ordered_stages
+from .manifest import executed_notebook
+from .order import ordered_stages
+from .publish import incomplete_stages
 from .stages import Stage
 
 CLAIMS_MARKER = "<!-- claims-table -->"

@@ -1,10 +1,11 @@
-"""`get_backend` and `get_embedder`: from a name to a ready, cached model."""
+"""`get_backend` and `get_embedder`: from a name to a ready, cached model; `loaded_models` lists what they handed out."""
 
 from __future__ import annotations
 
 import functools
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,31 @@ from .cached_embedder import CachedEmbedder
 from .registry import MODELS, check_model_name, get_spec, local_identity, materialize
 
 DEFAULT_CACHE = "default"
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A backend or embedder that `get_backend` or `get_embedder` handed out in this process."""
+
+    identity: str
+    """The object's identity string (model and every output-changing setting)."""
+    kind: str
+    """Class name of the object handed out."""
+    records: list | None
+    """The object's own usage records (the live list, one per call), None when it keeps no account."""
+
+
+_loaded: list[LoadedModel] = []
+
+
+def _register(model: CachedBackend | CachedEmbedder) -> None:
+    # Only the identity and the records list are kept, so the register never keeps weights in memory.
+    _loaded.append(LoadedModel(model.identity, type(model).__name__, getattr(model, "records", None)))
+
+
+def loaded_models() -> tuple[LoadedModel, ...]:
+    """Every backend and embedder handed out by `get_backend` / `get_embedder` in this process, oldest first."""
+    return tuple(_loaded)
 
 
 def _cache(cache: str | Path | None) -> ResponseCache | None:
@@ -93,7 +119,9 @@ def get_backend(
         inner = OpenAIBackend(base_url, model, api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
     else:
         inner = DeferredLocalBackend(model, dtype, batch_size)
-    return CachedBackend(inner, _cache(cache), cache_only=cache_only)
+    backend = CachedBackend(inner, _cache(cache), cache_only=cache_only)
+    _register(backend)
+    return backend
 
 
 class Embedder:
@@ -141,4 +169,6 @@ def get_embedder(name: str = "all-mpnet-base-v2", *, cache: str | Path | None = 
     """
     check_model_name(name, "embedder")
     path = materialize(name) if name in MODELS else Path(name)
-    return CachedEmbedder(Embedder(name, path), _cache(cache))
+    embedder = CachedEmbedder(Embedder(name, path), _cache(cache))
+    _register(embedder)
+    return embedder

@@ -1,0 +1,166 @@
+"""Executing planned stages with papermill.
+
+For each stage the MyST notebook is converted with jupytext, two provenance cells are added (one
+after the parameters, one at the end), and papermill executes it with the project root as working
+directory into `executed/.running/<name>.ipynb` under `results_dir(profile)`; only a notebook that
+ran to the end is moved to `executed/<name>.ipynb`, a failed one to `executed/failed/`. The runner
+process itself runs under no profile: the kernel learns it through $LLMCREATIVITY_PROFILE, so its
+own `results_dir()` is the plan's folder. The manifest records each stage's status, parameters,
+source hash and the output files it wrote.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from ..hashing import sha256_file
+from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
+from .manifest import executed_dir, update_manifest
+from .parameters import ParameterError
+from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan
+from .stages import Stage
+
+STAGE_ENV = "LLMCREATIVITY_STAGE"
+"""Environment variable through which the kernel learns the stage it runs."""
+
+
+class StageFailed(RuntimeError):
+    """A notebook raised; the message names the stage, notebook, cell and error."""
+
+
+def _provenance_cells(stage: Stage, names: list[str]) -> tuple[nbformat.NotebookNode, list[nbformat.NotebookNode]]:
+    start = nbformat.v4.new_code_cell(
+        "from llmcreativity.book.provenance import start_recording\n"
+        f"start_recording({stage.name!r})",
+        metadata={"tags": ["remove-cell", "provenance"]})
+    heading = nbformat.v4.new_markdown_cell(
+        "## Provenance\n\nThe models, parameters, input files and package versions that produced this page.",
+        metadata={"tags": ["provenance"]})
+    report = nbformat.v4.new_code_cell(
+        "from llmcreativity.book.provenance import show_provenance\n"
+        f"show_provenance({stage.name!r}, {{name: globals().get(name) for name in {names!r}}}, {stage.notebook!r})",
+        metadata={"tags": ["remove-input", "provenance"]})
+    return start, [heading, report]
+
+
+def prepare_notebook(p: Plan) -> nbformat.NotebookNode:
+    """The stage notebook with the provenance cells added, ready for papermill."""
+    nb = load_notebook(p.stage)
+    at = parameters_cell_index(nb, p.stage.notebook)
+    start, end = _provenance_cells(p.stage, list(p.declared))
+    nb.cells.insert(at + 1, start)
+    nb.cells.extend(end)
+    nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
+    nb.metadata["kernelspec"]["name"] = "python3"
+    return nb
+
+
+def _snapshot(profile: str) -> dict[str, tuple[int, int]]:
+    """(mtime, size) of every output file under the profile's results folder, bookkeeping and other profiles left out."""
+    root = results_dir(profile)
+    if not root.exists():
+        return {}
+    skip = {executed_dir(profile).resolve(), (root / "claims.jsonl").resolve()}
+    skip |= {p.resolve() for p in root.iterdir() if p.is_dir() and p.name in SCRATCH_PROFILES}
+    found: dict[str, tuple[int, int]] = {}
+    for path in root.rglob("*"):
+        if path.is_file() and not any(path.resolve().is_relative_to(s) for s in skip):
+            st = path.stat()
+            found[path.relative_to(root).as_posix()] = (st.st_mtime_ns, st.st_size)
+    return found
+
+
+def _failure_message(p: Plan, error: Exception, output: Path) -> str:
+    cell_index = getattr(error, "cell_index", None)
+    if cell_index is None:
+        return f"stage {p.stage.name!r} ({p.stage.notebook}) failed before running a cell: {error}"
+    source = getattr(error, "source", "") or ""
+    first = next((ln for ln in source.splitlines() if ln.strip()), "")
+    md_lines = (REPO_ROOT / p.stage.notebook).read_text().splitlines()
+    line = next((i + 1 for i, ln in enumerate(md_lines) if first and ln.strip() == first.strip()), None)
+    where = f"{p.stage.notebook}" + (f" line {line}" if line else "")
+    return (f"stage {p.stage.name!r} failed in {where} (cell {cell_index} of the executed notebook, "
+            f"execution count {getattr(error, 'exec_count', '?')}):\n"
+            f"    {first}\n{getattr(error, 'ename', type(error).__name__)}: {getattr(error, 'evalue', error)}\n"
+            f"The partly executed notebook is {output}. Later stages and the book build were not run.")
+
+
+@contextmanager
+def _kernel_environment(profile: str, stage: str) -> Iterator[None]:
+    """Set $LLMCREATIVITY_PROFILE and $LLMCREATIVITY_STAGE for the kernel papermill starts; restore them after."""
+    values = {PROFILE_ENV: profile, STAGE_ENV: stage}
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def run_stage(p: Plan, log: Any = print) -> dict[str, Any]:
+    """Execute one planned stage; returns its manifest entry or raises StageFailed."""
+    import papermill
+
+    for name in p.parameters:
+        why = missing_input(p, name)
+        if why is not None:
+            raise ParameterError(f"{why}; run the stages it depends on ({list(p.stage.depends)}) first "
+                                 f"or pass -p {name} PATH")
+    out_dir, results = executed_dir(p.profile), results_dir(p.profile)
+    running, failed = out_dir / ".running", out_dir / "failed"
+    for d in (running, failed):
+        d.mkdir(parents=True, exist_ok=True)
+    source = running / f"{p.stage.name}.source.ipynb"
+    nbformat.write(prepare_notebook(p), source)
+    partial = running / f"{p.stage.name}.ipynb"
+    entry: dict[str, Any] = {
+        "status": "running", "profile": p.profile, "notebook": p.stage.notebook, "parameters": p.parameters,
+        "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    update_manifest(p.stage.name, entry, p.profile)
+    before = _snapshot(p.profile)
+    t0 = time.monotonic()
+    log(f"[{p.stage.name}] executing {p.stage.notebook} (profile {p.profile}"
+        + (f", {p.parameters}" if p.parameters else "") + ")")
+    logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
+    try:
+        with _kernel_environment(p.profile, p.stage.name):
+            papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
+                                       cwd=str(REPO_ROOT), progress_bar=False, log_output=False)
+    except Exception as e:  # papermill raises PapermillExecutionError for a failing cell, others for the kernel
+        error = f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}".strip()
+        entry.update(status="failed", seconds=round(time.monotonic() - t0, 1), error=error)
+        target = failed / f"{p.stage.name}.ipynb"
+        if partial.exists():
+            os.replace(partial, target)
+        (out_dir / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
+        update_manifest(p.stage.name, entry, p.profile)
+        raise StageFailed(_failure_message(p, e, target)) from e
+    finally:
+        source.unlink(missing_ok=True)
+    os.replace(partial, out_dir / f"{p.stage.name}.ipynb")
+    (failed / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
+    after = _snapshot(p.profile)
+    outputs = {rel: sha256_file(results / rel) for rel, sig in sorted(after.items()) if before.get(rel) != sig}
+    entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs)
+    update_manifest(p.stage.name, entry, p.profile)
+    log(f"[{p.stage.name}] done in {entry['seconds']} s -> {out_dir / (p.stage.name + '.ipynb')}")
+    return entry
+
+
+def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None, only: str | None = None,
+        log: Any = print, stages: list[Stage] | None = None) -> list[dict[str, Any]]:
+    """Validate every selected stage, then execute them in order, stopping at the first failure."""
+    return [run_stage(p, log) for p in plan(profile, overrides or [], only, stages)]
