@@ -15,9 +15,9 @@ from llmcreativity.book.order import ordered_stages
 from llmcreativity.book.parameters import ParameterError
 from llmcreativity.book.planning import declared_parameters, plan
 from llmcreativity.book.publish import incomplete_stages
-from llmcreativity.book.site import BuildError, stage_source
 from llmcreativity.book.stages import STAGES, Stage
 from llmcreativity.llm import MODELS
+from llmcreativity_book.site import BuildError, stage_source
 
 TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
 

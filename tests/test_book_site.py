@@ -13,11 +13,11 @@ import pytest
 from llmcreativity import cli
 from llmcreativity.book import order
 from llmcreativity.book.execution import run
-from llmcreativity.book.browser import Chromium, is_local, serve
-from llmcreativity.book.pdf import build_pdf
-from llmcreativity.book.site import BuildError, build, mathjax_dir, toc
 from llmcreativity.book.stages import Stage
 from llmcreativity.paths import REPO_ROOT
+from llmcreativity_book.browser import Chromium, is_local, serve
+from llmcreativity_book.pdf import build_pdf
+from llmcreativity_book.site import BuildError, build, mathjax_dir, toc
 
 TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
 STAGES = [Stage("tiny", str(TINY), "Tiny", profiles={"default": {"n": 30}, "paper": {}})]

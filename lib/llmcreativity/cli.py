@@ -54,19 +54,19 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     from .book.parameters import ParameterError
     from .book.execution import StageFailed
-    from .book.site import BuildError
+    from llmcreativity_book.site import BuildError
 
     args = _parser().parse_args(argv)
     try:
         if args.command == "run":
             _run(args)
         elif args.command == "build":
-            from .book.site import build
+            from llmcreativity_book.site import build
 
             html = build(args.output)
             print(f"book built: {html / 'index.html'}")
         else:
-            from .book.pdf import build_pdf
+            from llmcreativity_book.pdf import build_pdf
 
             print(f"PDF written: {build_pdf(args.output)}")
     except ParameterError as e:

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import yaml
 
-from ..paths import REPO_ROOT
-from .claims import claims_markdown, read_claims
-from .manifest import executed_notebook
-from .order import ordered_stages
-from .publish import incomplete_stages
-from .stages import Stage
+from llmcreativity.book.claims import claims_markdown, read_claims
+from llmcreativity.book.manifest import executed_notebook
+from llmcreativity.book.order import ordered_stages
+from llmcreativity.book.publish import incomplete_stages
+from llmcreativity.book.stages import Stage
+from llmcreativity.paths import REPO_ROOT
 
 CLAIMS_MARKER = "<!-- claims-table -->"
 """Line of `book/claims.md` replaced by the generated claims table."""

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import yaml
 
-from ..paths import REPO_ROOT
+from llmcreativity.book.stages import Stage
+from llmcreativity.paths import REPO_ROOT
+
 from .browser import Chromium, serve
 from .site import BuildError, build
-from .stages import Stage
 
 
 def build_pdf(output: Path | None = None, stages: list[Stage] | None = None, config: Path | None = None,
