@@ -6,8 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llmcreativity.book.parameters import (ParameterError, check_value, missing_path, parse_cli_value,
-                                           parse_parameters, registry_problems)
+from llmcreativity.book.parameters import (
+    ParameterError,
+    check_value,
+    missing_path,
+    parse_cli_value,
+    parse_parameters,
+    registry_problems,
+)
 
 CELL = '''smoke: bool = False
 n: int = 10  # range: [1, 100]
@@ -55,7 +61,8 @@ def test_check_value_rejects_bool_for_int(params):
 
 
 def test_check_value_rejects_out_of_range_naming_range_and_fix(params):
-    with pytest.raises(ParameterError, match=r"temperature=2.5 is outside \[0, 2\]; give temperature a value of type float"):
+    expected = r"temperature=2.5 is outside \[0, 2\]; give temperature a value of type float"
+    with pytest.raises(ParameterError, match=expected):
         check_value(params["temperature"], 2.5, "profile paper")
 
 

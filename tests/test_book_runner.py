@@ -23,7 +23,8 @@ TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
 
 
 def tiny(name: str = "tiny", depends: tuple[str, ...] = (), notebook: Path = TINY, **profile) -> Stage:
-    return Stage(name, str(notebook), name.title(), depends, {"default": profile, "paper": {"n": 500}, "smoke": {"n": 3}})
+    profiles = {"default": profile, "paper": {"n": 500}, "smoke": {"n": 3}}
+    return Stage(name, str(notebook), name.title(), depends, profiles)
 
 
 @pytest.fixture(autouse=True)

@@ -38,7 +38,7 @@ def smoke(tmp_path_factory):
         entries = run("smoke", [], log=print)
         seconds = time.monotonic() - start
         print(f"smoke run of {len(entries)} stages: {seconds:.0f} s "
-              + ", ".join(f"{s.name} {e['seconds']:.0f} s" for s, e in zip(ordered_stages(), entries)))
+              + ", ".join(f"{s.name} {e['seconds']:.0f} s" for s, e in zip(ordered_stages(), entries, strict=True)))
         yield root / "results", root / "results" / "smoke", read_manifest("smoke")["stages"], seconds
 
 

@@ -18,7 +18,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="llmcreativity", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="execute the stage notebooks with papermill, in dependency order")
-    run.add_argument("--profile", default="default", help="parameter profile: default, paper or smoke (smoke writes under results/smoke/; default: default)")
+    run.add_argument("--profile", default="default",
+                     help="parameter profile: default, paper or smoke (writes under results/smoke/); default: default")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="override a parameter for every stage declaring it; STAGE.NAME for one stage only")
     run.add_argument("--stage", help="run only this stage")
@@ -52,9 +53,10 @@ def _run(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
-    from .book.parameters import ParameterError
-    from .book.execution import StageFailed
     from llmcreativity_book.site import BuildError
+
+    from .book.execution import StageFailed
+    from .book.parameters import ParameterError
 
     args = _parser().parse_args(argv)
     try:

@@ -64,7 +64,7 @@ def prepare_notebook(p: Plan) -> nbformat.NotebookNode:
 
 
 def _snapshot(profile: str) -> dict[str, tuple[int, int]]:
-    """(mtime, size) of every output file under the profile's results folder, bookkeeping and other profiles left out."""
+    """(mtime, size) of each file in the profile's results folder, bookkeeping and other profiles' folders left out."""
     root = results_dir(profile)
     if not root.exists():
         return {}

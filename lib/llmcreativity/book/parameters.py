@@ -2,9 +2,9 @@
 
 The cell tagged `parameters` holds one plain assignment per line, for example
 
-    smoke: bool = False
     temperature: float = 0.8      # range: [0, 2]
     judge: str = "rubric"         # choices: ["rubric", "chateval"]
+    model: str = "smollm2-135m"   # registry: model; endpoint: base_url
     stories_path: str = "results/stories.jsonl"
 
 The annotation (or, without one, the default's type) is the parameter's type. A trailing
@@ -12,10 +12,11 @@ The annotation (or, without one, the default's type) is the parameter's type. A 
 lists the allowed values; `# registry: model` (or `embedder`) says the value, or each item of a
 list, names a model that must load locally (a registry name of that kind, a local folder, or a
 transformers model id), and `endpoint: base_url` on the same comment exempts it while the
-parameter `base_url` is set (it is then the model name a server knows). Parameters whose names end in `_path`, `_file` or `_dir` are input
-paths: when a profile or `-p` sets one, it must exist (absolute, or relative to the project root,
-where notebooks run, or to the results folder) unless empty. A notebook's own default path is the
-notebook's business (it may be an optional input). Names starting with `out` are outputs.
+parameter `base_url` is set (it is then the model name a server knows). Parameters whose names
+end in `_path`, `_file` or `_dir` are input paths: when a profile or `-p` sets one, it must exist
+(absolute, or relative to the project root, where notebooks run, or to the results folder) unless
+empty. A notebook's own default path is the notebook's business (it may be an optional input).
+Names starting with `out` are outputs.
 """
 
 from __future__ import annotations

@@ -18,8 +18,15 @@ import nbformat
 from ..paths import REPO_ROOT, results_dir
 from .manifest import read_manifest
 from .order import find_stage, ordered_stages
-from .parameters import (Parameter, ParameterError, check_value, missing_path, parse_cli_value, parse_parameters,
-                         registry_problems)
+from .parameters import (
+    Parameter,
+    ParameterError,
+    check_value,
+    missing_path,
+    parse_cli_value,
+    parse_parameters,
+    registry_problems,
+)
 from .stages import REGISTRY_FALLBACK, Stage
 
 

@@ -1,4 +1,4 @@
-"""`get_backend` and `get_embedder`: from a name to a ready, cached model; `loaded_models` lists what they handed out."""
+"""`get_backend` and `get_embedder`: from a name to a ready, cached model; `loaded_models`: what they handed out."""
 
 from __future__ import annotations
 
@@ -139,7 +139,8 @@ class Embedder:
 
         model = SentenceTransformer(str(self.path), device="cpu")
         if model.get_embedding_dimension() != self.dim:
-            raise ValueError(f"{self.path}: the model gives {model.get_embedding_dimension()}-dim rows, its pooling config says {self.dim}")
+            raise ValueError(f"{self.path}: the model gives {model.get_embedding_dimension()}-dim rows, "
+                             f"its pooling config says {self.dim}")
         return model
 
     def encode(self, texts: list[str], *, batch_size: int = 32, show_progress: bool = False) -> np.ndarray:

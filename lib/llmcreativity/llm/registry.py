@@ -89,13 +89,15 @@ def check_model_name(name: str, kind: ModelKind) -> None:
     """
     if name in MODELS:
         if MODELS[name].kind != kind:
-            what, loader = ("an embedder", "get_embedder") if kind == "causal-lm" else ("a language model", "get_backend")
+            what, loader = (("an embedder", "get_embedder") if kind == "causal-lm"
+                            else ("a language model", "get_backend"))
             raise ValueError(f"model {name!r} is {what}: use {loader}({name!r})")
         return
     if Path(name).exists() or (kind == "causal-lm" and "/" in name):
         return
     known = sorted(n for n, s in MODELS.items() if s.kind == kind)
-    raise KeyError(f"unknown {'language model' if kind == 'causal-lm' else kind} {name!r}: known registry names are {known}; "
+    what = "language model" if kind == "causal-lm" else kind
+    raise KeyError(f"unknown {what} {name!r}: known registry names are {known}; "
                    "or pass a local model folder" + (", a transformers model id, or base_url= for an HTTP server"
                                                      if kind == "causal-lm" else ""))
 
