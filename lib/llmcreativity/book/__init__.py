@@ -1,1 +1,5 @@
-"""Running the stage notebooks and building the book."""
+"""Running the stage notebooks: the stage table and its profiles (`stages`), the parameters cell
+(`parameters`), dependency order (`order`), planning a run (`planning`), executing it with papermill
+(`execution`), the run manifest (`manifest`), the publish check (`publish`), each page's provenance
+(`provenance`) and the claims ledger (`claims`). Building and printing the book is `llmcreativity_book`.
+"""
