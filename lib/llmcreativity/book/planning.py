@@ -72,11 +72,8 @@ def declared_parameters(stage: Stage) -> dict[str, Parameter]:
 def _with_fallback_role(p: Parameter, params: dict[str, Parameter]) -> Parameter:
     if p.registry is not None or p.name not in REGISTRY_FALLBACK:
         return p
-    role = REGISTRY_FALLBACK[p.name]
-    endpoint = None
-    if role == "model":
-        endpoint = next((e for e in (p.name.removesuffix("model") + "base_url", "base_url") if e in params), None)
-    return replace(p, registry=role, endpoint=endpoint)
+    role, endpoints = REGISTRY_FALLBACK[p.name]
+    return replace(p, registry=role, endpoint=next((e for e in endpoints if e in params), None))
 
 
 def split_override(key: str, stage_names: set[str]) -> tuple[str | None, str]:

@@ -15,14 +15,16 @@ from typing import Any
 SMOKE_MODEL = "smollm2-135m"
 """The smallest registry language model: every model role of the smoke profile uses it."""
 
-REGISTRY_FALLBACK: dict[str, str] = {
-    "model": "model", "models": "model", "llm_models": "model", "judge_model": "model", "large_model": "model",
-    "surprisal_model": "model", "scoring_model": "model", "embedder": "embedder", "embedder_name": "embedder",
+REGISTRY_FALLBACK: dict[str, tuple[str, tuple[str, ...]]] = {
+    "model": ("model", ("base_url",)), "judge_model": ("model", ("judge_base_url", "base_url")),
+    "models": ("model", ()), "llm_models": ("model", ()), "large_model": ("model", ()),
+    "surprisal_model": ("model", ()), "scoring_model": ("model", ()),
+    "embedder": ("embedder", ()), "embedder_name": ("embedder", ()),
 }
-"""Registry role of model parameters whose line in a parameters cell has no `# registry:` comment.
+"""Model parameters whose line in a parameters cell has no `# registry:` comment: name -> (registry
+role, endpoint parameters: the first one the notebook declares exempts the model while it is set).
 
-A language-model parameter `<x>model` is exempt while `<x>base_url` (else `base_url`) is set. The
-comment in the notebook, e.g. `# registry: model; endpoint: base_url`, says the same and wins.
+The comment in the notebook, e.g. `# registry: model; endpoint: base_url`, says the same and wins.
 """
 
 
