@@ -2,11 +2,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from judge_helpers import scripted, user_of
 from llmcreativity.judges import parse_verdict
 from llmcreativity.judges.parsing import REMINDER, Ask, ask_verdict, ask_verdicts
 from llmcreativity.llm.config import GenerateConfig
-
-from judge_helpers import scripted, user_of
 
 
 def test_parse_reads_verdict_and_percentage_confidence():

@@ -5,14 +5,22 @@ from __future__ import annotations
 import pytest
 
 from llmcreativity.writing.dataset import PromptItem
-from llmcreativity.writing.frameworks import LLMDebate, LLMDiscussion, LLMReview, LLMTeacher, SingleAgent, WritingConfig
+from llmcreativity.writing.frameworks import (
+    STORY_SAMPLING,
+    LLMDebate,
+    LLMDiscussion,
+    LLMReview,
+    LLMTeacher,
+    SingleAgent,
+    WritingConfig,
+)
 from llmcreativity.writing.persona import HUMANISTIC, TEACHER
 from llmcreativity.writing.transcript import STORY_KINDS, Message, Transcript
 from llmcreativity.writing.visibility import leaks, prompt_text, visibility_edges
 from writing_helpers import CountingBackend, unique_story_responder
 
 ITEM = PromptItem("pacing-00", "Pacing", 0, "A courier races a solar storm to deliver a vaccine to a Martian outpost.")
-CONFIG = WritingConfig(story_max_tokens=64, feedback_max_tokens=32, max_story_words=60)
+CONFIG = WritingConfig(STORY_SAMPLING.merge(max_tokens=64), feedback_max_tokens=32, max_story_words=60)
 
 
 def run(framework):
@@ -211,7 +219,7 @@ def test_visibility_edges_list_who_read_whom():
     lambda: LLMDiscussion(personas=(HUMANISTIC, HUMANISTIC)),
     lambda: LLMReview(personas=(HUMANISTIC,)),
     lambda: WritingConfig(max_story_words=0),
-    lambda: WritingConfig(temperature=-1),
+    lambda: WritingConfig(STORY_SAMPLING.merge(n=2)),
 ])
 def test_bad_framework_parameters_are_clear_errors(make):
     with pytest.raises(ValueError):

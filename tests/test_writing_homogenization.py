@@ -56,8 +56,9 @@ def test_empty_stories_are_left_out():
 
 
 def test_mean_ci_worked_by_hand():
-    from llmcreativity.writing.report import mean_ci
     import pandas as pd
+
+    from llmcreativity.writing.report import mean_ci
     # mean 2, sd 1, n 3: half-width = t_{0.975,2} * 1 / sqrt(3) = 4.302653 / 1.732051 = 2.484138
     m, lo, hi = mean_ci(pd.Series([1.0, 2.0, 3.0]))
     assert (m, lo, hi) == pytest.approx((2.0, 2.0 - 2.484138, 2.0 + 2.484138), abs=1e-6)

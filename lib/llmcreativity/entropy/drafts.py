@@ -9,10 +9,10 @@ keeps SE high from drafts to revisions; one that homogenizes the writers lowers 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import pandas as pd
 
+from ..llm.backend import TextEmbedder
 from ..metrics.diversity import mean_pairwise_cosine
 from ..writing.transcript import STORY_KINDS, Transcript
 from .clustering import cluster_by_bidirectional_entailment
@@ -21,7 +21,7 @@ from .estimators import discrete_semantic_entropy
 
 
 def draft_revision_entropy(transcripts: Iterable[Transcript], judge: EntailmentJudge,
-                           embedder: Any | None = None) -> pd.DataFrame:
+                           embedder: TextEmbedder | None = None) -> pd.DataFrame:
     """One row per (framework, prompt, phase) with phase "first drafts" (round 0) or "final versions"
     (each writer's last story version), for transcripts with at least two writers.
 

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from ..llm.backend import Backend, TextEmbedder
 
 Pair = tuple[str, str]
 """(premise, hypothesis): the question is whether the premise entails the hypothesis."""
@@ -50,7 +52,7 @@ class LLMEntailmentJudge:
     p(Yes) is read from `lm.answer_probs(messages, [yes, no])`, renormalized over the two answers.
     """
 
-    def __init__(self, lm: Any, *, answers: tuple[str, str] = ("Yes", "No"), threshold: float = 0.5):
+    def __init__(self, lm: Backend, *, answers: tuple[str, str] = ("Yes", "No"), threshold: float = 0.5):
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"threshold={threshold!r}: must lie strictly between 0 and 1")
         if len(answers) != 2 or answers[0] == answers[1]:
@@ -140,7 +142,7 @@ class EmbeddingSimilarityJudge:
     and kept in memory; the context is ignored.
     """
 
-    def __init__(self, embedder: Any, *, threshold: float = 0.8):
+    def __init__(self, embedder: TextEmbedder, *, threshold: float = 0.8):
         if not -1.0 <= threshold <= 1.0:
             raise ValueError(f"threshold={threshold!r}: a cosine similarity threshold lies in [-1, 1]")
         self.embedder = embedder

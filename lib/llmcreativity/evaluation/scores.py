@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,7 @@ from tqdm.auto import tqdm
 
 from ..corpus.store import CorpusStore
 from ..judges.rubric import DIMENSIONS, RubricScore
+from ..llm.backend import Backend, TextEmbedder
 from ..metrics import VolumeReference, lexical_divergences, mean_surprisal, semantic_novelty_batch
 from ..stats.agreement import spearman
 from ..writing.runner import load_stories
@@ -54,8 +54,8 @@ def load_unigrams(corpus_dir: str | Path, tokenizer: str) -> dict[str, int]:
     return dict(zip(table["token"], table["count"].astype(int)))
 
 
-def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: Any,
-                  scorer: Any, *, tokenizer: str = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
+def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: TextEmbedder,
+                  scorer: Backend, *, tokenizer: str = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
                   progress: bool = True) -> pd.DataFrame:
     """The four novelty metrics of every story (rows of `stories` with story_id, prompt, story).
 

@@ -62,7 +62,7 @@ class ChatEvalJudge(CriterionJudge):
         for r in range(1, self.rounds + 1):
             for referee in AGENTS:
                 discussion = "\n\n".join(history) or "(nobody has spoken yet)"
-                user = (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
+                user = (f"TASK:\n{item.task}\n\nPROPOSED SOLUTION:\n{item.response}\n\n"
                         f"CRITERION '{criterion.name}': {criterion.definition}\n\nDISCUSSION SO FAR:\n{discussion}\n\n"
                         f"Is the solution {criterion.name}? Give your verdict, then 1 to 4 short findings from your role. "
                         f"Reply in exactly this format:\n{REPLY_TEMPLATE}")

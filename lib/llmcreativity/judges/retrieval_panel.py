@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from ..llm.backend import TextEmbedder
 from .base import CriterionJudge
 from .parsing import FORMAT, REPLY_TEMPLATE, Ask, ask_verdicts
 from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Retrieved
@@ -57,8 +57,8 @@ def base_question(agent: str, criterion: Criterion) -> str:
 def view(agent: str, item: JudgeItem, criterion: Criterion) -> str:
     """The part of the input only this agent reads."""
     return {
-        PROBLEM: f"TASK:\n{item.problem}",
-        SOLUTION: f"PROPOSED SOLUTION:\n{item.solution}",
+        PROBLEM: f"TASK:\n{item.task}",
+        SOLUTION: f"PROPOSED SOLUTION:\n{item.response}",
         CRITERION: f"CRITERION '{criterion.name}': {criterion.definition}",
     }[agent]
 
@@ -92,7 +92,7 @@ class RetrievalPanelJudge(CriterionJudge):
     model `lm` and the `embedder`; reply settings as in CriterionJudge.
     """
 
-    embedder: Any
+    embedder: TextEmbedder
     """Sentence embedder with encode(list[str]) -> unit-norm rows."""
     rounds: int = 2
     """Most discussion rounds."""

@@ -14,7 +14,7 @@ SYSTEM = "You are a careful judge of proposed solutions."
 
 def _question(item: JudgeItem, criterion: Criterion) -> str:
     """Task, solution, criterion and the yes/no question, as every single-agent judge asks it."""
-    return (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
+    return (f"TASK:\n{item.task}\n\nPROPOSED SOLUTION:\n{item.response}\n\n"
             f"CRITERION '{criterion.name}': {criterion.definition}\n\nIs the solution {criterion.name}?")
 
 

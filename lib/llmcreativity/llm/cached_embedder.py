@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .backend import TextEmbedder
 from .cache import ResponseCache, cache_key
 
 
@@ -17,7 +18,7 @@ class CachedEmbedder:
     round trip); only texts missing from the cache reach the encoder, in one batch.
     """
 
-    def __init__(self, inner: Any, cache: ResponseCache | None):
+    def __init__(self, inner: TextEmbedder, cache: ResponseCache | None):
         self.inner = inner
         self.cache = cache
         self.identity: str = inner.identity

@@ -18,7 +18,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import torch  # noqa: E402
 from tqdm.auto import tqdm  # noqa: E402
-from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig as HFGenerationConfig  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+from transformers import GenerationConfig as HFGenerationConfig
 from transformers.utils import logging as hf_logging  # noqa: E402
 
 from ..paths import cache_dir  # noqa: E402

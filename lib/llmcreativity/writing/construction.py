@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..llm.backend import Backend, TextEmbedder
 from ..llm.config import GenerateConfig
 
 SCIFI100_DIMENSIONS: tuple[str, ...] = (
@@ -99,7 +100,7 @@ def farthest_point_order(similarity: np.ndarray, k: int) -> list[int]:
     return chosen
 
 
-def screen(dimension: str, replies: list[tuple[str, str]], embedder: Any, *, keep: int, min_words: int = 12,
+def screen(dimension: str, replies: list[tuple[str, str]], embedder: TextEmbedder, *, keep: int, min_words: int = 12,
            max_words: int = 70, near_duplicate: float = 0.9) -> list[Candidate]:
     """Screen (reply, finish_reason) pairs for one dimension and choose `keep` (see the module docstring)."""
     out: list[Candidate | None] = [None] * len(replies)
@@ -151,7 +152,7 @@ def screen(dimension: str, replies: list[tuple[str, str]], embedder: Any, *, kee
     return [c for c in out if c is not None]
 
 
-def construct_dataset(lm: Any, embedder: Any, dimensions: tuple[str, ...] = SCIFI100_DIMENSIONS, *,
+def construct_dataset(lm: Backend, embedder: TextEmbedder, dimensions: tuple[str, ...] = SCIFI100_DIMENSIONS, *,
                       n_candidates: int = 20, keep: int = 10, config: GenerateConfig | None = None,
                       **screen_args: Any) -> tuple[dict[str, list[str]], pd.DataFrame]:
     """Generate, screen and select prompts for every dimension, in one batched `lm.generate` call.

@@ -48,13 +48,13 @@ class StoryRecord:
     settings: dict[str, Any]
     """The framework's parameters (rounds, personas, sampling settings)."""
 
-    def to_row(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form."""
         return asdict(self)
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> StoryRecord:
-        """Inverse of `to_row`; extra keys are an error naming them."""
+    def from_dict(cls, row: dict[str, Any]) -> StoryRecord:
+        """Inverse of `to_dict`; extra keys are an error naming them."""
         names = {f.name for f in fields(cls)}
         extra = set(row) - names
         if extra or names - set(row):
@@ -84,7 +84,7 @@ def read_transcripts(path: str | Path) -> dict[tuple[str, str], Transcript]:
     by_id: dict[str, Message] = {}
     for row in read_jsonl(path):
         by_id.pop(row["id"], None)
-        by_id[row["id"]] = Message.from_row(row)
+        by_id[row["id"]] = Message.from_dict(row)
     out: dict[tuple[str, str], Transcript] = {}
     for m in by_id.values():
         out.setdefault((m.framework, m.prompt_id), Transcript(m.framework, m.prompt_id)).messages.append(m)

@@ -56,7 +56,7 @@ class Message:
         """What other agents are shown of this message: the story for story versions, else the parsed feedback."""
         return self.story if self.story is not None else extract_feedback(self.text).text
 
-    def to_row(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form (one transcript JSONL line)."""
         row = asdict(self)
         row["visible"] = list(self.visible)
@@ -64,8 +64,8 @@ class Message:
         return row
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Message:
-        """Inverse of `to_row`."""
+    def from_dict(cls, row: dict[str, Any]) -> Message:
+        """Inverse of `to_dict`."""
         return cls(**{**row, "visible": tuple(row["visible"]), "flags": tuple(row["flags"])})
 
 
@@ -129,7 +129,3 @@ class Transcript:
     def finals(self) -> list[Message]:
         """Each writer's last story version: the stories the run delivers."""
         return [self.latest_version(a) for a in self.writers()]
-
-    def to_rows(self) -> list[dict[str, Any]]:
-        """All messages as JSON rows."""
-        return [m.to_row() for m in self.messages]

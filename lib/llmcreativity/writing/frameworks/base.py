@@ -3,48 +3,68 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
+from ...llm.backend import Backend
 from ...llm.config import GenerateConfig
 from ..dataset import PromptItem
 from ..parsing import FLAG_KEPT_PREVIOUS, STORY_MARKER, extract_feedback, extract_story
 from ..persona import Persona
 from ..transcript import STORY_KINDS, Message, Transcript
 
+STORY_SAMPLING = GenerateConfig(temperature=0.8, top_p=0.95, max_tokens=400)
+"""Default sampling of a writing run: temperature 0.8, nucleus 0.95, 400 tokens per draft or revision."""
+
 
 @dataclass(frozen=True)
 class WritingConfig:
-    """Sampling settings shared by all agents of a run."""
+    """Sampling settings shared by all agents of a run: one `GenerateConfig`, with a shorter budget for feedback.
 
-    temperature: float = 0.8
-    """Sampling temperature of every call."""
-    top_p: float = 0.95
-    """Nucleus mass of every call."""
-    story_max_tokens: int = 400
-    """Token budget of a draft or revision."""
+    Stored with every story in the flat form of `to_dict` (temperature, top_p, story_max_tokens,
+    feedback_max_tokens, max_story_words, seed), which `from_dict` reads back.
+    """
+
+    sampling: GenerateConfig = STORY_SAMPLING
+    """Sampling of every call (one sample each); its `max_tokens` is the budget of a draft or revision."""
     feedback_max_tokens: int = 200
     """Token budget of a review, critique or challenge."""
     max_story_words: int = 300
     """Word budget asked of writers; longer stories are cut at a sentence end and flagged."""
-    seed: int = 0
-    """Sampling seed."""
 
     def __post_init__(self) -> None:
+        if self.sampling.n != 1:
+            raise ValueError(f"sampling.n={self.sampling.n!r}: every agent call takes one sample; use n=1")
         if self.max_story_words < 1:
             raise ValueError(f"max_story_words={self.max_story_words!r}: must be >= 1")
-        self.story_config()  # validates the sampling fields
-        self.feedback_config()
+        self.feedback_config()  # validates feedback_max_tokens
 
     def story_config(self) -> GenerateConfig:
         """Sampling settings of story versions."""
-        return GenerateConfig(n=1, temperature=self.temperature, top_p=self.top_p,
-                              max_tokens=self.story_max_tokens, seed=self.seed)
+        return self.sampling
 
     def feedback_config(self) -> GenerateConfig:
-        """Sampling settings of feedback messages."""
-        return GenerateConfig(n=1, temperature=self.temperature, top_p=self.top_p,
-                              max_tokens=self.feedback_max_tokens, seed=self.seed)
+        """Sampling settings of feedback messages: `sampling` with max_tokens = feedback_max_tokens."""
+        return self.sampling.merge(max_tokens=self.feedback_max_tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The flat plain-JSON form stored in every story's settings ("stop" only when set)."""
+        s = self.sampling
+        out: dict[str, Any] = {"temperature": s.temperature, "top_p": s.top_p, "story_max_tokens": s.max_tokens,
+                               "feedback_max_tokens": self.feedback_max_tokens,
+                               "max_story_words": self.max_story_words, "seed": s.seed}
+        if s.stop:
+            out["stop"] = list(s.stop)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> WritingConfig:
+        """Inverse of `to_dict` (e.g. a stored story's ``settings["config"]``)."""
+        d = dict(d)
+        sampling = GenerateConfig(temperature=d.pop("temperature"), top_p=d.pop("top_p"),
+                                  max_tokens=d.pop("story_max_tokens"), seed=d.pop("seed"),
+                                  stop=tuple(d.pop("stop", ())))
+        return cls(sampling, **d)
 
 
 @dataclass(frozen=True)
@@ -72,7 +92,7 @@ class Framework(Protocol):
 
     name: str
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Write for one prompt; every model call goes through `lm` under the tag `name`."""
         ...
 
@@ -82,20 +102,23 @@ class Framework(Protocol):
 
 
 def framework_settings(framework: Any) -> dict[str, Any]:
-    """Plain-JSON parameters of a framework dataclass (personas by name)."""
+    """Plain-JSON parameters of a framework dataclass: personas by name, the config in its flat form."""
     out: dict[str, Any] = {}
-    for key, value in asdict(framework).items():
-        if key == "name":
+    for f in fields(framework):
+        if f.name == "name":
             continue
-        if isinstance(value, (list, tuple)) and value and isinstance(value[0], dict) and "description" in value[0]:
-            value = [v["name"] for v in value]
-        elif isinstance(value, dict) and "description" in value:
-            value = value["name"]
-        out[key] = value
+        value = getattr(framework, f.name)
+        if isinstance(value, WritingConfig):
+            value = value.to_dict()
+        elif isinstance(value, Persona):
+            value = value.name
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Persona) for v in value):
+            value = [v.name for v in value]
+        out[f.name] = value
     return out
 
 
-def usage_tag(lm: Any, name: str) -> AbstractContextManager[None]:
+def usage_tag(lm: Backend, name: str) -> AbstractContextManager[None]:
     """`lm.tagged(name)`, so usage is accounted per framework; a clear error for backends without accounting."""
     if not hasattr(lm, "tagged"):
         raise TypeError(f"{type(lm).__name__} has no tagged(): pass a backend from get_backend(), or wrap it as "
@@ -109,7 +132,7 @@ def message_id(framework: str, prompt_id: str, round: int, kind: str, author: st
     return f"{base}->{target}" if target else base
 
 
-def step(lm: Any, transcript: Transcript, requests: list[Request], *, config: GenerateConfig,
+def step(lm: Backend, transcript: Transcript, requests: list[Request], *, config: GenerateConfig,
          max_story_words: int) -> list[Message]:
     """Make all `requests` in ONE `lm.generate` call, parse the replies and append them to `transcript`.
 

@@ -5,10 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import DEBATER, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
+from .base import (
+    Request,
+    WritingConfig,
+    block,
+    chat,
+    framework_settings,
+    revise_instruction,
+    step,
+    usage_tag,
+    writing_task,
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,7 @@ class LLMDebate:
         # The shared debater role, numbered so that identical prompts do not give identical samples.
         return Persona(agent, f"{DEBATER.description} You are {agent} of {self.n_agents}.")
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Drafts, then `rounds` x (challenges, revisions), each phase one batched call."""
         t = Transcript(self.name, item.prompt_id)
         words = self.config.max_story_words

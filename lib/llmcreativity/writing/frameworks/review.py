@@ -5,10 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import REVIEW_PERSONAS, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
+from .base import (
+    Request,
+    WritingConfig,
+    block,
+    chat,
+    framework_settings,
+    revise_instruction,
+    step,
+    usage_tag,
+    writing_task,
+)
 
 REVIEW_DIMENSIONS: tuple[str, ...] = (
     "originality",
@@ -53,7 +64,7 @@ class LLMReview:
         if len(names) < 2 or len(set(names)) != len(names):
             raise ValueError(f"personas={names}: peer review needs at least 2 writers with distinct names")
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Drafts, reviews, revisions: one batched call each."""
         t = Transcript(self.name, item.prompt_id)
         words = self.config.max_story_words

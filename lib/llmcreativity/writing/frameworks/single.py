@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import WRITER, Persona
 from ..transcript import Transcript
@@ -22,7 +23,7 @@ class SingleAgent:
     name: str = "single"
     """Framework name in transcripts, records and usage tags."""
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Round 0: the writer drafts from the prompt alone."""
         t = Transcript(self.name, item.prompt_id)
         request = Request(self.persona.name, 0, "draft", chat(self.persona, writing_task(item, self.config.max_story_words)), ())

@@ -5,10 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import REVIEW_PERSONAS, TEACHER, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
+from .base import (
+    Request,
+    WritingConfig,
+    block,
+    chat,
+    framework_settings,
+    revise_instruction,
+    step,
+    usage_tag,
+    writing_task,
+)
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,7 @@ class LLMTeacher:
         if self.rounds < 1:
             raise ValueError(f"rounds={self.rounds!r}: LLM Teacher needs at least one round of critique")
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Drafts, then `rounds` x (critiques, revisions), each phase one batched call."""
         t = Transcript(self.name, item.prompt_id)
         words = self.config.max_story_words
