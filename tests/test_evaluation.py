@@ -97,7 +97,7 @@ def _score(story, dim, value, mode="expected", samples=()):
 
 def test_judge_table_means_available_dimensions_and_counts_missing():
     dims = ["integration", "logic", "character", "world", "ethics"]
-    scores = [_score("s", d, v) for d, v in zip(dims, [1, 2, 3, 4, None])]
+    scores = [_score("s", d, v) for d, v in zip(dims, [1, 2, 3, 4, None], strict=True)]
     row = judge_table(scores).iloc[0]
     assert row["judge_mean"] == 2.5 and row["judge_missing"] == 1 and math.isnan(row["ethics"])
 

@@ -40,7 +40,7 @@ def test_prompts_share_the_story_prefix_and_differ_in_the_dimension():
     prefix = texts[0][: texts[0].index("Dimension:")]
     assert ITEM.response in prefix and all(t.startswith(prefix) for t in texts)
     assert all(p[0] == prompts[0][0] for p in prompts)
-    assert all(d.name in t for d, t in zip(DIMENSIONS, texts))
+    assert all(d.name in t for d, t in zip(DIMENSIONS, texts, strict=True))
 
 
 def test_empty_story_is_refused():
@@ -72,7 +72,7 @@ def test_expected_score_by_hand():
 
 @given(st.lists(st.floats(0.001, 1), min_size=6, max_size=6))
 def test_expected_score_lies_in_range(weights):
-    value = expected_score(dict(zip(ANSWERS, weights)))
+    value = expected_score(dict(zip(ANSWERS, weights, strict=True)))
     assert 0 <= value <= 5
 
 

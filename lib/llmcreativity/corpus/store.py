@@ -153,7 +153,7 @@ def export_store(store: CorpusStore, out_dir: Path) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {"chunks": out_dir / "chunks.parquet", "embeddings": out_dir / "embeddings.npy",
              "meta": out_dir / "meta.json"}
-    for name, target in files.items():
+    for target in files.values():
         shutil.copyfile(store.path / target.name, target)
     return files
 

@@ -102,8 +102,8 @@ class NLIEntailmentJudge:
 
         self.tokenizer = AutoTokenizer.from_pretrained(str(model))
         self.model = AutoModelForSequenceClassification.from_pretrained(str(model)).to(device).eval()
-        labels = {i: str(l).lower() for i, l in self.model.config.id2label.items()}
-        hits = [i for i, l in labels.items() if l.startswith("entail")]
+        labels = {i: str(name).lower() for i, name in self.model.config.id2label.items()}
+        hits = [i for i, name in labels.items() if name.startswith("entail")]
         if len(hits) != 1:
             raise ValueError(
                 f"model {model}: config.id2label={labels} has no single 'entailment' label; "
@@ -155,7 +155,7 @@ class EmbeddingSimilarityJudge:
         """L2-normalized embeddings of `texts`, encoding only texts not seen before, in one batch."""
         new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if new:
-            for t, v in zip(new, np.asarray(self.embedder.encode(new), dtype=np.float32)):
+            for t, v in zip(new, np.asarray(self.embedder.encode(new), dtype=np.float32), strict=True):
                 self._vectors[t] = v / max(float(np.linalg.norm(v)), 1e-12)
         return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
 

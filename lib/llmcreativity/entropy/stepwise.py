@@ -54,7 +54,7 @@ def cluster_candidates(
         [candidates[i].text for i in content], judge, context=context, batch_size=batch_size
     )
     ids = [-1] * len(candidates)
-    for i, cid in zip(content, clustering.ids):
+    for i, cid in zip(content, clustering.ids, strict=True):
         ids[i] = cid
     extra = clustering.n_clusters
     for kind in ("stop", "empty"):

@@ -11,6 +11,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..corpus.store import CorpusStore
+from ..corpus.unigram import counts_from_table
 from ..judges.rubric import DIMENSIONS, RubricScore
 from ..llm.backend import Backend, TextEmbedder
 from ..metrics import VolumeReference, lexical_divergences, mean_surprisal, semantic_novelty_batch
@@ -50,8 +51,7 @@ def load_unigrams(corpus_dir: str | Path, tokenizer: str) -> dict[str, int]:
     path = Path(corpus_dir) / f"unigram_{tokenizer}.parquet"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: run the corpus notebook (stage 'corpus') first")
-    table = pd.read_parquet(path)
-    return dict(zip(table["token"], table["count"].astype(int)))
+    return dict(counts_from_table(pd.read_parquet(path)))
 
 
 def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: TextEmbedder,
@@ -75,7 +75,7 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
     nov = semantic_novelty_batch(E, store.embeddings)
     gain = VolumeReference.fit(store.embeddings, volume_eps).gain(E)
     surprisal = [mean_surprisal(scorer, t, SURPRISAL_CONTEXT.format(prompt=p)).mean
-                 for p, t in tqdm(list(zip(stories["prompt"], texts)), desc="surprisal", disable=not progress)]
+                 for p, t in tqdm(list(zip(stories["prompt"], texts, strict=True)), desc="surprisal", disable=not progress)]
     return pd.DataFrame({
         "story_id": stories["story_id"].to_numpy(), "surprisal": surprisal,
         "lexical_kl": lexical_divergences(texts, unigrams, alpha, tokenizer),

@@ -34,6 +34,6 @@ def paper_table(summary: pd.DataFrame, measures: Sequence[str], *, by: str = "sy
                 order: Sequence[str] | None = None) -> pd.DataFrame:
     """Systems as rows, measures as columns, cells "mean ± sd" (the layout of the paper's results table)."""
     cell = summary.assign(cell=[f"{m:.{digits}f} ± {s:.{digits}f}" if np.isfinite(s) else f"{m:.{digits}f}"
-                                for m, s in zip(summary["mean"], summary["sd"])])
+                                for m, s in zip(summary["mean"], summary["sd"], strict=True)])
     wide = cell.pivot(index=by, columns="measure", values="cell").reindex(columns=list(measures))
     return wide.reindex(list(order)) if order is not None else wide

@@ -162,12 +162,12 @@ class RetrievalPanelJudge(CriterionJudge):
             rounds_used = r
             queries = [" ".join([base_question(agent, criterion), *pending[agent]]) for agent in AGENTS]
             asks = [Ask(self._messages(agent, item, criterion, shown, pending[agent], final=False), agent, r, "discuss", query, tuple(shown))
-                    for agent, query, shown in zip(AGENTS, queries, self._retrieve(store, queries))]
+                    for agent, query, shown in zip(AGENTS, queries, self._retrieve(store, queries), strict=True)]
             answers = ask_verdicts(self.lm, asks, self.config, criterion=criterion.name, max_retries=self.max_retries,
                                    forced_choice=self.forced_choice)
             pending = {a: [] for a in AGENTS}
             this_round: dict[str, AgentVerdict] = {}
-            for agent, ans in zip(AGENTS, answers):
+            for agent, ans in zip(AGENTS, answers, strict=True):
                 calls += ans.calls
                 failures += ans.failures
                 findings, questions = extract_findings(ans.reply, self.max_findings)

@@ -82,10 +82,10 @@ class CachedBackend:
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
             fresh = self.inner.generate([prompts[i] for i in todo], config)
-            for i, completions in zip(todo, fresh):
+            for i, completions in zip(todo, fresh, strict=True):
                 if len(completions) != config.n:
                     raise RuntimeError(f"{self.identity} returned {len(completions)} samples, {config.n} were asked")
-                for key, c in zip(keys[i], completions):
+                for key, c in zip(keys[i], completions, strict=True):
                     if self.cache is not None:
                         self.cache.put(key, c.to_dict())
                 results[i] = completions

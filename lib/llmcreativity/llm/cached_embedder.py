@@ -35,7 +35,7 @@ class CachedEmbedder:
         keys = [cache_key(self.identity, "encode", t) for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         todo: dict[str, list[int]] = {}
-        for i, (t, k) in enumerate(zip(texts, keys)):
+        for i, (t, k) in enumerate(zip(texts, keys, strict=True)):
             hit = self.cache.get(k)
             if hit is None:
                 todo.setdefault(t, []).append(i)
@@ -44,7 +44,7 @@ class CachedEmbedder:
                 self.hits += 1
         if todo:
             fresh = np.asarray(self.inner.encode(list(todo), **kwargs), dtype=np.float32)
-            for (t, rows), v in zip(todo.items(), fresh):
+            for rows, v in zip(todo.values(), fresh, strict=True):
                 out[rows] = v
                 self.cache.put(keys[rows[0]], base64.b64encode(v.tobytes()).decode("ascii"))
         return out

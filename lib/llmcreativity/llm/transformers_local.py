@@ -16,17 +16,17 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import torch  # noqa: E402
-from tqdm.auto import tqdm  # noqa: E402
-from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+import torch
+from tqdm.auto import tqdm
+from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers import GenerationConfig as HFGenerationConfig
-from transformers.utils import logging as hf_logging  # noqa: E402
+from transformers.utils import logging as hf_logging
 
-from ..paths import cache_dir  # noqa: E402
-from .backend import check_prompt  # noqa: E402
-from .config import GenerateConfig  # noqa: E402
-from .registry import local_identity  # noqa: E402
-from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage  # noqa: E402
+from ..paths import cache_dir
+from .backend import check_prompt
+from .config import GenerateConfig
+from .registry import local_identity
+from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
 hf_logging.set_verbosity_error()
 
@@ -191,6 +191,6 @@ class TransformersBackend:
         else:
             sums = [sum(lp) for lp in self._continuation_logprobs(ctx, conts)]
         logz = torch.logsumexp(torch.tensor(sums), dim=0).item()
-        probs = {a: float(torch.exp(torch.tensor(s - logz))) for a, s in zip(answers, sums)}
+        probs = {a: float(torch.exp(torch.tensor(s - logz))) for a, s in zip(answers, sums, strict=True)}
         usage = Usage(len(ctx), 0, time.perf_counter() - t0)
-        return AnswerDistribution(probs, dict(zip(answers, sums)), usage)
+        return AnswerDistribution(probs, dict(zip(answers, sums, strict=True)), usage)

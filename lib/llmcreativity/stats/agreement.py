@@ -31,7 +31,7 @@ def _paired(a: Sequence, b: Sequence, names: tuple[str, str]) -> tuple[np.ndarra
 def accuracy(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None]) -> float:
     """Share of exact matches, (1/n) sum_i [y_pred_i == y_true_i]; a missing prediction (None) counts as wrong."""
     t, p = _paired(y_true, y_pred, ("y_true", "y_pred"))
-    return float(np.mean([pi is not None and pi == ti for ti, pi in zip(t, p)]))
+    return float(np.mean([pi is not None and pi == ti for ti, pi in zip(t, p, strict=True)]))
 
 
 def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None], labels: Sequence[Hashable] | None = None) -> pd.DataFrame:
@@ -48,7 +48,7 @@ def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None
     predicted = ["missing" if v is None or v not in order else v for v in p]
     columns = order + (["missing"] if "missing" in predicted else [])
     table = pd.DataFrame(0, index=pd.Index(order, name="true"), columns=pd.Index(columns, name="predicted"))
-    for ti, pi in zip(t, predicted):
+    for ti, pi in zip(t, predicted, strict=True):
         table.loc[ti, pi] += 1
     return table
 

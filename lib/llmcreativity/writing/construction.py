@@ -107,7 +107,7 @@ def screen(dimension: str, replies: list[tuple[str, str]], embedder: TextEmbedde
     texts = [parse_candidate(r) for r, _ in replies]
     seen: dict[str, int] = {}
     alive = []
-    for i, ((raw, finish), text) in enumerate(zip(replies, texts)):
+    for i, ((raw, finish), text) in enumerate(zip(replies, texts, strict=True)):
         words = len(text.split())
         status, reason = "", ""
         if not text or _CHATTER.match(text):

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 import math
 
 import numpy as np
@@ -64,12 +69,12 @@ def summarize_homogenization(h: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot_homogenization(summary: pd.DataFrame):  # noqa: ANN201 (matplotlib Figure)
+def plot_homogenization(summary: pd.DataFrame) -> Figure:
     """Two panels (embedding cosine, Self-BLEU) of mean similarity by round, one line per framework, with 95 % CIs."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for ax, col, label in zip(axes, ("cosine", "self_bleu"), ("mean pairwise embedding cosine", "Self-BLEU")):
+    for ax, col, label in zip(axes, ("cosine", "self_bleu"), ("mean pairwise embedding cosine", "Self-BLEU"), strict=True):
         for framework, g in summary.dropna(subset=[col]).groupby("framework"):
             g = g.sort_values("round")
             ax.errorbar(g["round"], g[col], yerr=np.vstack([g[col] - g[f"{col}_lo"], g[f"{col}_hi"] - g[col]]),

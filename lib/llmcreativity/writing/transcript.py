@@ -10,8 +10,6 @@ from .parsing import extract_feedback
 
 STORY_KINDS = ("draft", "revision")
 """Kinds of message that carry a version of a story."""
-FEEDBACK_KINDS = ("review", "critique", "challenge")
-"""Kinds of message that carry feedback on stories."""
 
 
 @dataclass(frozen=True)

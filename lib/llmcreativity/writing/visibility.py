@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 import pandas as pd
 
 from .transcript import Message, Transcript
@@ -55,7 +60,7 @@ def visibility_edges(transcript: Transcript) -> pd.DataFrame:
                                        "seen_kind", "seen_round", "reader_id", "seen_id"])
 
 
-def plot_visibility(transcript: Transcript, ax=None):  # noqa: ANN001, ANN201 (matplotlib types)
+def plot_visibility(transcript: Transcript, ax: Axes | None = None) -> Axes:
     """Draw every message as a box (columns: phases in order, rows: authors) and an arrow from each message it saw.
 
     Orange arrows carry a story (draft or revision), blue arrows carry feedback.
