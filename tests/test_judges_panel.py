@@ -23,7 +23,8 @@ from llmcreativity.judges.retrieval_panel import extract_findings
 from llmcreativity.judges.vector_store import NumpyVectorStore
 
 VALID = Criterion("valid", "The solution solves the problem with the listed tools.")
-ITEM = JudgeItem("p1", "Open a jar using a towel and a spoon.", "Wrap the towel round the lid and twist; tap with the spoon.")
+ITEM = JudgeItem("p1", "Open a jar using a towel and a spoon.",
+                 "Wrap the towel round the lid and twist; tap with the spoon.")
 
 
 def agent_replies(confidence=None, verdicts=None, extra=None):
@@ -131,12 +132,14 @@ def test_agents_of_a_round_speak_in_one_batch_and_read_only_earlier_rounds():
     assert lm.inner.batches == [3, 3, 1]
     assert all(c.retrieved == [] for c in j.calls if c.round == 1)
     assert all(r.round == 1 for c in j.calls if c.round == 2 for r in c.retrieved)
-    assert {r.author for c in j.calls if c.round == 2 for r in c.retrieved} == {"Problem analyst", "Solution analyst", "Criterion analyst"}
+    assert {r.author for c in j.calls if c.round == 2 for r in c.retrieved} == {"Problem analyst", "Solution analyst",
+                                                                                "Criterion analyst"}
 
 
 def test_near_duplicate_findings_are_stored_once():
     def reply(prompt, i):
-        return "VERDICT: yes\nCONFIDENCE: 50\n- the towel grips the lid\n- The towel grips the lid.\n- spoon taps the rim"
+        return ("VERDICT: yes\nCONFIDENCE: 50\n- the towel grips the lid\n- The towel grips the lid.\n"
+                "- spoon taps the rim")
 
     def stored(dedupe):
         stores = []

@@ -44,7 +44,8 @@ def test_chain_items_pair_each_chain_problem_with_its_own_solution():
     from llmcreativity.judges.validation import chain_items
 
     chains = pd.DataFrame({"chain": ["a", "b", "c"], "domain": ["macgyver", "scifi100", "macgyver"],
-                           "problem": ["Open a jar.", "Write.", "Fix a lamp."], "solution": ["Step 1: twist", "x", "  "]})
+                           "problem": ["Open a jar.", "Write.", "Fix a lamp."],
+                           "solution": ["Step 1: twist", "x", "  "]})
     items = chain_items(chains)
     assert [(i.item_id, i.task, i.response) for i in items] == [
         ("chain-a", "Open a jar.", "Step 1: twist"), ("chain-c", "Fix a lamp.", "(no steps)")]

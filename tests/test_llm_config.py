@@ -28,7 +28,8 @@ def test_language_model_given_to_get_embedder_is_refused():
         get_embedder("smollm2-135m")
 
 
-@pytest.mark.parametrize("prompt", ["", "   ", [], [{"role": "user", "content": ""}], [{"role": "robot", "content": "x"}]])
+@pytest.mark.parametrize("prompt",
+                         ["", "   ", [], [{"role": "user", "content": ""}], [{"role": "robot", "content": "x"}]])
 def test_empty_or_malformed_prompt_is_refused(prompt):
     lm = CachedBackend(ScriptedBackend(lambda p, i: "x"), cache=None)
     with pytest.raises(ValueError, match="prompt|message"):

@@ -29,7 +29,8 @@ ITEM = JudgeItem("s1", "A city on a comet.", "The comet city woke when the ice b
 
 
 def test_five_dimensions_have_written_criteria():
-    assert [d.name for d in DIMENSIONS] == ["Integration of Scientific Concepts", "Speculative Logic", "Character Depth",
+    assert [d.name for d in DIMENSIONS] == ["Integration of Scientific Concepts", "Speculative Logic",
+                                            "Character Depth",
                                             "Immersive World-Building", "Ethical and Philosophical Themes"]
     assert all(len(d.criterion.split()) > 15 for d in DIMENSIONS)
 

@@ -178,7 +178,9 @@ def test_usage_is_tagged_with_the_framework_name():
 
 def test_empty_revision_keeps_previous_version_and_flags_it():
     def respond(prompt, i):
-        return "STORY: A first draft about the rings of Saturn singing." if "Your draft" not in prompt[-1]["content"] else ""
+        if "Your draft" in prompt[-1]["content"]:
+            return ""
+        return "STORY: A first draft about the rings of Saturn singing."
     lm = CountingBackend(respond)
     t = LLMReview(config=CONFIG).run(lm, ITEM)
     for rev in t.select(kind="revision"):
@@ -286,6 +288,8 @@ def test_leaks_accepts_text_explained_by_a_visible_message():
     draft = "A long draft about the ice moons of Jupiter and the miners who sing there."
     quote = "the ice moons of Jupiter and the miners"
     t.add(Message("d", "review", "p", "A", 0, "draft", [{"role": "user", "content": "go"}], (), draft, story=draft))
-    t.add(Message("r1", "review", "p", "B", 1, "review", [{"role": "user", "content": draft}], ("d",), quote, target="A"))
-    t.add(Message("r2", "review", "p", "C", 1, "review", [{"role": "user", "content": draft}], ("d",), "fine", target="A"))
+    t.add(Message("r1", "review", "p", "B", 1, "review", [{"role": "user", "content": draft}], ("d",), quote,
+                  target="A"))
+    t.add(Message("r2", "review", "p", "C", 1, "review", [{"role": "user", "content": draft}], ("d",), "fine",
+                  target="A"))
     assert leaks(t) == []

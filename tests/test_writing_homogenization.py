@@ -14,7 +14,8 @@ from writing_helpers import BagOfWordsEmbedder
 
 def story(t: Transcript, author: str, r: int, text: str) -> None:
     kind = "draft" if r == 0 else "revision"
-    t.add(Message(f"{author}{r}", t.framework, t.prompt_id, author, r, kind, [{"role": "user", "content": "w"}], (), text, story=text))
+    t.add(Message(f"{author}{r}", t.framework, t.prompt_id, author, r, kind, [{"role": "user", "content": "w"}], (),
+                  text, story=text))
 
 
 def make() -> Transcript:

@@ -105,7 +105,8 @@ def test_transcripts_on_disk_feed_the_homogenization_measure(tmp_path):
     result = run_writing([LLMDiscussion(rounds=2, config=CONFIG)], CountingBackend(unique_story_responder()), ITEMS,
                          tmp_path, progress=False)
     h = homogenization(versions_by_round(read_transcripts(result.transcripts_path)), BagOfWordsEmbedder())
-    assert sorted(zip(h.prompt_id, h["round"], strict=True)) == [(p, r) for p in ("pacing-00", "pacing-01") for r in range(3)]
+    expected = [(p, r) for p in ("pacing-00", "pacing-01") for r in range(3)]
+    assert sorted(zip(h.prompt_id, h["round"], strict=True)) == expected
     assert (h.n_stories == 3).all()
 
 

@@ -40,7 +40,8 @@ class StepwiseSettings:
         if not 0.0 < self.stop_fraction <= 1.0:
             raise ValueError(f"stop_fraction={self.stop_fraction!r}: must lie in (0, 1]")
         if self.sampling.n < 2:
-            raise ValueError(f"sampling.n={self.sampling.n!r}: entropy over candidates needs at least 2 samples per step")
+            raise ValueError(f"sampling.n={self.sampling.n!r}: entropy over candidates needs at least 2 samples per "
+                             "step")
 
     def generate_config(self) -> GenerateConfig:
         """The sampling config of a batched step: `sampling`, stopping at a newline."""
@@ -149,8 +150,9 @@ class Chain:
     def from_dict(cls, d: dict[str, Any]) -> Chain:
         """Inverse of `to_dict`."""
         steps = tuple(
-            StepResult(**{**s, "candidates": tuple(Candidate(**{**c, "logprobs": tuple(c["logprobs"])}) for c in s["candidates"]),
-                          "cluster_ids": tuple(s["cluster_ids"])})
+            StepResult(**{**s, "cluster_ids": tuple(s["cluster_ids"]),
+                          "candidates": tuple(Candidate(**{**c, "logprobs": tuple(c["logprobs"])})
+                                              for c in s["candidates"])})
             for s in d["steps"]
         )
         return cls(**{**d, "settings": StepwiseSettings.from_dict(d["settings"]), "steps": steps})

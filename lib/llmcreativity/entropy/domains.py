@@ -85,7 +85,8 @@ def macgyver_problems(path: str | Path | None = None, *, limit: int | None = Non
     df = pd.read_excel(p, engine="openpyxl")
     missing = {"ID", "Problem", "Solvable?"} - set(df.columns)
     if missing:
-        raise ValueError(f"{p}: columns {sorted(missing)} are missing; expected the MacGyver problem_solution_pair.xlsx")
+        raise ValueError(f"{p}: columns {sorted(missing)} are missing; "
+                         "expected the MacGyver problem_solution_pair.xlsx")
     df = df[df["Solvable?"].astype(str).str.strip() == "Yes"]
     rows = df.head(limit) if limit is not None else df
     return [Problem(f"macgyver-{int(r.ID)}", "macgyver", str(r.Problem).strip()) for r in rows.itertuples()]
@@ -96,7 +97,8 @@ def scifi_problems(path: str | Path | None = None, *, limit: int | None = None) 
     p = require_file(
         path or data_dir() / "scifi100" / "scientific_writing.json",
         "SciFi-100 prompt file",
-        "download datasets/SciFi/scientific_writing.json from github.com/weiyueli7/llm-review or set LLMCREATIVITY_DATA",
+        "download datasets/SciFi/scientific_writing.json from github.com/weiyueli7/llm-review "
+        "or set LLMCREATIVITY_DATA",
     )
     data = json.loads(Path(p).read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):

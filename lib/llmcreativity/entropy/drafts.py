@@ -38,10 +38,12 @@ def draft_revision_entropy(transcripts: Iterable[Transcript], judge: EntailmentJ
                 final[m.author] = (m.round, m.story)
         if len(drafts) < 2 or max(r for r, _ in final.values()) == 0:
             continue
-        for phase, texts in (("first drafts", list(drafts.values())), ("final versions", [s for _, s in final.values()])):
+        for phase, texts in (("first drafts", list(drafts.values())),
+                             ("final versions", [s for _, s in final.values()])):
             c = cluster_by_bidirectional_entailment(texts, judge)
             row = {"framework": t.framework, "prompt_id": t.prompt_id, "phase": phase, "writers": len(texts),
-                   "clusters": c.n_clusters, "se_discrete": discrete_semantic_entropy(c.ids), "judge_calls": c.judge_calls}
+                   "clusters": c.n_clusters, "se_discrete": discrete_semantic_entropy(c.ids),
+                   "judge_calls": c.judge_calls}
             if embedder is not None:
                 row["mean_cosine"] = mean_pairwise_cosine(embedder.encode(texts))
             rows.append(row)

@@ -36,7 +36,8 @@ def sample_candidates(lm: Backend, prompt: str, settings: StepwiseSettings, temp
     else:
         completions = [lm.generate([prompt], cfg.merge(n=1, seed=cfg.seed + i))[0][0] for i in range(cfg.n)]
     return [
-        Candidate(c.text.strip(), tuple(float(v) for v in c.logprobs), template.is_stop(c.text.strip()), c.finish_reason)
+        Candidate(c.text.strip(), tuple(float(v) for v in c.logprobs), template.is_stop(c.text.strip()),
+                  c.finish_reason)
         for c in completions
     ]
 

@@ -75,7 +75,8 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
     nov = semantic_novelty_batch(E, store.embeddings)
     gain = VolumeReference.fit(store.embeddings, volume_eps).gain(E)
     surprisal = [mean_surprisal(scorer, t, SURPRISAL_CONTEXT.format(prompt=p)).mean
-                 for p, t in tqdm(list(zip(stories["prompt"], texts, strict=True)), desc="surprisal", disable=not progress)]
+                 for p, t in tqdm(list(zip(stories["prompt"], texts, strict=True)), desc="surprisal",
+                                  disable=not progress)]
     return pd.DataFrame({
         "story_id": stories["story_id"].to_numpy(), "surprisal": surprisal,
         "lexical_kl": lexical_divergences(texts, unigrams, alpha, tokenizer),

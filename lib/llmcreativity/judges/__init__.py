@@ -31,7 +31,8 @@ from .summary import (
 from .vector_store import Fragment, Hit, NumpyVectorStore, VectorStore
 
 __all__ = [
-    "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "efficiency_verdict", "validity_score", "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
+    "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "efficiency_verdict", "validity_score",
+    "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
     "Judge", "Judgement", "MACGYVER_CRITERIA", "MACGYVER_VALID", "NumpyVectorStore", "ParsedVerdict", "Retrieved",
     "RetrievalPanelJudge", "STORY_CRITERIA", "SingleCallJudge", "VectorStore", "ask_verdict", "judgement_table",
     "parse_verdict", "read_judgements", "run_judge", "summarize_judges", "token_saving",

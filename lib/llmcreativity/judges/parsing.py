@@ -111,7 +111,8 @@ class Ask:
 
 
 def ask_verdicts(
-    lm: Backend, asks: list[Ask], config: GenerateConfig, *, criterion: str, max_retries: int, forced_choice: bool = False,
+    lm: Backend, asks: list[Ask], config: GenerateConfig, *, criterion: str, max_retries: int,
+    forced_choice: bool = False,
 ) -> list[Answer]:
     """Ask `lm` every conversation of `asks` in one batched call and parse each reply.
 
@@ -166,5 +167,6 @@ def _forced_choice(lm: Backend, a: Ask, reply: str, criterion: str, calls: list[
 def ask_verdict(lm: Backend, messages: list[Message], config: GenerateConfig, *, max_retries: int, criterion: str,
                 agent: str, round: int, purpose: TurnPurpose, forced_choice: bool = False) -> Answer:
     """`ask_verdicts` for one conversation."""
-    return ask_verdicts(lm, [Ask(messages, agent, round, purpose)], config, criterion=criterion, max_retries=max_retries,
+    return ask_verdicts(lm, [Ask(messages, agent, round, purpose)], config, criterion=criterion,
+                        max_retries=max_retries,
                         forced_choice=forced_choice)[0]

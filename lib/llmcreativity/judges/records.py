@@ -1,4 +1,5 @@
-"""What every judge reads and returns: the item judged, verdicts, every prompt, what was retrieved and why, token use per call."""
+"""What every judge reads and returns: the item judged, verdicts, every prompt, what was retrieved and why, token use
+per call."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ class Criterion:
 
 @dataclass(frozen=True)
 class JudgeItem:
-    """One thing to judge: a task and a response to it (a MacGyver problem and a solution; a writing prompt and a story)."""
+    """One thing to judge: a task and a response to it (a MacGyver problem and a solution; a writing prompt and a
+    story)."""
 
     item_id: str
     """Unique id; the key of resumable runs."""
@@ -168,7 +170,8 @@ class Judgement:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Judgement:
         """Inverse of to_dict."""
-        criteria = [CriterionVerdict(**{**c, "agent_verdicts": [AgentVerdict(**a) for a in c["agent_verdicts"]]}) for c in d["criteria"]]
+        criteria = [CriterionVerdict(**{**c, "agent_verdicts": [AgentVerdict(**a) for a in c["agent_verdicts"]]})
+                    for c in d["criteria"]]
         calls = [CallLog(**{**c, "retrieved": [Retrieved(**r) for r in c["retrieved"]]}) for c in d["calls"]]
         return cls(d["item_id"], d["judge"], d["verdict"], criteria, calls)
 

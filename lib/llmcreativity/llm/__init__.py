@@ -12,5 +12,6 @@ from .types import AnswerDistribution, Completion, Message, Prompt, TokenScores,
 __all__ = [
     "AnswerDistribution", "Backend", "CacheMiss", "CachedBackend", "CallRecord", "Completion", "Embedder",
     "GenerateConfig", "MODELS", "Message", "ModelSpec", "Prompt", "ResponseCache", "ScriptedBackend",
-    "TextEmbedder", "TokenScores", "Usage", "cache_key", "check_prompt", "get_backend", "get_embedder", "get_spec", "materialize",
+    "TextEmbedder", "TokenScores", "Usage", "cache_key", "check_prompt", "get_backend", "get_embedder", "get_spec",
+    "materialize",
 ]

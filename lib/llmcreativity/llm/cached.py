@@ -74,7 +74,8 @@ class CachedBackend:
         """Sample `config.n` completions per prompt, computing only prompts with a missing sample."""
         for p in prompts:
             check_prompt(p)
-        keys = [[cache_key(self.identity, "generate", p, config.to_dict(), i) for i in range(config.n)] for p in prompts]
+        keys = [[cache_key(self.identity, "generate", p, config.to_dict(), i) for i in range(config.n)]
+                for p in prompts]
         results: list[list[Completion] | None] = []
         for row in keys:
             hits = [self._lookup(k) for k in row]
@@ -137,7 +138,8 @@ class CachedBackend:
     def usage_summary(self) -> pd.DataFrame:
         """Calls, tokens, seconds and cache hits per tag and method."""
         if not self.records:
-            return pd.DataFrame(columns=["tag", "method", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds"])
+            return pd.DataFrame(columns=["tag", "method", "calls", "cache_hits", "prompt_tokens", "completion_tokens",
+                                         "seconds"])
         df = pd.DataFrame([asdict(r) for r in self.records])
         return (
             df.groupby(["tag", "method"])

@@ -89,7 +89,8 @@ class TransformersBackend:
         check_prompt(prompt)
         if isinstance(prompt, list):
             if not self.chat:
-                raise ValueError(f"model {self.name!r} is a base model without a chat template: pass a plain string prompt")
+                raise ValueError(f"model {self.name!r} is a base model without a chat template: pass a plain string "
+                                 "prompt")
             text = self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
             return self.tokenizer(text, add_special_tokens=False)["input_ids"]
         return self.tokenizer(prompt)["input_ids"]
@@ -114,7 +115,8 @@ class TransformersBackend:
         attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids in batch])
         sample = config.temperature > 0
         gen_config = HFGenerationConfig(
-            do_sample=sample, temperature=config.temperature if sample else None, top_p=config.top_p if sample else None,
+            do_sample=sample, temperature=config.temperature if sample else None,
+            top_p=config.top_p if sample else None,
             top_k=None, max_new_tokens=config.max_tokens, num_return_sequences=config.n,
             pad_token_id=pad, eos_token_id=sorted(self.eos_ids), output_logits=True, return_dict_in_generate=True,
             stop_strings=list(config.stop) or None,

@@ -34,7 +34,8 @@ def accuracy(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None]) -> f
     return float(np.mean([pi is not None and pi == ti for ti, pi in zip(t, p, strict=True)]))
 
 
-def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None], labels: Sequence[Hashable] | None = None) -> pd.DataFrame:
+def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None],
+                    labels: Sequence[Hashable] | None = None) -> pd.DataFrame:
     """Counts C[t, p] of items with true label t (rows) and predicted label p (columns).
 
     `labels` fixes the order and includes labels that never occur; predictions outside it
@@ -44,7 +45,8 @@ def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None
     order = list(labels) if labels is not None else sorted({*t, *(v for v in p if v is not None)}, key=str)
     unknown = {v for v in t if v not in order}
     if unknown:
-        raise ValueError(f"y_true holds labels {sorted(unknown, key=str)} missing from labels={order}: add them to labels")
+        raise ValueError(f"y_true holds labels {sorted(unknown, key=str)} missing from labels={order}: add them to "
+                         "labels")
     predicted = ["missing" if v is None or v not in order else v for v in p]
     columns = order + (["missing"] if "missing" in predicted else [])
     table = pd.DataFrame(0, index=pd.Index(order, name="true"), columns=pd.Index(columns, name="predicted"))
@@ -121,7 +123,8 @@ def icc(ratings: pd.DataFrame, kind: str = "ICC(A,1)") -> IccResult:
     renamed = pd.DataFrame(complete.to_numpy(dtype=float), columns=[f"r{i}" for i in range(complete.shape[1])])
     long = renamed.rename_axis("item").reset_index().melt(id_vars="item", var_name="rater", value_name="score")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # zero error variance (perfect agreement) makes the F-test CI undefined
+        # zero error variance (perfect agreement) makes the F-test CI undefined
+        warnings.simplefilter("ignore", RuntimeWarning)
         warnings.filterwarnings("ignore", module="pingouin")  # pingouin's own pandas deprecation notices
         table = pingouin.intraclass_corr(data=long, targets="item", raters="rater", ratings="score").set_index("Type")
     row = table.loc[kind]

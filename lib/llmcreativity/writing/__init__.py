@@ -18,5 +18,6 @@ from .runner import RunResult, load_stories, run_writing
 from .transcript import Message, Transcript
 
 __all__ = ["BASELINES", "FRAMEWORKS", "LLMDebate", "LLMDiscussion", "LLMReview", "LLMTeacher", "Message", "PromptItem",
-           "RunResult", "STORY_SAMPLING", "SingleAgent", "StoryRecord", "Transcript", "WritingConfig", "build_framework",
+           "RunResult", "STORY_SAMPLING", "SingleAgent", "StoryRecord", "Transcript", "WritingConfig",
+           "build_framework",
            "load_scifi", "load_stories", "read_transcripts", "run_writing", "save_scifi", "select_prompts"]

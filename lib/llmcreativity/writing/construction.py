@@ -33,7 +33,8 @@ SCIFI100_DIMENSIONS: tuple[str, ...] = (
 )
 """The paper's ten writing dimensions, in its file's order."""
 
-_LEAD = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|#+)?\s*(?:\*\*)?\s*(?:writing\s+)?(?:prompt\s*\d*\s*:)?\s*(?:\*\*)?\s*", re.I)
+_LEAD = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|#+)?\s*(?:\*\*)?\s*(?:writing\s+)?(?:prompt\s*\d*\s*:)?\s*(?:\*\*)?\s*",
+                   re.I)
 _CHATTER = re.compile(r"^(?:sure|certainly|of course|here(?:'s| is| are)|okay|ok)\b", re.I)
 
 
@@ -50,7 +51,8 @@ class Candidate:
     text: str
     """The parsed prompt ("" on parse failure)."""
     status: str
-    """"kept", "not_selected", "parse_failure", "incomplete", "too_short", "too_long", "duplicate" or "near_duplicate"."""
+    """"kept", "not_selected", "parse_failure", "incomplete", "too_short", "too_long", "duplicate" or
+    "near_duplicate"."""
     reason: str
     """Why, in words (with the similarity that decided it, where one did)."""
     rank: int | None = None

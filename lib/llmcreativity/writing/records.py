@@ -73,7 +73,8 @@ def story_records(transcript: Transcript, item: PromptItem, *, model: str, setti
         out.append(StoryRecord(
             prompt_id=item.prompt_id, category=item.category, prompt=item.text, framework=transcript.framework,
             agent=m.author, persona=personas.get(m.author), round=m.round, story=story, flags=list(m.flags),
-            model=model, tokens=run_tokens, story_tokens=m.completion_tokens, seconds=run_seconds, n_words=len(story.split()),
+            model=model, tokens=run_tokens, story_tokens=m.completion_tokens, seconds=run_seconds,
+            n_words=len(story.split()),
             message_id=m.id, settings=settings,
         ))
     return out

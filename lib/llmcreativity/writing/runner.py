@@ -69,7 +69,8 @@ def run_writing(frameworks: Sequence[Framework], lm: Backend, items: Sequence[Pr
 
     def done(rows: list[dict[str, Any]]) -> set[tuple[str, str]]:
         for row in rows:
-            if row["framework"] in settings and (row["model"] != lm.identity or row["settings"] != settings[row["framework"]]):
+            ours = settings.get(row["framework"])
+            if ours is not None and (row["model"] != lm.identity or row["settings"] != ours):
                 raise ValueError(
                     f"{stories_path} already holds {row['framework']} stories by model {row['model']!r} with settings "
                     f"{row['settings']}, not {lm.identity!r} with {settings[row['framework']]}: pass another out_dir "

@@ -115,7 +115,8 @@ class Transcript:
 
     def latest_version(self, author: str, *, up_to_round: int | None = None) -> Message:
         """The author's most recent story version (at or before `up_to_round` when given)."""
-        versions = [m for m in self.select(kind=STORY_KINDS, author=author) if up_to_round is None or m.round <= up_to_round]
+        versions = [m for m in self.select(kind=STORY_KINDS,
+                                           author=author) if up_to_round is None or m.round <= up_to_round]
         if not versions:
             raise KeyError(f"{author!r} has no story version in {self.framework}/{self.prompt_id}")
         return versions[-1]

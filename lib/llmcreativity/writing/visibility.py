@@ -97,7 +97,8 @@ def plot_visibility(transcript: Transcript, ax: Axes | None = None) -> Axes:
     ax.set_yticks([-i for i in range(len(authors))], authors)
     ax.set_xlim(-0.6, len(phases) - 0.4)
     ax.set_ylim(-len(authors) + 0.4, 0.6)
-    ax.set_title(f"{transcript.framework}: who sees what (arrow = text put into the prompt; orange = a story, blue = feedback)")
+    ax.set_title(f"{transcript.framework}: who sees what (arrow = text put into the prompt; orange = a story, blue = "
+                 "feedback)")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return ax

@@ -21,5 +21,7 @@ from .prompt import ANSWERS, REMINDER, SYSTEM, parse_score, rubric_prompt
 from .runner import run_rubric
 from .scores import MODES, Mode, RubricScore, expected_score, mean_of_samples, read_scores
 
-__all__ = ["ANSWERS", "DIMENSIONS", "MODES", "REMINDER", "SAMPLING", "SCALE", "SYSTEM", "Dimension", "Mode", "RubricJudge",
-           "RubricScore", "expected_score", "mean_of_samples", "parse_score", "read_scores", "rubric_prompt", "run_rubric"]
+__all__ = ["ANSWERS", "DIMENSIONS", "MODES", "REMINDER", "SAMPLING", "SCALE", "SYSTEM", "Dimension", "Mode",
+           "RubricJudge",
+           "RubricScore", "expected_score", "mean_of_samples", "parse_score", "read_scores", "rubric_prompt",
+           "run_rubric"]

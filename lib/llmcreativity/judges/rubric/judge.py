@@ -61,7 +61,8 @@ class RubricJudge:
         n = self.sampling.n
         return [self._sampled_score(item, dim, chains[d * n:(d + 1) * n]) for d, dim in enumerate(self.dimensions)]
 
-    def _sampled_score(self, item: JudgeItem, dim: Dimension, repeats: list[list[Attempt[float | None]]]) -> RubricScore:
+    def _sampled_score(self, item: JudgeItem, dim: Dimension,
+                       repeats: list[list[Attempt[float | None]]]) -> RubricScore:
         """One dimension's record from the attempts of its repeats; usage summed over every attempt."""
         samples = [attempts[-1].parsed for attempts in repeats]
         usages = [a.completion.usage for attempts in repeats for a in attempts]
@@ -69,7 +70,8 @@ class RubricJudge:
             item.item_id, dim.key, "sampled", self.lm.identity, mean_of_samples(samples), samples=samples,
             raw=[attempts[-1].completion.text for attempts in repeats],
             retries=sum(len(attempts) - 1 for attempts in repeats),
-            prompt_tokens=sum(u.prompt_tokens for u in usages), completion_tokens=sum(u.completion_tokens for u in usages),
+            prompt_tokens=sum(u.prompt_tokens for u in usages),
+            completion_tokens=sum(u.completion_tokens for u in usages),
             seconds=float(sum(u.seconds for u in usages)),
         )
 

@@ -34,5 +34,6 @@ def build_framework(name: str, config: WritingConfig, rounds: int = 1) -> Framew
     return cls(config=config)
 
 
-__all__ = ["BASELINES", "FRAMEWORKS", "REVIEW_DIMENSIONS", "STORY_SAMPLING", "Framework", "LLMDebate", "LLMDiscussion", "LLMReview",
+__all__ = ["BASELINES", "FRAMEWORKS", "REVIEW_DIMENSIONS", "STORY_SAMPLING", "Framework", "LLMDebate", "LLMDiscussion",
+           "LLMReview",
            "LLMTeacher", "SingleAgent", "WritingConfig", "build_framework"]

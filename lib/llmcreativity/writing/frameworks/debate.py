@@ -73,7 +73,8 @@ class LLMDebate:
                         + "\n\nChallenge the other writers' stories: point out where their speculative logic does not "
                         "hold and where their ideas are unoriginal or clichéd. Be specific and name the writer."
                     )
-                    challenges.append(Request(a, r, "challenge", chat(self._role(a), text), (own.id, *(o.id for o in others))))
+                    challenges.append(Request(a, r, "challenge", chat(self._role(a), text),
+                                              (own.id, *(o.id for o in others))))
                 step(lm, t, challenges, config=feedback_cfg, max_story_words=words)
                 revisions = []
                 for a in agents:
@@ -85,7 +86,8 @@ class LLMDebate:
                         + "\n\nThe debate is over. Revise your story: fix what the challenges showed to be weak and "
                         "keep what you can defend. " + revise_instruction(words)
                     )
-                    revisions.append(Request(a, r, "revision", chat(self._role(a), text), (own.id, *(m.id for m in received)), previous=own))
+                    revisions.append(Request(a, r, "revision", chat(self._role(a), text),
+                                             (own.id, *(m.id for m in received)), previous=own))
                 step(lm, t, revisions, config=story_cfg, max_story_words=words)
         return t
 

@@ -64,7 +64,8 @@ class LLMDiscussion:
                         + "\n\nYou are in a discussion with these writers. Consider their stories, take up what would "
                         "improve yours, and write your updated story. " + revise_instruction(words)
                     )
-                    requests.append(Request(p.name, r, "revision", chat(p, text), (own.id, *(o.id for o in others)), previous=own))
+                    requests.append(Request(p.name, r, "revision", chat(p, text), (own.id, *(o.id for o in others)),
+                                            previous=own))
                 step(lm, t, requests, config=story_cfg, max_story_words=words)
         return t
 

@@ -70,7 +70,8 @@ class LLMReview:
         words = self.config.max_story_words
         story_cfg, feedback_cfg = self.config.story_config(), self.config.feedback_config()
         with usage_tag(lm, self.name):
-            drafts = step(lm, t, [Request(p.name, 0, "draft", chat(p, writing_task(item, words)), ()) for p in self.personas],
+            drafts = step(lm, t,
+                          [Request(p.name, 0, "draft", chat(p, writing_task(item, words)), ()) for p in self.personas],
                           config=story_cfg, max_story_words=words)
             by_author = {d.author: d for d in drafts}
             reviews = [
@@ -91,7 +92,8 @@ class LLMReview:
                     + "\n\nRevise your story using the reviews you received: act on the suggestions you find useful "
                     "and keep your own perspective and ideas. " + revise_instruction(words)
                 )
-                revisions.append(Request(p.name, 1, "revision", chat(p, text), (own.id, *(m.id for m in received)), previous=own))
+                revisions.append(Request(p.name, 1, "revision", chat(p, text), (own.id, *(m.id for m in received)),
+                                         previous=own))
             step(lm, t, revisions, config=story_cfg, max_story_words=words)
         return t
 

@@ -26,7 +26,8 @@ class SingleAgent:
     def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Round 0: the writer drafts from the prompt alone."""
         t = Transcript(self.name, item.prompt_id)
-        request = Request(self.persona.name, 0, "draft", chat(self.persona, writing_task(item, self.config.max_story_words)), ())
+        request = Request(self.persona.name, 0, "draft",
+                          chat(self.persona, writing_task(item, self.config.max_story_words)), ())
         with usage_tag(lm, self.name):
             step(lm, t, [request], config=self.config.story_config(), max_story_words=self.config.max_story_words)
         return t

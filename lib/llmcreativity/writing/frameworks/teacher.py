@@ -66,7 +66,8 @@ class LLMTeacher:
                         + "\n\nGive the student specific feedback: what works, what is weak in its science, logic, "
                         "characters and imagery, and how to make it more original. Do not rewrite the story."
                     )
-                    critiques.append(Request(self.teacher.name, r, "critique", chat(self.teacher, text), (latest.id,), target=s.name))
+                    critiques.append(Request(self.teacher.name, r, "critique", chat(self.teacher, text), (latest.id,),
+                                             target=s.name))
                 step(lm, t, critiques, config=feedback_cfg, max_story_words=words)
                 revisions = []
                 for s in self.students:
@@ -78,7 +79,8 @@ class LLMTeacher:
                         + block("Your teacher's feedback", critique.content)
                         + "\n\nRevise your story using your teacher's feedback. " + revise_instruction(words)
                     )
-                    revisions.append(Request(s.name, r, "revision", chat(s, text), (latest.id, critique.id), previous=latest))
+                    revisions.append(Request(s.name, r, "revision", chat(s, text), (latest.id, critique.id),
+                                             previous=latest))
                 step(lm, t, revisions, config=story_cfg, max_story_words=words)
         return t
 
