@@ -44,7 +44,8 @@ def test_stepwise_calls_and_chain_ids_are_unchanged():
         "27702b9181aa8e127a4d0001b6195e94321e82600bd077da74b6ec92596ac3ef"
     assert settings.to_dict() == {"n": 6, "temperature": 0.9, "top_p": 1.0, "max_tokens": 24, "step_cap": 2,
                                   "stop_fraction": 0.5, "seed": 0, "batched": True, "cluster_batch": 4}
-    assert chain_id(Problem("p1", "macgyver", "Open a jar."), "m", "j", MACGYVER_PROMPT, settings) == "85453ba7ca91ea055a81"
+    problem = Problem("p1", "macgyver", "Open a jar.")
+    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, settings) == "85453ba7ca91ea055a81"
 
 
 class ConfigRecorder(ScriptedBackend):
