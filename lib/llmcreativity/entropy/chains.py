@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from ..llm.config import GenerateConfig
+from ..llm.types import FinishReason
 from .domains import Problem, StepPrompt
 
 STEP_SAMPLING = GenerateConfig(n=10, temperature=0.8, max_tokens=48)
@@ -77,7 +78,7 @@ class Candidate:
     """Per-token log-probabilities (natural log)."""
     is_stop: bool
     """True when it starts with the stop word."""
-    finish_reason: str
+    finish_reason: FinishReason
     """"stop" (newline or end of sequence) or "length" (hit max_tokens)."""
 
     @property

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 
@@ -24,8 +25,8 @@ class Problem:
 
     id: str
     """Stable id, e.g. "macgyver-541" or "scifi100-strong-voice-0"."""
-    domain: str
-    """"macgyver" or "scifi100"."""
+    domain: Literal["macgyver", "scifi100"]
+    """The benchmark it comes from."""
     text: str
     """The problem statement or writing prompt."""
 

@@ -11,6 +11,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..corpus.store import CorpusStore
+from ..corpus.tokenize import Tokenizer
 from ..corpus.unigram import counts_from_table
 from ..judges.rubric import DIMENSIONS, RubricScore
 from ..llm.backend import Backend, TextEmbedder
@@ -46,7 +47,7 @@ def load_story_table(path: str | Path, *, system: str | None = None) -> pd.DataF
     return stories[~empty].reset_index(drop=True)
 
 
-def load_unigrams(corpus_dir: str | Path, tokenizer: str) -> dict[str, int]:
+def load_unigrams(corpus_dir: str | Path, tokenizer: Tokenizer) -> dict[str, int]:
     """Corpus unigram counts written by the corpus notebook (``unigram_<tokenizer>.parquet``)."""
     path = Path(corpus_dir) / f"unigram_{tokenizer}.parquet"
     if not path.exists():
@@ -55,7 +56,7 @@ def load_unigrams(corpus_dir: str | Path, tokenizer: str) -> dict[str, int]:
 
 
 def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: TextEmbedder,
-                  scorer: Backend, *, tokenizer: str = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
+                  scorer: Backend, *, tokenizer: Tokenizer = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
                   progress: bool = True) -> pd.DataFrame:
     """The four novelty metrics of every story (rows of `stories` with story_id, prompt, story).
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import pandas as pd
 
@@ -22,8 +23,8 @@ class CacheMiss(LookupError):
 class CallRecord:
     """One backend call as seen by the caller."""
 
-    method: str
-    """"generate", "score" or "answer_probs"."""
+    method: Literal["generate", "score", "answer_probs"]
+    """The backend method called."""
     tag: str
     """Caller-chosen label (framework, judge, stage) active when the call was made."""
     prompt_tokens: int

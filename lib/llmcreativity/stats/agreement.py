@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,10 @@ import pingouin
 from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 
-ICC_KINDS = ("ICC(1,1)", "ICC(A,1)", "ICC(C,1)", "ICC(1,k)", "ICC(A,k)", "ICC(C,k)")
+IccKind = Literal["ICC(1,1)", "ICC(A,1)", "ICC(C,1)", "ICC(1,k)", "ICC(A,k)", "ICC(C,k)"]
+"""An ICC variant pingouin computes."""
+
+ICC_KINDS: tuple[IccKind, ...] = get_args(IccKind)
 """ICC variants in McGraw & Wong notation (A = absolute agreement, C = consistency; 1 = single rater, k = mean of k)."""
 
 
@@ -92,7 +96,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
 class IccResult:
     """One intraclass correlation with its 95 % interval (F-distribution based, from pingouin)."""
 
-    kind: str
+    kind: IccKind
     """Variant, one of ICC_KINDS."""
     icc: float
     """The coefficient: between-item variance over total variance under the variant's model."""
@@ -106,7 +110,7 @@ class IccResult:
     """Raters (columns)."""
 
 
-def icc(ratings: pd.DataFrame, kind: str = "ICC(A,1)") -> IccResult:
+def icc(ratings: pd.DataFrame, kind: IccKind = "ICC(A,1)") -> IccResult:
     """Intraclass correlation of a wide table (rows = items, columns = raters), via pingouin.
 
     The default ICC(A,1) (Shrout & Fleiss ICC(2,1)) is absolute agreement of single raters:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -50,9 +50,9 @@ class Candidate:
     """The model's reply."""
     text: str
     """The parsed prompt ("" on parse failure)."""
-    status: str
-    """"kept", "not_selected", "parse_failure", "incomplete", "too_short", "too_long", "duplicate" or
-    "near_duplicate"."""
+    status: Literal["kept", "not_selected", "parse_failure", "incomplete", "too_short", "too_long", "duplicate",
+                    "near_duplicate"]
+    """What screening decided."""
     reason: str
     """Why, in words (with the similarity that decided it, where one did)."""
     rank: int | None = None

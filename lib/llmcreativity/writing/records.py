@@ -8,7 +8,7 @@ from typing import Any
 
 from ..jsonl import read_jsonl
 from .dataset import PromptItem
-from .transcript import Message, Transcript
+from .transcript import FrameworkName, Message, Transcript
 
 
 @dataclass(frozen=True)
@@ -21,8 +21,8 @@ class StoryRecord:
     """The prompt's writing category."""
     prompt: str
     """The prompt text."""
-    framework: str
-    """"single", "teacher", "debate", "discussion" or "review"."""
+    framework: FrameworkName
+    """The framework that wrote it."""
     agent: str
     """Writer that produced the story."""
     persona: str | None

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from ..llm.types import FinishReason
 from .parsing import extract_feedback
 
-STORY_KINDS = ("draft", "revision")
+FrameworkName = Literal["single", "teacher", "debate", "discussion", "review"]
+"""The writing frameworks: the Single Agent, the three multi-agent baselines and LLM Review."""
+
+MessageKind = Literal["draft", "revision", "review", "critique", "challenge"]
+"""Story versions (draft, revision) and feedback (review, critique, challenge)."""
+
+STORY_KINDS: tuple[MessageKind, ...] = ("draft", "revision")
 """Kinds of message that carry a version of a story."""
 
 
@@ -18,15 +25,15 @@ class Message:
 
     id: str
     """Unique id: ``<framework>/<prompt_id>/r<round>/<kind>/<author>[-><target>]``."""
-    framework: str
-    """Framework that produced it ("single", "teacher", "debate", "discussion", "review")."""
+    framework: FrameworkName
+    """Framework that produced it."""
     prompt_id: str
     """SciFi-100 prompt id the run was writing for."""
     author: str
     """Agent that wrote it."""
     round: int
     """0 for initial drafts, r >= 1 for the r-th round of feedback and revision."""
-    kind: str
+    kind: MessageKind
     """"draft", "revision" (story versions) or "review", "critique", "challenge" (feedback)."""
     prompt: list[dict[str, str]]
     """The exact chat messages sent to the model."""
@@ -40,7 +47,7 @@ class Message:
     """For story versions: the story parsed from `text` (after fallbacks); None for feedback."""
     flags: tuple[str, ...] = ()
     """Parsing problems (see `llmcreativity.writing.parsing`)."""
-    finish_reason: str = "stop"
+    finish_reason: FinishReason = "stop"
     """The backend's finish reason for this reply."""
     prompt_tokens: int = 0
     """Prompt tokens of this call."""

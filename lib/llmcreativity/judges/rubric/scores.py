@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from ...jsonl import read_jsonl
 Mode = Literal["expected", "sampled"]
 """Estimator of a dimension's score: expected score from the digit distribution, or the mean of sampled scores."""
 
-MODES: tuple[Mode, ...] = ("expected", "sampled")
+MODES: tuple[Mode, ...] = get_args(Mode)
 """Every `Mode`."""
 
 

@@ -11,7 +11,7 @@ from ...llm.config import GenerateConfig
 from ..dataset import PromptItem
 from ..parsing import FLAG_KEPT_PREVIOUS, STORY_MARKER, extract_feedback, extract_story
 from ..persona import Persona
-from ..transcript import STORY_KINDS, Message, Transcript
+from ..transcript import STORY_KINDS, Message, MessageKind, Transcript
 
 STORY_SAMPLING = GenerateConfig(temperature=0.8, top_p=0.95, max_tokens=400)
 """Default sampling of a writing run: temperature 0.8, nucleus 0.95, 400 tokens per draft or revision."""
@@ -75,7 +75,7 @@ class Request:
     """Agent making the call."""
     round: int
     """Round the reply belongs to."""
-    kind: str
+    kind: MessageKind
     """Message kind of the reply."""
     prompt: list[dict[str, str]]
     """Chat messages to send."""
