@@ -2,16 +2,16 @@
 
 from .dataset import PromptItem, load_scifi, save_scifi, select_prompts
 from .frameworks import (
-           BASELINES,
-           FRAMEWORKS,
-           STORY_SAMPLING,
-           LLMDebate,
-           LLMDiscussion,
-           LLMReview,
-           LLMTeacher,
-           SingleAgent,
-           WritingConfig,
-           build_framework,
+    BASELINES,
+    FRAMEWORKS,
+    STORY_SAMPLING,
+    LLMDebate,
+    LLMDiscussion,
+    LLMReview,
+    LLMTeacher,
+    SingleAgent,
+    WritingConfig,
+    build_framework,
 )
 from .records import StoryRecord, read_transcripts
 from .runner import RunResult, load_stories, run_writing

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import STORY_SAMPLING, Framework, WritingConfig
+from .base import Framework
+from .config import STORY_SAMPLING, WritingConfig
 from .debate import LLMDebate
 from .discussion import LLMDiscussion
 from .review import REVIEW_DIMENSIONS, LLMReview

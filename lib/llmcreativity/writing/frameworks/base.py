@@ -1,4 +1,4 @@
-"""What every framework shares: sampling settings, one batched step of agent calls, prompt pieces."""
+"""What every framework shares: the protocol, its stored settings, and one batched step of agent calls."""
 
 from __future__ import annotations
 
@@ -9,62 +9,10 @@ from typing import Any, Protocol
 from ...llm.backend import Backend
 from ...llm.config import GenerateConfig
 from ..dataset import PromptItem
-from ..parsing import FLAG_KEPT_PREVIOUS, STORY_MARKER, extract_feedback, extract_story
+from ..parsing import FLAG_KEPT_PREVIOUS, extract_feedback, extract_story
 from ..persona import Persona
 from ..transcript import STORY_KINDS, Message, MessageKind, Transcript
-
-STORY_SAMPLING = GenerateConfig(temperature=0.8, top_p=0.95, max_tokens=400)
-"""Default sampling of a writing run: temperature 0.8, nucleus 0.95, 400 tokens per draft or revision."""
-
-
-@dataclass(frozen=True)
-class WritingConfig:
-    """Sampling settings shared by all agents of a run: one `GenerateConfig`, with a shorter budget for feedback.
-
-    Stored with every story in the flat form of `to_dict` (temperature, top_p, story_max_tokens,
-    feedback_max_tokens, max_story_words, seed), which `from_dict` reads back.
-    """
-
-    sampling: GenerateConfig = STORY_SAMPLING
-    """Sampling of every call (one sample each); its `max_tokens` is the budget of a draft or revision."""
-    feedback_max_tokens: int = 200
-    """Token budget of a review, critique or challenge."""
-    max_story_words: int = 300
-    """Word budget asked of writers; longer stories are cut at a sentence end and flagged."""
-
-    def __post_init__(self) -> None:
-        if self.sampling.n != 1:
-            raise ValueError(f"sampling.n={self.sampling.n!r}: every agent call takes one sample; use n=1")
-        if self.max_story_words < 1:
-            raise ValueError(f"max_story_words={self.max_story_words!r}: must be >= 1")
-        self.feedback_config()  # validates feedback_max_tokens
-
-    def story_config(self) -> GenerateConfig:
-        """Sampling settings of story versions."""
-        return self.sampling
-
-    def feedback_config(self) -> GenerateConfig:
-        """Sampling settings of feedback messages: `sampling` with max_tokens = feedback_max_tokens."""
-        return self.sampling.merge(max_tokens=self.feedback_max_tokens)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The flat plain-JSON form stored in every story's settings ("stop" only when set)."""
-        s = self.sampling
-        out: dict[str, Any] = {"temperature": s.temperature, "top_p": s.top_p, "story_max_tokens": s.max_tokens,
-                               "feedback_max_tokens": self.feedback_max_tokens,
-                               "max_story_words": self.max_story_words, "seed": s.seed}
-        if s.stop:
-            out["stop"] = list(s.stop)
-        return out
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> WritingConfig:
-        """Inverse of `to_dict` (e.g. a stored story's ``settings["config"]``)."""
-        d = dict(d)
-        sampling = GenerateConfig(temperature=d.pop("temperature"), top_p=d.pop("top_p"),
-                                  max_tokens=d.pop("story_max_tokens"), seed=d.pop("seed"),
-                                  stop=tuple(d.pop("stop", ())))
-        return cls(sampling, **d)
+from .config import WritingConfig
 
 
 @dataclass(frozen=True)
@@ -163,31 +111,3 @@ def step(lm: Backend, transcript: Transcript, requests: list[Request], *, config
         transcript.add(msg)
         out.append(msg)
     return out
-
-
-def chat(system: Persona | None, user: str) -> list[dict[str, str]]:
-    """Chat messages: the persona as system message (when given), then the user turn."""
-    head = [{"role": "system", "content": system.description}] if system is not None else []
-    return [*head, {"role": "user", "content": user}]
-
-
-def writing_task(item: PromptItem, max_words: int) -> str:
-    """The instruction every writer gets for a first draft."""
-    return (
-        f"Writing prompt: {item.text}\n\n"
-        f"Write an original science-fiction short story for this prompt, at most {max_words} words. "
-        f"Begin your reply with the line {STORY_MARKER} and then write only the story."
-    )
-
-
-def revise_instruction(max_words: int) -> str:
-    """The closing instruction of every revision prompt."""
-    return (
-        f"Write the full revised story, at most {max_words} words. "
-        f"Begin your reply with the line {STORY_MARKER} and then write only the story."
-    )
-
-
-def block(label: str, text: str) -> str:
-    """A labelled, delimited block of quoted text inside a prompt."""
-    return f"{label}:\n<<<\n{text}\n>>>"

@@ -9,17 +9,9 @@ from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import REVIEW_PERSONAS, Persona
 from ..transcript import Transcript
-from .base import (
-    Request,
-    WritingConfig,
-    block,
-    chat,
-    framework_settings,
-    revise_instruction,
-    step,
-    usage_tag,
-    writing_task,
-)
+from .base import Request, framework_settings, step, usage_tag
+from .config import WritingConfig
+from .prompts import block, chat, revise_instruction, writing_task
 
 
 @dataclass(frozen=True)
