@@ -51,21 +51,14 @@ class StepwiseSettings:
 
     def to_dict(self) -> dict[str, Any]:
         """The flat plain-JSON form stored in every chain ("stop" only when `sampling` sets one)."""
-        s = self.sampling
-        out: dict[str, Any] = {"n": s.n, "temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
-                               "seed": s.seed, "step_cap": self.step_cap, "stop_fraction": self.stop_fraction,
-                               "batched": self.batched, "cluster_batch": self.cluster_batch}
-        if s.stop:
-            out["stop"] = list(s.stop)
-        return out
+        return {**self.sampling.to_flat(), "step_cap": self.step_cap, "stop_fraction": self.stop_fraction,
+                "batched": self.batched, "cluster_batch": self.cluster_batch}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StepwiseSettings:
         """Inverse of `to_dict`."""
-        d = dict(d)
-        sampling = GenerateConfig(n=d.pop("n"), temperature=d.pop("temperature"), top_p=d.pop("top_p"),
-                                  max_tokens=d.pop("max_tokens"), seed=d.pop("seed"), stop=tuple(d.pop("stop", ())))
-        return cls(sampling, **d)
+        sampling, rest = GenerateConfig.from_flat(d)
+        return cls(sampling, **rest)
 
 
 @dataclass(frozen=True)

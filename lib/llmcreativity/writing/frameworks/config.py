@@ -10,6 +10,9 @@ from ...llm.config import GenerateConfig
 STORY_SAMPLING = GenerateConfig(temperature=0.8, top_p=0.95, max_tokens=400)
 """Default sampling of a writing run: temperature 0.8, nucleus 0.95, 400 tokens per draft or revision."""
 
+_STORED = {"max_tokens": "story_max_tokens"}
+"""Stored name of a sampling field where it differs (the story budget, beside feedback_max_tokens)."""
+
 
 @dataclass(frozen=True)
 class WritingConfig:
@@ -43,19 +46,11 @@ class WritingConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The flat plain-JSON form stored in every story's settings ("stop" only when set)."""
-        s = self.sampling
-        out: dict[str, Any] = {"temperature": s.temperature, "top_p": s.top_p, "story_max_tokens": s.max_tokens,
-                               "feedback_max_tokens": self.feedback_max_tokens,
-                               "max_story_words": self.max_story_words, "seed": s.seed}
-        if s.stop:
-            out["stop"] = list(s.stop)
-        return out
+        return {**self.sampling.to_flat(omit=("n",), rename=_STORED), "feedback_max_tokens": self.feedback_max_tokens,
+                "max_story_words": self.max_story_words}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> WritingConfig:
         """Inverse of `to_dict` (e.g. a stored story's ``settings["config"]``)."""
-        d = dict(d)
-        sampling = GenerateConfig(temperature=d.pop("temperature"), top_p=d.pop("top_p"),
-                                  max_tokens=d.pop("story_max_tokens"), seed=d.pop("seed"),
-                                  stop=tuple(d.pop("stop", ())))
-        return cls(sampling, **d)
+        sampling, rest = GenerateConfig.from_flat(d, rename=_STORED)
+        return cls(sampling, **rest)
