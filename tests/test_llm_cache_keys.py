@@ -4,6 +4,8 @@ The literals were computed on main before WritingConfig, StepwiseSettings and Ru
 GenerateConfig; a change here would make the default book miss its call cache (or its resume files).
 """
 
+import json
+
 from llmcreativity.entropy import MACGYVER_PROMPT, STEP_SAMPLING, Problem, StepwiseSettings, chain_id
 from llmcreativity.judges import JudgeItem
 from llmcreativity.judges.rubric import SAMPLING, RubricJudge
@@ -33,6 +35,7 @@ def test_framework_settings_stored_with_stories_are_unchanged():
         "students": ["Humanistic", "Futuristic", "Ecological"], "teacher": "Teacher", "rounds": 1, "config": FLAT}
     assert build_framework("single", BOOK_WRITING).settings() == {"persona": "Writer", "config": FLAT}
     assert build_framework("debate", BOOK_WRITING).settings() == {"n_agents": 3, "rounds": 1, "config": FLAT}
+    assert list(BOOK_WRITING.to_dict()) == list(FLAT)  # the stored JSON keeps its key order, byte for byte
     assert WritingConfig.from_dict(FLAT) == BOOK_WRITING
 
 
@@ -42,8 +45,9 @@ def test_stepwise_calls_and_chain_ids_are_unchanged():
     assert cfg.to_dict() == {"n": 6, "temperature": 0.9, "top_p": 1.0, "max_tokens": 24, "stop": ["\n"], "seed": 0}
     assert cache_key("m", "generate", "Problem: x\nStep 1:", cfg.to_dict(), 0) == \
         "27702b9181aa8e127a4d0001b6195e94321e82600bd077da74b6ec92596ac3ef"
-    assert settings.to_dict() == {"n": 6, "temperature": 0.9, "top_p": 1.0, "max_tokens": 24, "step_cap": 2,
-                                  "stop_fraction": 0.5, "seed": 0, "batched": True, "cluster_batch": 4}
+    stored = {"n": 6, "temperature": 0.9, "top_p": 1.0, "max_tokens": 24, "step_cap": 2, "stop_fraction": 0.5,
+              "seed": 0, "batched": True, "cluster_batch": 4}
+    assert json.dumps(settings.to_dict()) == json.dumps(stored)  # same values in the same key order
     problem = Problem("p1", "macgyver", "Open a jar.")
     assert chain_id(problem, "m", "j", MACGYVER_PROMPT, settings) == "85453ba7ca91ea055a81"
 

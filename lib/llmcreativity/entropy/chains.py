@@ -51,7 +51,9 @@ class StepwiseSettings:
 
     def to_dict(self) -> dict[str, Any]:
         """The flat plain-JSON form stored in every chain ("stop" only when `sampling` sets one)."""
-        return {**self.sampling.to_flat(), "step_cap": self.step_cap, "stop_fraction": self.stop_fraction,
+        flat = self.sampling.to_flat()
+        seed = flat.pop("seed")  # stored after the stopping rule, as in every chain written so far
+        return {**flat, "step_cap": self.step_cap, "stop_fraction": self.stop_fraction, "seed": seed,
                 "batched": self.batched, "cluster_batch": self.cluster_batch}
 
     @classmethod

@@ -34,6 +34,8 @@ class Attempt(Generic[Parsed]):
 def ask(lm: Backend, prompts: Sequence[list[Message]], config: GenerateConfig,
         parse: Callable[[str], Parsed]) -> list[list[Attempt[Parsed]]]:
     """One batched call: `config.n` replies to each prompt, each parsed; result[i] belongs to prompts[i]."""
+    if not prompts:
+        return []
     replies = lm.generate(list(prompts), config)
     return [[Attempt(list(p), c, parse(c.text)) for c in cs] for p, cs in zip(prompts, replies, strict=True)]
 

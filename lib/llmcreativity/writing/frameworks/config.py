@@ -46,8 +46,10 @@ class WritingConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The flat plain-JSON form stored in every story's settings ("stop" only when set)."""
-        return {**self.sampling.to_flat(omit=("n",), rename=_STORED), "feedback_max_tokens": self.feedback_max_tokens,
-                "max_story_words": self.max_story_words}
+        flat = self.sampling.to_flat(omit=("n",), rename=_STORED)
+        seed = flat.pop("seed")  # stored last, as in every story written so far
+        return {**flat, "feedback_max_tokens": self.feedback_max_tokens, "max_story_words": self.max_story_words,
+                "seed": seed}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> WritingConfig:
