@@ -8,8 +8,9 @@ book:  ## set up, execute every stage notebook on the embedded models, build the
 	.venv/bin/llmcreativity run --profile default
 	.venv/bin/llmcreativity build
 
-test:  ## set up (with test extras: llama.cpp server, chromium) and run the tests
+test:  ## set up (with test extras: llama.cpp server, chromium), lint with ruff and run the tests
 	python3 scripts/setup_env.py --tests
+	.venv/bin/ruff check lib tests
 	.venv/bin/pytest
 
 pdf:   ## the whole book as one PDF (after `make book`)

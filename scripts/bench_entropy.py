@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 from itertools import permutations, product
 
 from llmcreativity.entropy import (
-    MACGYVER_PROMPT, EmbeddingSimilarityJudge, LLMEntailmentJudge, StepwiseSettings, cluster_by_bidirectional_entailment, macgyver_problems,
+    MACGYVER_PROMPT, STEP_SAMPLING, EmbeddingSimilarityJudge, LLMEntailmentJudge, StepwiseSettings, cluster_by_bidirectional_entailment, macgyver_problems,
 )
 from llmcreativity.entropy.musescorer import load_musescorer
 from llmcreativity.entropy.stepwise import sample_candidates
@@ -40,14 +41,14 @@ def main() -> None:
     lm = get_backend(args.model, cache=None)
     problem = macgyver_problems(limit=1)[0]
     prompt = MACGYVER_PROMPT.render(problem.text, [])
-    settings = StepwiseSettings(n=args.n, temperature=1.0, max_tokens=args.max_tokens)
-    sample_candidates(lm, prompt, StepwiseSettings(n=2, max_tokens=4), MACGYVER_PROMPT)  # warm-up
+    settings = StepwiseSettings(STEP_SAMPLING.merge(n=args.n, temperature=1.0, max_tokens=args.max_tokens))
+    sample_candidates(lm, prompt, StepwiseSettings(STEP_SAMPLING.merge(n=2, max_tokens=4)), MACGYVER_PROMPT)  # warm-up
 
     timings = {}
     candidates = None
     for batched in (True, False):
         t0 = time.perf_counter()
-        cands = sample_candidates(lm, prompt, StepwiseSettings(**{**settings.__dict__, "batched": batched}),
+        cands = sample_candidates(lm, prompt, replace(settings, batched=batched),
                                   MACGYVER_PROMPT)
         timings[batched] = time.perf_counter() - t0
         candidates = candidates or cands

@@ -19,7 +19,7 @@ import numpy as np
 
 from llmcreativity.llm import get_backend, get_embedder
 from llmcreativity.metrics import distinct_n
-from llmcreativity.writing import LLMReview, SingleAgent, WritingConfig, load_scifi, select_prompts
+from llmcreativity.writing import STORY_SAMPLING, LLMReview, SingleAgent, WritingConfig, load_scifi, select_prompts
 
 
 def main() -> None:
@@ -30,7 +30,7 @@ def main() -> None:
     ap.add_argument("--review", action="store_true", help="also time one LLM Review run per model")
     args = ap.parse_args()
     items = select_prompts(load_scifi(), n_categories=args.prompts, per_category=1)
-    config = WritingConfig(story_max_tokens=args.max_tokens, feedback_max_tokens=args.max_tokens // 2,
+    config = WritingConfig(STORY_SAMPLING.merge(max_tokens=args.max_tokens), feedback_max_tokens=args.max_tokens // 2,
                            max_story_words=int(args.max_tokens * 0.7))
     embedder = get_embedder("all-minilm-l6-v2")
     rows, firsts = [], {}

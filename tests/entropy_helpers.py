@@ -2,7 +2,8 @@
 
 
 class FirstWordJudge:
-    """Two texts mean the same when their first words match (case-insensitively with `ignore_case`); counts its calls."""
+    """Two texts mean the same when their first words match (case-insensitively with `ignore_case`); counts its
+    calls."""
 
     identity = "first-word"
 

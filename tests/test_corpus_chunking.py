@@ -1,3 +1,5 @@
+from itertools import pairwise
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -54,7 +56,7 @@ def test_chunks_are_ordered_slices_that_cover_every_word(sents, limit):
     text = " ".join(sents)
     spans = chunk_spans(text, chunk_words=limit, min_words=limit // 5)
     assert " ".join(text[s:e] for s, e, _ in spans).split() == text.split()
-    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    assert all(a[1] <= b[0] for a, b in pairwise(spans))
     assert all(n == len(text[s:e].split()) and n <= limit + limit // 5 for s, e, n in spans)
 
 

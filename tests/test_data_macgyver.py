@@ -15,7 +15,8 @@ def test_benchmark_has_every_labelled_solution_with_its_problem(bench):
 
 def test_valid_means_annotation_starts_with_correct(bench):
     assert (bench["valid"] == bench["annotation"].str.startswith("correct_")).all()
-    assert set(bench.loc[bench["valid"], "annotation"]) == {"correct_efficient", "correct_inefficient", "correct_unsolvable"}
+    assert set(bench.loc[bench["valid"], "annotation"]) == {"correct_efficient", "correct_inefficient",
+                                                            "correct_unsolvable"}
 
 
 def test_stratified_sample_balances_labels_across_distinct_problems(bench):
@@ -25,7 +26,8 @@ def test_stratified_sample_balances_labels_across_distinct_problems(bench):
 
 
 def test_stratified_sample_is_reproducible(bench):
-    assert stratified_sample(bench, 8, seed=4)["item_id"].tolist() == stratified_sample(bench, 8, seed=4)["item_id"].tolist()
+    first, again = (stratified_sample(bench, 8, seed=4)["item_id"].tolist() for _ in range(2))
+    assert first == again
 
 
 def test_missing_folder_error_says_how_to_fix(tmp_path):

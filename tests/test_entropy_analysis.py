@@ -4,11 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings, run_chain
 from llmcreativity.entropy.analysis import correlation_table, spearman_with_ci, step_table
 from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
-from llmcreativity.entropy.stepwise import StepwiseSettings, run_chain
-from llmcreativity.llm import CachedBackend
-from llmcreativity.llm import ScriptedBackend
+from llmcreativity.llm import CachedBackend, ScriptedBackend
 
 
 class FirstWordJudge:
@@ -29,7 +28,7 @@ class CountEmbedder:
 def test_step_table_has_one_row_per_step_with_diversity():
     lm = CachedBackend(ScriptedBackend(lambda p, i: ["cut the rope now", "tie a knot"][i % 2]), cache=None)
     chain = run_chain(lm, FirstWordJudge(), Problem("m-1", "macgyver", "Escape."), MACGYVER_PROMPT,
-                      StepwiseSettings(n=4, step_cap=2))
+                      StepwiseSettings(STEP_SAMPLING.merge(n=4), step_cap=2))
     df = step_table([chain], CountEmbedder())
     assert len(df) == 2
     row = df.iloc[0]
@@ -89,7 +88,7 @@ def test_recluster_steps_compares_judges_on_stored_candidates():
 
     lm = CachedBackend(ScriptedBackend(lambda p, i: ["cut the rope now", "tie a knot"][i % 2]), cache=None)
     chain = run_chain(lm, FirstWordJudge(), Problem("m-1", "macgyver", "Escape."), MACGYVER_PROMPT,
-                      StepwiseSettings(n=4, step_cap=2))
+                      StepwiseSettings(STEP_SAMPLING.merge(n=4), step_cap=2))
     df = recluster_steps([chain], AllSameJudge(), max_steps=1)
     assert len(df) == 1
     row = df.iloc[0]

@@ -30,7 +30,8 @@ def same_first_word(a, b):
 
 
 def test_texts_with_the_same_meaning_share_a_cluster():
-    c = cluster_by_bidirectional_entailment(["cut rope", "tie knot", "cut string", "tie bow"], RuleJudge(same_first_word))
+    c = cluster_by_bidirectional_entailment(["cut rope", "tie knot", "cut string", "tie bow"],
+                                            RuleJudge(same_first_word))
     assert c.ids == (0, 1, 0, 1)
     assert c.representatives == (0, 1)
     assert c.n_clusters == 2

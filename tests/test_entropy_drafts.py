@@ -34,7 +34,8 @@ def test_drafts_and_final_versions_get_their_own_entropy():
     df = draft_revision_entropy([t], FirstWordJudge()).set_index("phase")
     assert df.loc["first drafts", "se_discrete"] == pytest.approx(math.log(3))
     # final: aliens, aliens, time -> 2/3, 1/3
-    assert df.loc["final versions", "se_discrete"] == pytest.approx(-(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3)))
+    expected = -(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3))
+    assert df.loc["final versions", "se_discrete"] == pytest.approx(expected)
     assert df.loc["final versions", "clusters"] == 2 and df.loc["first drafts", "writers"] == 3
 
 

@@ -3,9 +3,8 @@
 import pandas as pd
 import pytest
 
-from llmcreativity.entropy.musescorer import agreement_table, load_musescorer, partition_agreement, sample_round
-
 from entropy_helpers import FirstWordJudge
+from llmcreativity.entropy.musescorer import agreement_table, load_musescorer, partition_agreement, sample_round
 
 
 def test_identical_partitions_agree_perfectly_under_relabeling():
@@ -50,6 +49,7 @@ def test_agreement_table_scores_judge_and_coders_per_round():
     # judge: round 1 {doorstop now, doorstop heavy}{hat}, round 2 {doorstop}{jewel, jewel ring} == ali exactly;
     # the two "doorstop" ideas of different rounds stay apart
     assert table.loc[("first word", "ali"), "ari"] == pytest.approx(1.0)
-    assert table.loc[("coder ali", "krish"), "ari"] == pytest.approx(partition_agreement([0, 0, 1, 2, 3, 3], [0, 0, 0, 1, 2, 2])["ari"])
+    expected = partition_agreement([0, 0, 1, 2, 3, 3], [0, 0, 0, 1, 2, 2])["ari"]
+    assert table.loc[("coder ali", "krish"), "ari"] == pytest.approx(expected)
     assert table.loc[("first word", "ali"), "judge_calls"] == judge.calls > 0
     assert set(table["n_ideas"]) == {6}

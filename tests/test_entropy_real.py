@@ -4,7 +4,14 @@ import math
 
 import pytest
 
-from llmcreativity.entropy import MACGYVER_PROMPT, LLMEntailmentJudge, StepwiseSettings, macgyver_problems, run_step
+from llmcreativity.entropy import (
+    MACGYVER_PROMPT,
+    STEP_SAMPLING,
+    LLMEntailmentJudge,
+    StepwiseSettings,
+    macgyver_problems,
+    run_step,
+)
 
 
 @pytest.mark.slow
@@ -14,7 +21,7 @@ def test_real_model_step_yields_log_probabilities_and_finite_entropy():
     lm = get_backend("smollm2-135m")
     judge = LLMEntailmentJudge(lm)
     step = run_step(lm, judge, macgyver_problems(limit=1)[0], MACGYVER_PROMPT,
-                    StepwiseSettings(n=3, max_tokens=6, temperature=1.0), [], 1)
+                    StepwiseSettings(STEP_SAMPLING.merge(n=3, max_tokens=6, temperature=1.0)), [], 1)
     assert len(step.candidates) == 3
     assert all(v <= 0 for c in step.candidates for v in c.logprobs)
     assert any(c.logprobs for c in step.candidates)

@@ -5,12 +5,10 @@ import math
 
 import pytest
 
-from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
-from llmcreativity.entropy.stepwise import Chain, StepwiseSettings, run_chain, run_chains
-from llmcreativity.llm import CachedBackend
-from llmcreativity.llm import ScriptedBackend
-
 from entropy_helpers import FirstWordJudge
+from llmcreativity.entropy import STEP_SAMPLING, Chain, StepwiseSettings, run_chain, run_chains
+from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
+from llmcreativity.llm import CachedBackend, ScriptedBackend
 
 PROBLEM = Problem("macgyver-1", "macgyver", "Open a jar. Tools available: a towel, a spoon.")
 
@@ -35,33 +33,38 @@ def lm_for(responder):
 
 
 def test_chain_ends_when_half_of_the_candidates_say_stop():
-    chain = run_chain(lm_for(stop_after(2, 0.5)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=5))
+    chain = run_chain(lm_for(stop_after(2, 0.5)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                      StepwiseSettings(STEP_SAMPLING, step_cap=5))
     assert chain.ended == "stop"
     assert len(chain.steps) == 3
     assert chain.steps[-1].stop_votes == 5 and chain.steps[-1].chosen is None
 
 
 def test_chain_continues_when_fewer_than_half_say_stop():
-    chain = run_chain(lm_for(stop_after(1, 0.4)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=3))
+    chain = run_chain(lm_for(stop_after(1, 0.4)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                      StepwiseSettings(STEP_SAMPLING, step_cap=3))
     assert chain.ended == "cap"
     assert len(chain.steps) == 3 and all(s.chosen is not None for s in chain.steps)
 
 
 def test_greedy_chaining_appends_the_most_probable_candidate():
     # the scripted model gives -1 per word, so the shortest candidate has the highest probability
-    chain = run_chain(lm_for(stop_after(9, 0)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=2))
+    chain = run_chain(lm_for(stop_after(9, 0)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                      StepwiseSettings(STEP_SAMPLING, step_cap=2))
     assert chain.solution == ("Pry it up", "Pry it up")
 
 
 def test_chosen_steps_are_fed_back_into_the_next_prompt():
     lm = ScriptedBackend(stop_after(9, 0))
-    run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=2))
+    run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+              StepwiseSettings(STEP_SAMPLING, step_cap=2))
     assert lm.seen[-1].endswith("Step 1: Pry it up\nStep 2:")
 
 
 def test_step_entropies_match_the_clusters():
     # 10 samples cycling 4 replies: "Grip ..." x6 (two texts, one cluster), "Tap" x2, "Pry" x2
-    step = run_chain(lm_for(stop_after(9, 0)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=1)).steps[0]
+    step = run_chain(lm_for(stop_after(9, 0)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                     StepwiseSettings(STEP_SAMPLING, step_cap=1)).steps[0]
     assert step.n_clusters == 3
     p = [0.6, 0.2, 0.2]
     assert step.se_discrete == pytest.approx(-sum(q * math.log(q) for q in p))
@@ -76,12 +79,13 @@ def test_step_entropies_match_the_clusters():
 def test_stop_candidates_share_one_cluster_without_judge_calls():
     judge = FirstWordJudge()
     step = run_chain(lm_for(lambda p, i: "STOP" if i < 6 else "Pry the lid"), judge, PROBLEM, MACGYVER_PROMPT,
-                     StepwiseSettings(n=10, step_cap=3)).steps[0]
+                     StepwiseSettings(STEP_SAMPLING, step_cap=3)).steps[0]
     assert step.n_clusters == 2 and step.judge_calls == 0 and judge.calls == 0
 
 
 def test_all_empty_candidates_end_the_chain_with_undefined_weighted_entropy():
-    chain = run_chain(lm_for(lambda p, i: ""), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=4, step_cap=3))
+    chain = run_chain(lm_for(lambda p, i: ""), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                      StepwiseSettings(STEP_SAMPLING.merge(n=4), step_cap=3))
     step = chain.steps[0]
     assert chain.ended == "empty" and step.n_clusters == 1 and step.se_discrete == 0.0
     assert math.isnan(step.se_probability) and math.isnan(step.se_length_normalized)
@@ -89,13 +93,14 @@ def test_all_empty_candidates_end_the_chain_with_undefined_weighted_entropy():
 
 def test_empty_candidate_carries_no_probability_mass():
     step = run_chain(lm_for(lambda p, i: "" if i == 0 else "Pry it up"), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
-                     StepwiseSettings(n=4, step_cap=1)).steps[0]
+                     StepwiseSettings(STEP_SAMPLING.merge(n=4), step_cap=1)).steps[0]
     assert step.n_clusters == 2 and step.se_probability == 0.0 and step.se_discrete > 0
 
 
 def test_one_by_one_sampling_makes_n_calls_of_one_sample():
     lm = lm_for(stop_after(9, 0))
-    run_chain(lm, FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=6, step_cap=1, batched=False))
+    run_chain(lm, FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+              StepwiseSettings(STEP_SAMPLING.merge(n=6), step_cap=1, batched=False))
     assert len(lm.records) == 6
 
 
@@ -103,7 +108,7 @@ def test_run_chains_resumes_without_recomputing(tmp_path):
     out = tmp_path / "chains.jsonl"
     inner = ScriptedBackend(stop_after(9, 0))
     lm = CachedBackend(inner, cache=None)
-    grid = [StepwiseSettings(n=4, step_cap=1, temperature=t) for t in (0.5, 1.0)]
+    grid = [StepwiseSettings(STEP_SAMPLING.merge(n=4, temperature=t), step_cap=1) for t in (0.5, 1.0)]
     problems = [PROBLEM, Problem("macgyver-2", "macgyver", "Light a room.")]
     first = run_chains(lm, FirstWordJudge(), problems, MACGYVER_PROMPT, grid, out, progress=False)
     calls = len(inner.seen)
@@ -116,7 +121,7 @@ def test_run_chains_resumes_without_recomputing(tmp_path):
 def test_truncated_last_record_is_recomputed(tmp_path):
     out = tmp_path / "chains.jsonl"
     lm = lm_for(stop_after(9, 0))
-    s = [StepwiseSettings(n=4, step_cap=1)]
+    s = [StepwiseSettings(STEP_SAMPLING.merge(n=4), step_cap=1)]
     run_chains(lm, FirstWordJudge(), [PROBLEM], MACGYVER_PROMPT, s, out, progress=False)
     text = out.read_text()
     out.write_text(text[: len(text) // 2])  # a killed run left half a line
@@ -126,12 +131,13 @@ def test_truncated_last_record_is_recomputed(tmp_path):
 
 
 def test_chain_round_trips_through_json():
-    chain = run_chain(lm_for(stop_after(1, 0.6)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT, StepwiseSettings(n=10, step_cap=3))
+    chain = run_chain(lm_for(stop_after(1, 0.6)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                      StepwiseSettings(STEP_SAMPLING, step_cap=3))
     assert Chain.from_dict(json.loads(json.dumps(chain.to_dict()))) == chain
 
 
 @pytest.mark.parametrize("kwargs, name", [({"step_cap": 0}, "step_cap"), ({"stop_fraction": 0}, "stop_fraction"),
-                                          ({"n": 1}, "n=")])
+                                          ({"sampling": STEP_SAMPLING.merge(n=1)}, "n=")])
 def test_bad_settings_raise_naming_the_field(kwargs, name):
     with pytest.raises(ValueError, match=name):
         StepwiseSettings(**kwargs)

@@ -23,9 +23,9 @@ from llmcreativity.evaluation import (
     prompt_means,
 )
 from llmcreativity.evaluation.comparison import cohen_dz
+from llmcreativity.jsonl import append_jsonl
 from llmcreativity.judges.rubric import RubricScore
 from llmcreativity.llm import ScriptedBackend
-from llmcreativity.jsonl import append_jsonl
 from llmcreativity.writing.records import StoryRecord
 
 
@@ -33,7 +33,7 @@ def _record(framework: str, prompt_id: str, agent: str, story: str, model: str =
     return StoryRecord(prompt_id=prompt_id, category="cat", prompt=f"prompt {prompt_id}", framework=framework,
                        agent=agent, persona=agent, round=1, story=story, flags=[], model=model, tokens=100,
                        story_tokens=10, seconds=1.0, n_words=len(story.split()),
-                       message_id=f"{framework}/{prompt_id}/r1/revision/{agent}", settings={}).to_row()
+                       message_id=f"{framework}/{prompt_id}/r1/revision/{agent}", settings={}).to_dict()
 
 
 def _table(values: dict[str, list[float]], measure: str = "x") -> pd.DataFrame:
@@ -97,7 +97,7 @@ def _score(story, dim, value, mode="expected", samples=()):
 
 def test_judge_table_means_available_dimensions_and_counts_missing():
     dims = ["integration", "logic", "character", "world", "ethics"]
-    scores = [_score("s", d, v) for d, v in zip(dims, [1, 2, 3, 4, None])]
+    scores = [_score("s", d, v) for d, v in zip(dims, [1, 2, 3, 4, None], strict=True)]
     row = judge_table(scores).iloc[0]
     assert row["judge_mean"] == 2.5 and row["judge_missing"] == 1 and math.isnan(row["ethics"])
 

@@ -3,6 +3,7 @@ import math
 
 import pytest
 
+from judge_helpers import WordEmbedder, scripted, system_of, user_of
 from llmcreativity.judges import (
     AnswerProbabilityJudge,
     ChatEvalJudge,
@@ -21,10 +22,9 @@ from llmcreativity.judges.records import AgentVerdict
 from llmcreativity.judges.retrieval_panel import extract_findings
 from llmcreativity.judges.vector_store import NumpyVectorStore
 
-from judge_helpers import WordEmbedder, scripted, system_of, user_of
-
 VALID = Criterion("valid", "The solution solves the problem with the listed tools.")
-ITEM = JudgeItem("p1", "Open a jar using a towel and a spoon.", "Wrap the towel round the lid and twist; tap with the spoon.")
+ITEM = JudgeItem("p1", "Open a jar using a towel and a spoon.",
+                 "Wrap the towel round the lid and twist; tap with the spoon.")
 
 
 def agent_replies(confidence=None, verdicts=None, extra=None):
@@ -59,9 +59,9 @@ def test_each_agent_reads_only_its_own_view():
     problem = user_of(prompts_of(lm, "Problem analyst")[0])
     solution = user_of(prompts_of(lm, "Solution analyst")[0])
     crit = user_of(prompts_of(lm, "Criterion analyst")[0])
-    assert ITEM.problem in problem and ITEM.solution not in problem
-    assert ITEM.solution in solution and ITEM.problem not in solution
-    assert ITEM.problem not in crit and ITEM.solution not in crit and VALID.definition in crit
+    assert ITEM.task in problem and ITEM.response not in problem
+    assert ITEM.response in solution and ITEM.task not in solution
+    assert ITEM.task not in crit and ITEM.response not in crit and VALID.definition in crit
 
 
 def test_agents_see_only_top_k_findings_not_the_history():
@@ -132,12 +132,14 @@ def test_agents_of_a_round_speak_in_one_batch_and_read_only_earlier_rounds():
     assert lm.inner.batches == [3, 3, 1]
     assert all(c.retrieved == [] for c in j.calls if c.round == 1)
     assert all(r.round == 1 for c in j.calls if c.round == 2 for r in c.retrieved)
-    assert {r.author for c in j.calls if c.round == 2 for r in c.retrieved} == {"Problem analyst", "Solution analyst", "Criterion analyst"}
+    assert {r.author for c in j.calls if c.round == 2 for r in c.retrieved} == {"Problem analyst", "Solution analyst",
+                                                                                "Criterion analyst"}
 
 
 def test_near_duplicate_findings_are_stored_once():
     def reply(prompt, i):
-        return "VERDICT: yes\nCONFIDENCE: 50\n- the towel grips the lid\n- The towel grips the lid.\n- spoon taps the rim"
+        return ("VERDICT: yes\nCONFIDENCE: 50\n- the towel grips the lid\n- The towel grips the lid.\n"
+                "- spoon taps the rim")
 
     def stored(dedupe):
         stores = []
@@ -189,7 +191,7 @@ def test_chateval_referees_read_the_full_history():
     for n, call in enumerate(j.calls):
         for earlier in j.calls[:n]:
             assert earlier.reply.strip() in user_of(call.messages)
-        assert ITEM.problem in user_of(call.messages) and ITEM.solution in user_of(call.messages)
+        assert ITEM.task in user_of(call.messages) and ITEM.response in user_of(call.messages)
     tokens = [c.prompt_tokens for c in j.calls]
     assert tokens == sorted(tokens) and tokens[-1] > tokens[0]
 

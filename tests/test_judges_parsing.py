@@ -2,11 +2,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from judge_helpers import scripted, user_of
 from llmcreativity.judges import parse_verdict
 from llmcreativity.judges.parsing import REMINDER, Ask, ask_verdict, ask_verdicts
 from llmcreativity.llm.config import GenerateConfig
-
-from judge_helpers import scripted, user_of
 
 
 def test_parse_reads_verdict_and_percentage_confidence():
@@ -83,4 +82,5 @@ def test_ask_verdicts_batches_first_attempts_and_retries_only_the_failures():
     first, second = ask_verdicts(lm, asks, GenerateConfig(temperature=0), criterion="valid", max_retries=1)
     assert lm.inner.batches == [2, 1]
     assert first.failures == 0 and len(first.calls) == 1 and first.calls[0].agent == "a"
-    assert second.failures == 1 and [c.purpose for c in second.calls] == ["discuss", "retry"] and second.parsed.verdict is True
+    assert second.failures == 1 and second.parsed.verdict is True
+    assert [c.purpose for c in second.calls] == ["discuss", "retry"]

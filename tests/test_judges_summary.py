@@ -54,8 +54,9 @@ def test_token_saving_is_one_minus_the_token_ratio():
 
 def test_accuracy_difference_is_the_paired_mean_of_correctness():
     labels = {"a": True, "b": True, "c": False, "d": False}
-    js = [judgement(i, "R", v, 10) for i, v in zip("abcd", [True, True, False, True])]  # 3 right
-    js += [judgement(i, "C", v, 30) for i, v in zip("abcd", [True, False, True, None])]  # 1 right (None is wrong)
+    js = [judgement(i, "R", v, 10) for i, v in zip("abcd", [True, True, False, True], strict=True)]  # 3 right
+    # 1 right (None is wrong)
+    js += [judgement(i, "C", v, 30) for i, v in zip("abcd", [True, False, True, None], strict=True)]
     d = accuracy_difference(judgement_table(js, labels), "R", "C", n_resamples=300)
     assert d.estimate == pytest.approx(0.5) and d.low <= 0.5 <= d.high
 

@@ -15,7 +15,7 @@ def test_load_labelled_reads_jsonl_and_maps_labels(tmp_path):
                     {"item_id": 2, "problem": "P", "solution": "T", "label": 0}])
     df = load_labelled(p)
     items, labels = items_and_labels(df)
-    assert labels == {"1": True, "2": False} and items[1].solution == "T"
+    assert labels == {"1": True, "2": False} and items[1].response == "T"
 
 
 def test_load_labelled_reads_csv(tmp_path):
@@ -44,9 +44,10 @@ def test_chain_items_pair_each_chain_problem_with_its_own_solution():
     from llmcreativity.judges.validation import chain_items
 
     chains = pd.DataFrame({"chain": ["a", "b", "c"], "domain": ["macgyver", "scifi100", "macgyver"],
-                           "problem": ["Open a jar.", "Write.", "Fix a lamp."], "solution": ["Step 1: twist", "x", "  "]})
+                           "problem": ["Open a jar.", "Write.", "Fix a lamp."],
+                           "solution": ["Step 1: twist", "x", "  "]})
     items = chain_items(chains)
-    assert [(i.item_id, i.problem, i.solution) for i in items] == [
+    assert [(i.item_id, i.task, i.response) for i in items] == [
         ("chain-a", "Open a jar.", "Step 1: twist"), ("chain-c", "Fix a lamp.", "(no steps)")]
     with pytest.raises(ValueError, match="re-run the semantic_entropy stage"):
         chain_items(chains.drop(columns="solution"))

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from llmcreativity.llm import CacheMiss, CachedBackend, GenerateConfig, ResponseCache, ScriptedBackend
+from llmcreativity.llm import CachedBackend, CacheMiss, GenerateConfig, ResponseCache, ScriptedBackend
 
 
 class CountingBackend(ScriptedBackend):

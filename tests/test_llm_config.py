@@ -28,7 +28,8 @@ def test_language_model_given_to_get_embedder_is_refused():
         get_embedder("smollm2-135m")
 
 
-@pytest.mark.parametrize("prompt", ["", "   ", [], [{"role": "user", "content": ""}], [{"role": "robot", "content": "x"}]])
+@pytest.mark.parametrize("prompt",
+                         ["", "   ", [], [{"role": "user", "content": ""}], [{"role": "robot", "content": "x"}]])
 def test_empty_or_malformed_prompt_is_refused(prompt):
     lm = CachedBackend(ScriptedBackend(lambda p, i: "x"), cache=None)
     with pytest.raises(ValueError, match="prompt|message"):
@@ -71,3 +72,13 @@ def test_a_cached_run_never_loads_the_local_model(tmp_path):
 def test_unknown_local_model_is_refused_before_anything_loads():
     with pytest.raises(KeyError, match="smollm2-135m"):
         get_backend("no-such-model")
+
+
+def test_flat_form_round_trips_with_renames_and_leftover_keys():
+    cfg = GenerateConfig(temperature=0.7, max_tokens=64, seed=3)
+    flat = cfg.to_flat(omit=("n",), rename={"max_tokens": "budget"})
+    assert flat == {"temperature": 0.7, "top_p": 1.0, "budget": 64, "seed": 3}  # no "stop" while it is unset
+    back, rest = GenerateConfig.from_flat({**flat, "rounds": 2}, rename={"max_tokens": "budget"})
+    assert back == cfg and rest == {"rounds": 2}
+    stopping = cfg.merge(stop=("\n",))
+    assert GenerateConfig.from_flat(stopping.to_flat())[0] == stopping

@@ -25,7 +25,7 @@ def test_novelty_lies_in_zero_two_and_batch_equals_single(seed):
     rng = np.random.default_rng(seed)
     chunks, stories = rng.normal(size=(30, 5)), rng.normal(size=(7, 5))
     batch = semantic_novelty_batch(stories, chunks, block=3)
-    for s, b in zip(stories, batch):
+    for s, b in zip(stories, batch, strict=True):
         single = semantic_novelty(s, chunks)
         assert 0 <= b.novelty <= 2
         assert b.nearest == single.nearest

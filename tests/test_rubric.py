@@ -8,11 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from llmcreativity.judges import JudgeItem
 from llmcreativity.judges.rubric import (
     ANSWERS,
     DIMENSIONS,
     REMINDER,
-    RubricItem,
+    SAMPLING,
     RubricJudge,
     expected_score,
     mean_of_samples,
@@ -24,22 +25,23 @@ from llmcreativity.judges.rubric import (
 from llmcreativity.llm import CachedBackend, ScriptedBackend
 from llmcreativity.llm.scripted import prompt_text
 
-ITEM = RubricItem("s1", "A city on a comet.", "The comet city woke when the ice began to sing.")
+ITEM = JudgeItem("s1", "A city on a comet.", "The comet city woke when the ice began to sing.")
 
 
 def test_five_dimensions_have_written_criteria():
-    assert [d.name for d in DIMENSIONS] == ["Integration of Scientific Concepts", "Speculative Logic", "Character Depth",
+    assert [d.name for d in DIMENSIONS] == ["Integration of Scientific Concepts", "Speculative Logic",
+                                            "Character Depth",
                                             "Immersive World-Building", "Ethical and Philosophical Themes"]
     assert all(len(d.criterion.split()) > 15 for d in DIMENSIONS)
 
 
 def test_prompts_share_the_story_prefix_and_differ_in_the_dimension():
-    prompts = [rubric_prompt(ITEM.prompt, ITEM.story, d) for d in DIMENSIONS]
+    prompts = [rubric_prompt(ITEM.task, ITEM.response, d) for d in DIMENSIONS]
     texts = [p[-1]["content"] for p in prompts]
     prefix = texts[0][: texts[0].index("Dimension:")]
-    assert ITEM.story in prefix and all(t.startswith(prefix) for t in texts)
+    assert ITEM.response in prefix and all(t.startswith(prefix) for t in texts)
     assert all(p[0] == prompts[0][0] for p in prompts)
-    assert all(d.name in t for d, t in zip(DIMENSIONS, texts))
+    assert all(d.name in t for d, t in zip(DIMENSIONS, texts, strict=True))
 
 
 def test_empty_story_is_refused():
@@ -71,7 +73,7 @@ def test_expected_score_by_hand():
 
 @given(st.lists(st.floats(0.001, 1), min_size=6, max_size=6))
 def test_expected_score_lies_in_range(weights):
-    value = expected_score(dict(zip(ANSWERS, weights)))
+    value = expected_score(dict(zip(ANSWERS, weights, strict=True)))
     assert 0 <= value <= 5
 
 
@@ -93,7 +95,7 @@ def test_expected_mode_reads_digit_distribution():
 def test_sampled_mode_averages_repeats_in_one_batch():
     replies = {0: "4", 1: "Score: 2", 2: "3"}
     lm = ScriptedBackend(lambda p, i: replies[i])
-    scores = RubricJudge(lm, repeats=3).sampled(ITEM)
+    scores = RubricJudge(lm, sampling=SAMPLING.merge(n=3)).sampled(ITEM)
     assert len(lm.seen) == 5  # five prompts, one generate call, no retries
     assert all(s.score == 3.0 and s.samples == [4.0, 2.0, 3.0] and s.retries == 0 for s in scores)
 
@@ -102,7 +104,7 @@ def test_unreadable_reply_is_retried_with_a_reminder():
     def reply(prompt, i):
         return "5" if REMINDER in prompt_text(prompt) else ("great story" if i == 0 else "3")
     lm = ScriptedBackend(reply)
-    s = RubricJudge(lm, repeats=2, max_retries=1).sampled(ITEM)[0]
+    s = RubricJudge(lm, sampling=SAMPLING.merge(n=2), max_retries=1).sampled(ITEM)[0]
     assert s.samples == [5.0, 3.0] and s.retries == 1 and s.score == 4.0
     retry = [p for p in lm.seen if REMINDER in prompt_text(p)][0]
     assert retry[-2] == {"role": "assistant", "content": "great story"}
@@ -110,7 +112,7 @@ def test_unreadable_reply_is_retried_with_a_reminder():
 
 def test_reply_unreadable_after_retries_is_missing_with_raw_reply():
     lm = ScriptedBackend(lambda p, i: "a wonderful tale")
-    s = RubricJudge(lm, repeats=3, max_retries=2).sampled(ITEM)[0]
+    s = RubricJudge(lm, sampling=SAMPLING.merge(n=3), max_retries=2).sampled(ITEM)[0]
     assert s.score is None and s.samples == [None, None, None]
     assert s.raw == ["a wonderful tale"] * 3 and s.retries == 6
 
@@ -123,8 +125,8 @@ def test_unknown_mode_is_an_error():
 def test_run_rubric_resumes_without_duplicates(tmp_path):
     path = tmp_path / "scores.jsonl"
     lm = CachedBackend(ScriptedBackend(lambda p, i: "2"), cache=None)
-    judge = RubricJudge(lm, repeats=1)
-    items = [ITEM, RubricItem("s2", "p", "another story")]
+    judge = RubricJudge(lm, sampling=SAMPLING.merge(n=1))
+    items = [ITEM, JudgeItem("s2", "p", "another story")]
     run_rubric(judge, items[:1], path, "sampled", progress=False)
     calls = len(lm.inner.seen)
     out = run_rubric(judge, items, path, "sampled", progress=False)
@@ -135,5 +137,5 @@ def test_run_rubric_resumes_without_duplicates(tmp_path):
 
 def test_run_rubric_rejects_duplicate_ids(tmp_path):
     judge = RubricJudge(ScriptedBackend(lambda p, i: "2"))
-    with pytest.raises(ValueError, match="duplicate story_id"):
+    with pytest.raises(ValueError, match="duplicate item_id"):
         run_rubric(judge, [ITEM, ITEM], tmp_path / "s.jsonl", "expected", progress=False)

@@ -59,7 +59,8 @@ def test_screen_keeps_at_most_keep_and_marks_the_rest_not_selected():
 
 def test_construct_dataset_writes_a_file_every_stage_can_load(tmp_path):
     names = iter(["Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"])
-    lm = CountingBackend(lambda p, i: f"Write a tale where explorer {next(names)} maps a glass desert under twin suns today.")
+    lm = CountingBackend(
+        lambda p, i: f"Write a tale where explorer {next(names)} maps a glass desert under twin suns today.")
     data, candidates = construct_dataset(lm, BagOfWordsEmbedder(), ("Pacing", "Strong Voice"), n_candidates=4, keep=2,
                                          near_duplicate=0.999)
     assert lm.batches == [2]

@@ -28,7 +28,8 @@ def test_category_slug_drops_punctuation_and_curly_quotes():
 
 def test_select_prompts_takes_first_of_each_category_in_file_order():
     chosen = select_prompts(load_scifi(), n_categories=3, per_category=1)
-    assert [c.prompt_id for c in chosen] == ["strong-voice-00", "imagery-and-sensory-details-00", "conflict-and-tension-00"]
+    assert [c.prompt_id for c in chosen] == ["strong-voice-00", "imagery-and-sensory-details-00",
+                                             "conflict-and-tension-00"]
 
 
 def test_select_prompts_rejects_zero():
@@ -39,7 +40,8 @@ def test_select_prompts_rejects_zero():
 def test_saved_file_loads_back_with_the_same_ids(tmp_path):
     path = save_scifi({"Pacing": ["Write a fast story.", "Write a slow one."]}, tmp_path / "d.json")
     items = load_scifi(path)
-    assert [(i.prompt_id, i.text) for i in items] == [("pacing-00", "Write a fast story."), ("pacing-01", "Write a slow one.")]
+    assert [(i.prompt_id, i.text) for i in items] == [("pacing-00", "Write a fast story."),
+                                                      ("pacing-01", "Write a slow one.")]
 
 
 def test_missing_file_names_the_path_and_the_fix(tmp_path):

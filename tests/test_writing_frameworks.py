@@ -5,14 +5,22 @@ from __future__ import annotations
 import pytest
 
 from llmcreativity.writing.dataset import PromptItem
-from llmcreativity.writing.frameworks import LLMDebate, LLMDiscussion, LLMReview, LLMTeacher, SingleAgent, WritingConfig
+from llmcreativity.writing.frameworks import (
+    STORY_SAMPLING,
+    LLMDebate,
+    LLMDiscussion,
+    LLMReview,
+    LLMTeacher,
+    SingleAgent,
+    WritingConfig,
+)
 from llmcreativity.writing.persona import HUMANISTIC, TEACHER
 from llmcreativity.writing.transcript import STORY_KINDS, Message, Transcript
 from llmcreativity.writing.visibility import leaks, prompt_text, visibility_edges
 from writing_helpers import CountingBackend, unique_story_responder
 
 ITEM = PromptItem("pacing-00", "Pacing", 0, "A courier races a solar storm to deliver a vaccine to a Martian outpost.")
-CONFIG = WritingConfig(story_max_tokens=64, feedback_max_tokens=32, max_story_words=60)
+CONFIG = WritingConfig(STORY_SAMPLING.merge(max_tokens=64), feedback_max_tokens=32, max_story_words=60)
 
 
 def run(framework):
@@ -170,7 +178,9 @@ def test_usage_is_tagged_with_the_framework_name():
 
 def test_empty_revision_keeps_previous_version_and_flags_it():
     def respond(prompt, i):
-        return "STORY: A first draft about the rings of Saturn singing." if "Your draft" not in prompt[-1]["content"] else ""
+        if "Your draft" in prompt[-1]["content"]:
+            return ""
+        return "STORY: A first draft about the rings of Saturn singing."
     lm = CountingBackend(respond)
     t = LLMReview(config=CONFIG).run(lm, ITEM)
     for rev in t.select(kind="revision"):
@@ -211,7 +221,7 @@ def test_visibility_edges_list_who_read_whom():
     lambda: LLMDiscussion(personas=(HUMANISTIC, HUMANISTIC)),
     lambda: LLMReview(personas=(HUMANISTIC,)),
     lambda: WritingConfig(max_story_words=0),
-    lambda: WritingConfig(temperature=-1),
+    lambda: WritingConfig(STORY_SAMPLING.merge(n=2)),
 ])
 def test_bad_framework_parameters_are_clear_errors(make):
     with pytest.raises(ValueError):
@@ -278,6 +288,8 @@ def test_leaks_accepts_text_explained_by_a_visible_message():
     draft = "A long draft about the ice moons of Jupiter and the miners who sing there."
     quote = "the ice moons of Jupiter and the miners"
     t.add(Message("d", "review", "p", "A", 0, "draft", [{"role": "user", "content": "go"}], (), draft, story=draft))
-    t.add(Message("r1", "review", "p", "B", 1, "review", [{"role": "user", "content": draft}], ("d",), quote, target="A"))
-    t.add(Message("r2", "review", "p", "C", 1, "review", [{"role": "user", "content": draft}], ("d",), "fine", target="A"))
+    t.add(Message("r1", "review", "p", "B", 1, "review", [{"role": "user", "content": draft}], ("d",), quote,
+                  target="A"))
+    t.add(Message("r2", "review", "p", "C", 1, "review", [{"role": "user", "content": draft}], ("d",), "fine",
+                  target="A"))
     assert leaks(t) == []

@@ -14,7 +14,8 @@ from writing_helpers import BagOfWordsEmbedder
 
 def story(t: Transcript, author: str, r: int, text: str) -> None:
     kind = "draft" if r == 0 else "revision"
-    t.add(Message(f"{author}{r}", t.framework, t.prompt_id, author, r, kind, [{"role": "user", "content": "w"}], (), text, story=text))
+    t.add(Message(f"{author}{r}", t.framework, t.prompt_id, author, r, kind, [{"role": "user", "content": "w"}], (),
+                  text, story=text))
 
 
 def make() -> Transcript:
@@ -56,8 +57,9 @@ def test_empty_stories_are_left_out():
 
 
 def test_mean_ci_worked_by_hand():
-    from llmcreativity.writing.report import mean_ci
     import pandas as pd
+
+    from llmcreativity.writing.report import mean_ci
     # mean 2, sd 1, n 3: half-width = t_{0.975,2} * 1 / sqrt(3) = 4.302653 / 1.732051 = 2.484138
     m, lo, hi = mean_ci(pd.Series([1.0, 2.0, 3.0]))
     assert (m, lo, hi) == pytest.approx((2.0, 2.0 - 2.484138, 2.0 + 2.484138), abs=1e-6)

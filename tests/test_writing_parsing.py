@@ -64,7 +64,8 @@ def test_flags_say_empty_exactly_when_the_story_is_empty(reply):
 
 
 def test_a_story_ending_with_the_words_the_end_inside_a_sentence_keeps_them():
-    assert extract_story("STORY: It was the beginning of the end.", max_words=50).text == "It was the beginning of the end."
+    assert extract_story("STORY: It was the beginning of the end.",
+                         max_words=50).text == "It was the beginning of the end."
 
 
 def test_copied_quote_delimiters_are_removed():

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
-from llmcreativity.writing.dataset import PromptItem
-from llmcreativity.writing.frameworks import LLMReview, SingleAgent, WritingConfig
 from llmcreativity.jsonl import read_jsonl
+from llmcreativity.writing.dataset import PromptItem
+from llmcreativity.writing.frameworks import STORY_SAMPLING, LLMReview, SingleAgent, WritingConfig
 from llmcreativity.writing.records import StoryRecord, read_transcripts
-from llmcreativity.writing.runner import load_messages, load_stories, run_writing
+from llmcreativity.writing.runner import load_stories, run_writing
 from writing_helpers import CountingBackend, unique_story_responder
 
-CONFIG = WritingConfig(story_max_tokens=64, feedback_max_tokens=32, max_story_words=60)
+CONFIG = WritingConfig(STORY_SAMPLING.merge(max_tokens=64), feedback_max_tokens=32, max_story_words=60)
 ITEMS = [PromptItem(f"pacing-0{i}", "Pacing", i, f"Prompt number {i} about a comet.") for i in range(2)]
 FRAMEWORKS = [SingleAgent(config=CONFIG), LLMReview(config=CONFIG)]
+
+
+def load_messages(path) -> pd.DataFrame:
+    """Every transcript message of a transcripts file, one row each."""
+    return pd.DataFrame([m.to_dict() for t in read_transcripts(path).values() for m in t])
 
 
 def test_one_story_row_per_final_story(tmp_path):
@@ -31,7 +37,7 @@ def test_story_row_carries_the_documented_schema(tmp_path):
     lm = CountingBackend(unique_story_responder())
     result = run_writing(FRAMEWORKS, lm, ITEMS[:1], tmp_path, progress=False)
     row = read_jsonl(result.stories_path)[-1]
-    record = StoryRecord.from_row(row)
+    record = StoryRecord.from_dict(row)
     assert (record.framework, record.agent, record.persona, record.round) == ("review", "Ecological", "Ecological", 1)
     assert record.model == "scripted"
     assert record.settings["personas"] == ["Humanistic", "Futuristic", "Ecological"]
@@ -61,7 +67,7 @@ def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
     item = ITEMS[1]
     partial = LLMReview(config=CONFIG).run(CountingBackend(unique_story_responder()), item)
     with open(first.transcripts_path, "a") as f:
-        f.writelines(json.dumps(r) + "\n" for r in partial.to_rows())
+        f.writelines(json.dumps(r) + "\n" for r in (m.to_dict() for m in partial))
     with open(first.stories_path, "a") as f:
         f.write('{"prompt_id": "pacing-01", "framework": "rev')
     run_writing(FRAMEWORKS, CountingBackend(unique_story_responder()), ITEMS, tmp_path, progress=False)
@@ -88,7 +94,7 @@ def test_same_framework_twice_is_an_error(tmp_path):
 
 def test_story_row_with_unknown_keys_is_rejected():
     with pytest.raises(ValueError, match="unknown keys"):
-        StoryRecord.from_row({"surprise": 1})
+        StoryRecord.from_dict({"surprise": 1})
 
 
 def test_transcripts_on_disk_feed_the_homogenization_measure(tmp_path):
@@ -99,12 +105,14 @@ def test_transcripts_on_disk_feed_the_homogenization_measure(tmp_path):
     result = run_writing([LLMDiscussion(rounds=2, config=CONFIG)], CountingBackend(unique_story_responder()), ITEMS,
                          tmp_path, progress=False)
     h = homogenization(versions_by_round(read_transcripts(result.transcripts_path)), BagOfWordsEmbedder())
-    assert sorted(zip(h.prompt_id, h["round"])) == [(p, r) for p in ("pacing-00", "pacing-01") for r in range(3)]
+    expected = [(p, r) for p in ("pacing-00", "pacing-01") for r in range(3)]
+    assert sorted(zip(h.prompt_id, h["round"], strict=True)) == expected
     assert (h.n_stories == 3).all()
 
 
 def test_cost_per_framework_counts_each_run_once():
     import pandas as pd
+
     from llmcreativity.writing.report import cost_per_framework
     stories = pd.DataFrame({"framework": ["review"] * 3 + ["single"], "prompt_id": ["a", "a", "a", "a"],
                             "tokens": [300, 300, 300, 50], "seconds": [6.0, 6.0, 6.0, 1.0]})

@@ -31,7 +31,8 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError as e:
             if k == len(lines) - 1:  # the unterminated tail of an interrupted write
                 continue
-            raise ValueError(f"{p}, line {k + 1}: not valid JSON ({e}); the file is corrupt, delete it to start over") from e
+            raise ValueError(f"{p}, line {k + 1}: not valid JSON ({e}); "
+                             "the file is corrupt, delete it to start over") from e
     return rows
 
 

@@ -18,7 +18,7 @@ import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,19 +27,11 @@ from tqdm.auto import tqdm
 from llmcreativity.corpus.books import Book, read_books
 from llmcreativity.corpus.chunking import chunk_book
 from llmcreativity.corpus.gutenberg import clean_book
+from llmcreativity.llm.backend import TextEmbedder
 from llmcreativity.paths import cache_dir
 
 RULES_VERSION = 1
 """Version of the cleaning and chunking rules; bump it when they change so old cache entries are not reused."""
-
-
-class TextEmbedder(Protocol):
-    """What the store needs from an embedder (`llmcreativity.llm.get_embedder` returns one)."""
-
-    identity: str
-    dim: int
-
-    def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -161,7 +153,7 @@ def export_store(store: CorpusStore, out_dir: Path) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {"chunks": out_dir / "chunks.parquet", "embeddings": out_dir / "embeddings.npy",
              "meta": out_dir / "meta.json"}
-    for name, target in files.items():
+    for target in files.values():
         shutil.copyfile(store.path / target.name, target)
     return files
 

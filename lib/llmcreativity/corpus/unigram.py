@@ -29,4 +29,4 @@ def counts_table(counts: Counter[str]) -> pd.DataFrame:
 
 def counts_from_table(table: pd.DataFrame) -> Counter[str]:
     """Inverse of `counts_table`."""
-    return Counter(dict(zip(table["token"], table["count"].astype(int))))
+    return Counter(dict(zip(table["token"], table["count"].astype(int), strict=True)))

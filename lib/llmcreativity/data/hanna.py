@@ -50,7 +50,8 @@ class HannaHuman:
 
     def mean_scores(self) -> pd.DataFrame:
         """Mean of the three raters per story (rows) and criterion (columns)."""
-        return self.ratings.pivot_table(index="story_id", columns="criterion", values="score", aggfunc="mean")[list(CRITERIA.values())]
+        return self.ratings.pivot_table(index="story_id", columns="criterion", values="score",
+                                        aggfunc="mean")[list(CRITERIA.values())]
 
 
 def load_hanna_human(path: str | Path | None = None) -> HannaHuman:

@@ -15,7 +15,8 @@ import pandas as pd
 from ..paths import data_dir, require_file
 
 VALID_PREFIX = "correct_"
-"""A human annotation starting with this marks a valid solution (correct_efficient, correct_inefficient, correct_unsolvable)."""
+"""A human annotation starting with this marks a valid solution (correct_efficient, correct_inefficient,
+correct_unsolvable)."""
 
 SOURCE = "https://github.com/allenai/MacGyver (data/problem_solution_pair.xlsx, data/benchmark_results.json)"
 """Where the files come from, for users who need to fetch them."""
@@ -27,9 +28,11 @@ def macgyver_dir(path: str | Path | None = None) -> Path:
 
 
 def load_problems(path: str | Path | None = None) -> pd.DataFrame:
-    """The 1,683 problems: columns problem_id (int), problem (text), solvable, unconventional, reference_solution, reference_label."""
+    """The 1,683 problems: columns problem_id (int), problem (text), solvable, unconventional, reference_solution,
+    reference_label."""
     folder = macgyver_dir(path)
-    xlsx = require_file(folder / "problem_solution_pair.xlsx", "MacGyver problems", f"download it from {SOURCE} or set LLMCREATIVITY_DATA")
+    xlsx = require_file(folder / "problem_solution_pair.xlsx", "MacGyver problems",
+                        f"download it from {SOURCE} or set LLMCREATIVITY_DATA")
     df = pd.read_excel(xlsx)
     return df.rename(columns={
         "ID": "problem_id", "Problem": "problem", "Solvable?": "solvable", "Unconventional?": "unconventional",
@@ -45,7 +48,8 @@ def load_benchmark(path: str | Path | None = None, *, valid_prefix: str = VALID_
     with `valid_prefix`). Solutions without an annotation (one in the public file) are dropped.
     """
     folder = macgyver_dir(path)
-    js = require_file(folder / "benchmark_results.json", "MacGyver benchmark results", f"download it from {SOURCE} or set LLMCREATIVITY_DATA")
+    js = require_file(folder / "benchmark_results.json", "MacGyver benchmark results",
+                      f"download it from {SOURCE} or set LLMCREATIVITY_DATA")
     raw = json.loads(js.read_text(encoding="utf-8"))
     rows = [
         {"item_id": f"{pid}:{pos}", "problem_id": int(pid), "solution": s["solution"].replace("<br>", "").strip(),
@@ -57,12 +61,14 @@ def load_benchmark(path: str | Path | None = None, *, valid_prefix: str = VALID_
     df = df.merge(problems, on="problem_id", how="left", validate="many_to_one")
     missing = df["problem"].isna().sum()
     if missing:
-        raise ValueError(f"{missing} benchmark solutions name a problem id absent from problem_solution_pair.xlsx: the two files do not match")
+        raise ValueError(f"{missing} benchmark solutions name a problem id absent from problem_solution_pair.xlsx: the "
+                         "two files do not match")
     df["valid"] = df["annotation"].str.startswith(valid_prefix)
     return df[["item_id", "problem_id", "problem", "solution", "source", "annotation", "valid"]]
 
 
-def stratified_sample(df: pd.DataFrame, n: int, *, by: str = "valid", seed: int = 0, one_per_problem: bool = True) -> pd.DataFrame:
+def stratified_sample(df: pd.DataFrame, n: int, *, by: str = "valid", seed: int = 0,
+                      one_per_problem: bool = True) -> pd.DataFrame:
     """`n` rows with the classes of column `by` as equal as the data allow (remainder to the first classes).
 
     With `one_per_problem`, no two rows share a problem_id (so the sample spans n problems).
@@ -84,5 +90,6 @@ def stratified_sample(df: pd.DataFrame, n: int, *, by: str = "valid", seed: int 
             quota[c] -= 1
             used.add(row.get("problem_id"))
     if len(picked) < n:
-        raise ValueError(f"could only draw {len(picked)} of n={n} rows stratified by {by!r}: lower n or set one_per_problem=False")
+        raise ValueError(f"could only draw {len(picked)} of n={n} rows stratified by {by!r}: lower n or set "
+                         "one_per_problem=False")
     return pd.DataFrame(picked).reset_index(drop=True)

@@ -8,9 +8,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from ..stats import bootstrap_ci, spearman
-from .stepwise import Chain
+from .chains import Chain
+from .entailment import EntailmentJudge
 
 
 def _or_nan(f: Any, *args: Any) -> float:
@@ -21,7 +23,7 @@ def _or_nan(f: Any, *args: Any) -> float:
         return float("nan")
 
 
-def step_table(chains: Sequence[Chain], embedder: Any | None = None) -> pd.DataFrame:
+def step_table(chains: Sequence[Chain], embedder: TextEmbedder | None = None) -> pd.DataFrame:
     """One row per step: settings, entropies, cluster count and surface diversity of its candidates.
 
     Surface diversity is computed over the non-empty candidate texts: Distinct-1/2, Self-BLEU and,
@@ -33,7 +35,8 @@ def step_table(chains: Sequence[Chain], embedder: Any | None = None) -> pd.DataF
             texts = [c.text for c in s.candidates if c.text]
             row = {
                 "chain": ch.id, "problem_id": ch.problem_id, "domain": ch.domain, "model": ch.model,
-                "judge": ch.judge, "temperature": ch.settings.temperature, "n": ch.settings.n, "step": s.index,
+                "judge": ch.judge, "temperature": ch.settings.sampling.temperature, "n": ch.settings.sampling.n,
+                "step": s.index,
                 "n_clusters": s.n_clusters, "se_discrete": s.se_discrete, "se_probability": s.se_probability,
                 "se_length_normalized": s.se_length_normalized, "judge_calls": s.judge_calls,
                 "stop_votes": s.stop_votes, "n_nonempty": len(texts),
@@ -41,12 +44,14 @@ def step_table(chains: Sequence[Chain], embedder: Any | None = None) -> pd.DataF
                 "self_bleu": _or_nan(self_bleu, texts),
             }
             if embedder is not None:
-                row["mean_cosine"] = _or_nan(mean_pairwise_cosine, embedder.encode(texts)) if len(texts) >= 2 else np.nan
+                row["mean_cosine"] = _or_nan(mean_pairwise_cosine,
+                                             embedder.encode(texts)) if len(texts) >= 2 else np.nan
             rows.append(row)
     return pd.DataFrame(rows)
 
 
-def spearman_with_ci(x: Sequence[float], y: Sequence[float], *, n_resamples: int = 1000, seed: int = 0) -> dict[str, float]:
+def spearman_with_ci(x: Sequence[float], y: Sequence[float], *, n_resamples: int = 1000,
+                     seed: int = 0) -> dict[str, float]:
     """Spearman's rho of paired (x, y) with its p-value and a percentile bootstrap 95 % CI (rows resampled).
 
     Pairs with a NaN on either side are dropped first; `n` is the number of pairs used.
@@ -102,7 +107,8 @@ def weak_verdict(low: float, high: float, bound: float = 0.3) -> str:
     return "inconclusive"
 
 
-def recluster_steps(chains: Sequence[Chain], judge: Any, *, max_steps: int, batch_size: int = 4) -> pd.DataFrame:
+def recluster_steps(chains: Sequence[Chain], judge: EntailmentJudge, *, max_steps: int,
+                    batch_size: int = 4) -> pd.DataFrame:
     """Cluster the candidates of the first `max_steps` steps again with another judge.
 
     One row per step: the stored clustering's cluster count and discrete SE beside the new judge's,
@@ -117,7 +123,8 @@ def recluster_steps(chains: Sequence[Chain], judge: Any, *, max_steps: int, batc
     steps = [(ch, s) for ch in chains for s in ch.steps][:max_steps]
     for ch, s in steps:
         ids, calls = cluster_candidates(s.candidates, judge, context=None, batch_size=batch_size)
-        rows.append({"chain": ch.id, "model": ch.model, "temperature": ch.settings.temperature, "step": s.index,
+        rows.append({"chain": ch.id, "model": ch.model, "temperature": ch.settings.sampling.temperature,
+                     "step": s.index,
                      "clusters_stored": s.n_clusters, "clusters_new": len(set(ids)),
                      "se_stored": s.se_discrete, "se_new": discrete_semantic_entropy(ids),
                      "ari": float(adjusted_rand_score(s.cluster_ids, ids)), "judge_calls": calls})

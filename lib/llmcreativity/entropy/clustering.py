@@ -63,7 +63,8 @@ def cluster_by_bidirectional_entailment(
             pairs = [p for r in chunk for p in ((text, texts[r]), (texts[r], text))]
             verdicts = judge.entails(pairs, context)
             calls += len(pairs)
-            match = [c for k, c in enumerate(range(start, start + len(chunk))) if verdicts[2 * k] and verdicts[2 * k + 1]]
+            match = [c for k, c in enumerate(range(start, start + len(chunk)))
+                     if verdicts[2 * k] and verdicts[2 * k + 1]]
             if match:
                 found = match[0]
                 break

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 
@@ -24,8 +25,8 @@ class Problem:
 
     id: str
     """Stable id, e.g. "macgyver-541" or "scifi100-strong-voice-0"."""
-    domain: str
-    """"macgyver" or "scifi100"."""
+    domain: Literal["macgyver", "scifi100"]
+    """The benchmark it comes from."""
     text: str
     """The problem statement or writing prompt."""
 
@@ -85,7 +86,8 @@ def macgyver_problems(path: str | Path | None = None, *, limit: int | None = Non
     df = pd.read_excel(p, engine="openpyxl")
     missing = {"ID", "Problem", "Solvable?"} - set(df.columns)
     if missing:
-        raise ValueError(f"{p}: columns {sorted(missing)} are missing; expected the MacGyver problem_solution_pair.xlsx")
+        raise ValueError(f"{p}: columns {sorted(missing)} are missing; "
+                         "expected the MacGyver problem_solution_pair.xlsx")
     df = df[df["Solvable?"].astype(str).str.strip() == "Yes"]
     rows = df.head(limit) if limit is not None else df
     return [Problem(f"macgyver-{int(r.ID)}", "macgyver", str(r.Problem).strip()) for r in rows.itertuples()]
@@ -96,7 +98,8 @@ def scifi_problems(path: str | Path | None = None, *, limit: int | None = None) 
     p = require_file(
         path or data_dir() / "scifi100" / "scientific_writing.json",
         "SciFi-100 prompt file",
-        "download datasets/SciFi/scientific_writing.json from github.com/weiyueli7/llm-review or set LLMCREATIVITY_DATA",
+        "download datasets/SciFi/scientific_writing.json from github.com/weiyueli7/llm-review "
+        "or set LLMCREATIVITY_DATA",
     )
     data = json.loads(Path(p).read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):

@@ -9,10 +9,10 @@ keeps SE high from drafts to revisions; one that homogenizes the writers lowers 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import pandas as pd
 
+from ..llm.backend import TextEmbedder
 from ..metrics.diversity import mean_pairwise_cosine
 from ..writing.transcript import STORY_KINDS, Transcript
 from .clustering import cluster_by_bidirectional_entailment
@@ -21,7 +21,7 @@ from .estimators import discrete_semantic_entropy
 
 
 def draft_revision_entropy(transcripts: Iterable[Transcript], judge: EntailmentJudge,
-                           embedder: Any | None = None) -> pd.DataFrame:
+                           embedder: TextEmbedder | None = None) -> pd.DataFrame:
     """One row per (framework, prompt, phase) with phase "first drafts" (round 0) or "final versions"
     (each writer's last story version), for transcripts with at least two writers.
 
@@ -38,10 +38,12 @@ def draft_revision_entropy(transcripts: Iterable[Transcript], judge: EntailmentJ
                 final[m.author] = (m.round, m.story)
         if len(drafts) < 2 or max(r for r, _ in final.values()) == 0:
             continue
-        for phase, texts in (("first drafts", list(drafts.values())), ("final versions", [s for _, s in final.values()])):
+        for phase, texts in (("first drafts", list(drafts.values())),
+                             ("final versions", [s for _, s in final.values()])):
             c = cluster_by_bidirectional_entailment(texts, judge)
             row = {"framework": t.framework, "prompt_id": t.prompt_id, "phase": phase, "writers": len(texts),
-                   "clusters": c.n_clusters, "se_discrete": discrete_semantic_entropy(c.ids), "judge_calls": c.judge_calls}
+                   "clusters": c.n_clusters, "se_discrete": discrete_semantic_entropy(c.ids),
+                   "judge_calls": c.judge_calls}
             if embedder is not None:
                 row["mean_cosine"] = mean_pairwise_cosine(embedder.encode(texts))
             rows.append(row)

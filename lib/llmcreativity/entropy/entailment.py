@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from ..llm.backend import Backend, TextEmbedder
 
 Pair = tuple[str, str]
 """(premise, hypothesis): the question is whether the premise entails the hypothesis."""
@@ -50,7 +52,7 @@ class LLMEntailmentJudge:
     p(Yes) is read from `lm.answer_probs(messages, [yes, no])`, renormalized over the two answers.
     """
 
-    def __init__(self, lm: Any, *, answers: tuple[str, str] = ("Yes", "No"), threshold: float = 0.5):
+    def __init__(self, lm: Backend, *, answers: tuple[str, str] = ("Yes", "No"), threshold: float = 0.5):
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"threshold={threshold!r}: must lie strictly between 0 and 1")
         if len(answers) != 2 or answers[0] == answers[1]:
@@ -100,8 +102,8 @@ class NLIEntailmentJudge:
 
         self.tokenizer = AutoTokenizer.from_pretrained(str(model))
         self.model = AutoModelForSequenceClassification.from_pretrained(str(model)).to(device).eval()
-        labels = {i: str(l).lower() for i, l in self.model.config.id2label.items()}
-        hits = [i for i, l in labels.items() if l.startswith("entail")]
+        labels = {i: str(name).lower() for i, name in self.model.config.id2label.items()}
+        hits = [i for i, name in labels.items() if name.startswith("entail")]
         if len(hits) != 1:
             raise ValueError(
                 f"model {model}: config.id2label={labels} has no single 'entailment' label; "
@@ -140,7 +142,7 @@ class EmbeddingSimilarityJudge:
     and kept in memory; the context is ignored.
     """
 
-    def __init__(self, embedder: Any, *, threshold: float = 0.8):
+    def __init__(self, embedder: TextEmbedder, *, threshold: float = 0.8):
         if not -1.0 <= threshold <= 1.0:
             raise ValueError(f"threshold={threshold!r}: a cosine similarity threshold lies in [-1, 1]")
         self.embedder = embedder
@@ -153,7 +155,7 @@ class EmbeddingSimilarityJudge:
         """L2-normalized embeddings of `texts`, encoding only texts not seen before, in one batch."""
         new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if new:
-            for t, v in zip(new, np.asarray(self.embedder.encode(new), dtype=np.float32)):
+            for t, v in zip(new, np.asarray(self.embedder.encode(new), dtype=np.float32), strict=True):
                 self._vectors[t] = v / max(float(np.linalg.norm(v)), 1e-12)
         return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
 

@@ -76,7 +76,7 @@ def cluster_log_probabilities(
     if np.isnan(logp).any() or (logp > 1e-6).any():
         raise ValueError("sequence_log_probs must be natural-log probabilities: no NaN and none above 0")
     seen: dict[tuple[int, Hashable], float] = {}
-    for c, t, v in zip(ids.tolist(), texts, logp.tolist()):
+    for c, t, v in zip(ids.tolist(), texts, logp.tolist(), strict=True):
         seen.setdefault((c, t), v)
     clusters = sorted({c for c, _ in seen})
     mass = np.array([logsumexp([v for (c2, _), v in seen.items() if c2 == c]) for c in clusters])
@@ -84,7 +84,7 @@ def cluster_log_probabilities(
     if finite.size == 0:
         raise ValueError("every sample has probability 0 (log-probability -inf): nothing to weigh")
     norm = mass - logsumexp(finite)
-    return dict(zip(clusters, norm.tolist()))
+    return dict(zip(clusters, norm.tolist(), strict=True))
 
 
 def probability_weighted_semantic_entropy(

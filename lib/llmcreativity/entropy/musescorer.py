@@ -73,7 +73,7 @@ def agreement_table(ideas: pd.DataFrame, judges: dict[str, EntailmentJudge], *, 
             labels[name].extend(f"{rid}-{i}" for i in c.ids)
             calls[name] += c.judge_calls
     ordered = ideas.loc[order]
-    coder = {c: [f"{r}-{v}" for r, v in zip(ordered["round_id"], ordered[c])] for c in CODERS}
+    coder = {c: [f"{r}-{v}" for r, v in zip(ordered["round_id"], ordered[c], strict=True)] for c in CODERS}
     rows = [{"method": f"coder {CODERS[0]}", "reference": CODERS[1],
              **partition_agreement(coder[CODERS[0]], coder[CODERS[1]]),
              "clusters": len(set(coder[CODERS[0]])), "judge_calls": 0}]

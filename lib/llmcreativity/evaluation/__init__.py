@@ -1,4 +1,5 @@
-"""Story evaluation: per-story scores (rubric judge + novelty metrics), framework summaries, paired statistics, claim verdicts."""
+"""Story evaluation: per-story scores (rubric judge + novelty metrics), framework summaries, paired statistics, claim
+verdicts."""
 
 from .comparison import paired_comparisons, prompt_means
 from .scores import JUDGE_COLUMNS, NOVELTY_COLUMNS, judge_table, load_story_table, mode_comparison, novelty_table

@@ -8,10 +8,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.figure import Figure
 
 
 def plot_dimension_bars(summary: pd.DataFrame, measures: Sequence[str], *, by: str = "system",
-                        title: str = ""):  # noqa: ANN201 (matplotlib Figure)
+                        title: str = "") -> Figure:
     """Grouped bars: mean of each measure per system, with the bootstrap CI as error bars (none when n < 2)."""
     sub = summary[summary["measure"].isin(measures)]
     systems = list(dict.fromkeys(sub[by]))
@@ -31,10 +32,10 @@ def plot_dimension_bars(summary: pd.DataFrame, measures: Sequence[str], *, by: s
     return fig
 
 
-def plot_metric_distributions(table: pd.DataFrame, metrics: Sequence[str], *, by: str = "system"):  # noqa: ANN201
+def plot_metric_distributions(table: pd.DataFrame, metrics: Sequence[str], *, by: str = "system") -> Figure:
     """One panel per metric: each system's stories as points over a box of their distribution."""
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.4 * len(metrics), 3.4))
-    for ax, m in zip(np.atleast_1d(axes), metrics):
+    for ax, m in zip(np.atleast_1d(axes), metrics, strict=True):
         sns.boxplot(data=table, x=by, y=m, ax=ax, color="0.9", showfliers=False)
         sns.stripplot(data=table, x=by, y=m, ax=ax, size=4)
         ax.set_title(m)
@@ -45,7 +46,7 @@ def plot_metric_distributions(table: pd.DataFrame, metrics: Sequence[str], *, by
 
 
 def plot_cost_quality(table: pd.DataFrame, *, quality: str = "judge_mean", cost: str = "tokens",
-                      by: str = "system"):  # noqa: ANN201
+                      by: str = "system") -> Figure:
     """Scatter of each story's quality against its framework run's tokens, with each system's mean marked."""
     fig, ax = plt.subplots(figsize=(6, 4))
     sns.scatterplot(data=table, x=cost, y=quality, hue=by, ax=ax, alpha=0.5)

@@ -5,14 +5,16 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from ..corpus.store import CorpusStore
+from ..corpus.tokenize import Tokenizer
+from ..corpus.unigram import counts_from_table
 from ..judges.rubric import DIMENSIONS, RubricScore
+from ..llm.backend import Backend, TextEmbedder
 from ..metrics import VolumeReference, lexical_divergences, mean_surprisal, semantic_novelty_batch
 from ..stats.agreement import spearman
 from ..writing.runner import load_stories
@@ -48,17 +50,16 @@ def load_story_table(path: str | Path, *, system: str | None = None) -> pd.DataF
     return stories[~empty].reset_index(drop=True)
 
 
-def load_unigrams(corpus_dir: str | Path, tokenizer: str) -> dict[str, int]:
+def load_unigrams(corpus_dir: str | Path, tokenizer: Tokenizer) -> dict[str, int]:
     """Corpus unigram counts written by the corpus notebook (``unigram_<tokenizer>.parquet``)."""
     path = Path(corpus_dir) / f"unigram_{tokenizer}.parquet"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: run the corpus notebook (stage 'corpus') first")
-    table = pd.read_parquet(path)
-    return dict(zip(table["token"], table["count"].astype(int)))
+    return dict(counts_from_table(pd.read_parquet(path)))
 
 
-def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: Any,
-                  scorer: Any, *, tokenizer: str = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
+def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: TextEmbedder,
+                  scorer: Backend, *, tokenizer: Tokenizer = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
                   progress: bool = True) -> pd.DataFrame:
     """The four novelty metrics of every story (rows of `stories` with story_id, prompt, story).
 
@@ -78,7 +79,8 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
     nov = semantic_novelty_batch(E, store.embeddings)
     gain = VolumeReference.fit(store.embeddings, volume_eps).gain(E)
     surprisal = [mean_surprisal(scorer, t, SURPRISAL_CONTEXT.format(prompt=p)).mean
-                 for p, t in tqdm(list(zip(stories["prompt"], texts)), desc="surprisal", disable=not progress)]
+                 for p, t in tqdm(list(zip(stories["prompt"], texts, strict=True)), desc="surprisal",
+                                  disable=not progress)]
     return pd.DataFrame({
         "story_id": stories["story_id"].to_numpy(), "surprisal": surprisal,
         "lexical_kl": lexical_divergences(texts, unigrams, alpha, tokenizer),

@@ -23,7 +23,8 @@ def framework_summary(table: pd.DataFrame, measures: Sequence[str], *, by: str =
     for system, group in table.groupby(by, sort=False):
         for m in measures:
             x = group[m].dropna().to_numpy(dtype=float)
-            ci = bootstrap_ci([x], np.mean, n_resamples=n_resamples, confidence=confidence, seed=seed) if len(x) >= 2 else None
+            ci = bootstrap_ci([x], np.mean, n_resamples=n_resamples, confidence=confidence,
+                              seed=seed) if len(x) >= 2 else None
             rows.append({by: system, "measure": m, "n": len(x), "mean": float(x.mean()) if len(x) else np.nan,
                          "sd": float(x.std(ddof=1)) if len(x) >= 2 else np.nan,
                          "ci_low": ci.low if ci else np.nan, "ci_high": ci.high if ci else np.nan})
@@ -34,6 +35,6 @@ def paper_table(summary: pd.DataFrame, measures: Sequence[str], *, by: str = "sy
                 order: Sequence[str] | None = None) -> pd.DataFrame:
     """Systems as rows, measures as columns, cells "mean ± sd" (the layout of the paper's results table)."""
     cell = summary.assign(cell=[f"{m:.{digits}f} ± {s:.{digits}f}" if np.isfinite(s) else f"{m:.{digits}f}"
-                                for m, s in zip(summary["mean"], summary["sd"])])
+                                for m, s in zip(summary["mean"], summary["sd"], strict=True)])
     wide = cell.pivot(index=by, columns="measure", values="cell").reindex(columns=list(measures))
     return wide.reindex(list(order)) if order is not None else wide

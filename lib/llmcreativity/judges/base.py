@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..llm.backend import Backend
 from ..llm.config import GenerateConfig
 from .records import CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, combine
 
@@ -13,7 +13,7 @@ from .records import CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement,
 class CriterionJudge:
     """Decides each criterion of an item in turn (`_decide`); the item's verdict is v = AND_c v_c."""
 
-    lm: Any
+    lm: Backend
     """Judge model (a backend of llmcreativity.llm)."""
     criteria: tuple[Criterion, ...]
     """Criteria decided one after another."""

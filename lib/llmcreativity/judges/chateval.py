@@ -39,7 +39,8 @@ def majority(verdicts: list[AgentVerdict]) -> tuple[bool | None, float | None]:
 
 @dataclass(frozen=True, kw_only=True)
 class ChatEvalJudge(CriterionJudge):
-    """Full-history multi-referee debate (the baseline the retrieval judge is compared with); settings as in CriterionJudge."""
+    """Full-history multi-referee debate (the baseline the retrieval judge is compared with); settings as in
+    CriterionJudge."""
 
     rounds: int = 2
     """Discussion rounds (every referee speaks once per round)."""
@@ -62,16 +63,19 @@ class ChatEvalJudge(CriterionJudge):
         for r in range(1, self.rounds + 1):
             for referee in AGENTS:
                 discussion = "\n\n".join(history) or "(nobody has spoken yet)"
-                user = (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
+                user = (f"TASK:\n{item.task}\n\nPROPOSED SOLUTION:\n{item.response}\n\n"
                         f"CRITERION '{criterion.name}': {criterion.definition}\n\nDISCUSSION SO FAR:\n{discussion}\n\n"
-                        f"Is the solution {criterion.name}? Give your verdict, then 1 to 4 short findings from your role. "
+                        f"Is the solution {criterion.name}? Give your verdict, then 1 to 4 short findings from your "
+                        "role. "
                         f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
                 messages = [{"role": "system", "content": REFEREE_ROLES[referee]}, {"role": "user", "content": user}]
-                ans = ask_verdict(self.lm, messages, self.config, max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name,
+                ans = ask_verdict(self.lm, messages, self.config, max_retries=self.max_retries,
+                                  forced_choice=self.forced_choice, criterion=criterion.name,
                                   agent=referee, round=r, purpose="discuss")
                 calls += ans.calls
                 failures += ans.failures
                 history.append(f"[{referee}, round {r}]: {ans.reply.strip()}")
                 said.append(AgentVerdict(referee, r, ans.parsed.verdict, ans.parsed.confidence))
         verdict, confidence = majority([v for v in said if v.round == self.rounds])
-        return CriterionVerdict(criterion.name, verdict, confidence, "majority", self.rounds, False, failures, said), calls
+        return CriterionVerdict(criterion.name, verdict, confidence, "majority", self.rounds, False, failures,
+                                said), calls

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from ..llm.backend import Backend
 from ..llm.config import GenerateConfig
-from .records import CallLog, Retrieved
+from ..llm.types import Message
+from .asking import Attempt, ask, remind_until_readable
+from .records import CallLog, Retrieved, TurnPurpose
 
 FORMAT = "VERDICT: yes or no\nCONFIDENCE: how sure you are of that verdict, from 0 to 100"
 """The two lines every judge prompt asks for."""
@@ -94,14 +96,14 @@ class Answer:
 class Ask:
     """One conversation to get a verdict from, with what its call log records."""
 
-    messages: list[dict[str, str]]
+    messages: list[Message]
     """The chat so far, ending with the user's request."""
     agent: str
     """Who speaks."""
     round: int
     """Discussion round (0 for single-call judges)."""
-    purpose: str
-    """"discuss", "final" or "judge"."""
+    purpose: TurnPurpose
+    """What the turn is for: a discussion turn, the final decision, or a single-call judgement."""
     query: str = ""
     """Retrieval query, when findings were retrieved for this turn."""
     retrieved: tuple[Retrieved, ...] = ()
@@ -109,70 +111,62 @@ class Ask:
 
 
 def ask_verdicts(
-    lm: Any, asks: list[Ask], config: GenerateConfig, *, criterion: str, max_retries: int, forced_choice: bool = False,
+    lm: Backend, asks: list[Ask], config: GenerateConfig, *, criterion: str, max_retries: int,
+    forced_choice: bool = False,
 ) -> list[Answer]:
     """Ask `lm` every conversation of `asks` in one batched call and parse each reply.
 
     An incomplete reply gets REMINDER appended and is asked again (at most `max_retries` times; the
-    retries of a batch go together). Each result is the first complete answer; else, with
-    `forced_choice`, the verdict v = argmax_a p(a | dialogue, FORCED_QUESTION) over a in {yes, no} with
-    confidence p(v); else the latest attempt that had a verdict, else the latest attempt.
+    retries of a batch go together; see `asking.remind_until_readable`). Each result is the first
+    complete answer; else, with `forced_choice`, the verdict v = argmax_a p(a | dialogue, FORCED_QUESTION)
+    over a in {yes, no} with confidence p(v); else the latest attempt that had a verdict, else the latest attempt.
     """
-    if max_retries < 0:
-        raise ValueError(f"max_retries={max_retries}: must be >= 0")
-    convos = [list(a.messages) for a in asks]
-    calls: list[list[CallLog]] = [[] for _ in asks]
-    best: list[tuple[str, ParsedVerdict] | None] = [None] * len(asks)
-    failures = [0] * len(asks)
-    done: dict[int, Answer] = {}
-    for attempt in range(max_retries + 1):
-        todo = [i for i in range(len(asks)) if i not in done]
-        if not todo:
-            break
-        completions = lm.generate([convos[i] for i in todo], config)
-        for i, samples in zip(todo, completions):
-            c, a = samples[0], asks[i]
-            calls[i].append(CallLog(
-                criterion=criterion, agent=a.agent, round=a.round, purpose=a.purpose if attempt == 0 else "retry",
-                messages=list(convos[i]), reply=c.text, prompt_tokens=c.usage.prompt_tokens,
-                completion_tokens=c.usage.completion_tokens, seconds=c.usage.seconds, cached=c.usage.cached,
-                query=a.query if attempt == 0 else "", retrieved=list(a.retrieved) if attempt == 0 else [],
-            ))
-            parsed = parse_verdict(c.text)
-            if parsed.complete:
-                done[i] = Answer(c.text, parsed, failures[i], calls[i])
-                continue
-            failures[i] += 1
-            if best[i] is None or parsed.verdict is not None or best[i][1].verdict is None:
-                best[i] = (c.text, parsed)
-            convos[i] = convos[i] + [{"role": "assistant", "content": c.text}, {"role": "user", "content": REMINDER}]
-    for i, a in enumerate(asks):
-        if i in done:
+    first = [row[0] for row in ask(lm, [a.messages for a in asks], config, parse_verdict)]
+    chains = remind_until_readable(lm, first, parse=parse_verdict, readable=lambda p: p.complete, reminder=REMINDER,
+                                   max_retries=max_retries, config=lambda attempt, i: config)
+    out = []
+    for a, attempts in zip(asks, chains, strict=True):
+        calls = [_call_log(a, k, attempt, criterion) for k, attempt in enumerate(attempts)]
+        failures = sum(not t.parsed.complete for t in attempts)
+        last = attempts[-1]
+        if last.parsed.complete:
+            out.append(Answer(last.completion.text, last.parsed, failures, calls))
             continue
-        text, parsed = best[i]
-        if forced_choice:
-            parsed = _forced_choice(lm, a, text, criterion, calls[i])
-        done[i] = Answer(text, parsed, failures[i], calls[i])
-    return [done[i] for i in range(len(asks))]
+        best = next((t for t in reversed(attempts) if t.parsed.verdict is not None), last)
+        parsed = _forced_choice(lm, a, best.completion.text, criterion, calls) if forced_choice else best.parsed
+        out.append(Answer(best.completion.text, parsed, failures, calls))
+    return out
 
 
-def _forced_choice(lm: Any, ask: Ask, reply: str, criterion: str, calls: list[CallLog]) -> ParsedVerdict:
+def _call_log(a: Ask, k: int, attempt: Attempt[ParsedVerdict], criterion: str) -> CallLog:
+    """The log of attempt `k` (0 = the first ask, later ones are retries) of conversation `a`."""
+    c = attempt.completion
+    return CallLog(
+        criterion=criterion, agent=a.agent, round=a.round, purpose=a.purpose if k == 0 else "retry",
+        messages=list(attempt.messages), reply=c.text, prompt_tokens=c.usage.prompt_tokens,
+        completion_tokens=c.usage.completion_tokens, seconds=c.usage.seconds, cached=c.usage.cached,
+        query=a.query if k == 0 else "", retrieved=list(a.retrieved) if k == 0 else [],
+    )
+
+
+def _forced_choice(lm: Backend, a: Ask, reply: str, criterion: str, calls: list[CallLog]) -> ParsedVerdict:
     """The verdict from p(yes) vs p(no) after the unreadable `reply`; logs the scoring call into `calls`."""
-    closing = list(ask.messages) + [{"role": "assistant", "content": reply},
+    closing = list(a.messages) + [{"role": "assistant", "content": reply},
                                     {"role": "user", "content": FORCED_QUESTION.format(criterion=criterion)}]
     dist = lm.answer_probs(closing, ["yes", "no"])
     choice = max(dist.probs, key=dist.probs.__getitem__)
     u = dist.usage
     calls.append(CallLog(
-        criterion=criterion, agent=ask.agent, round=ask.round, purpose="forced-choice", messages=closing,
+        criterion=criterion, agent=a.agent, round=a.round, purpose="forced-choice", messages=closing,
         reply=f"{choice} (p_yes={dist.probs['yes']:.3f}, coverage={dist.coverage:.3f})", prompt_tokens=u.prompt_tokens,
         completion_tokens=u.completion_tokens, seconds=u.seconds, cached=u.cached,
     ))
     return ParsedVerdict(choice == "yes", dist.probs[choice])
 
 
-def ask_verdict(lm: Any, messages: list[dict[str, str]], config: GenerateConfig, *, max_retries: int, criterion: str,
-                agent: str, round: int, purpose: str, forced_choice: bool = False) -> Answer:
+def ask_verdict(lm: Backend, messages: list[Message], config: GenerateConfig, *, max_retries: int, criterion: str,
+                agent: str, round: int, purpose: TurnPurpose, forced_choice: bool = False) -> Answer:
     """`ask_verdicts` for one conversation."""
-    return ask_verdicts(lm, [Ask(messages, agent, round, purpose)], config, criterion=criterion, max_retries=max_retries,
+    return ask_verdicts(lm, [Ask(messages, agent, round, purpose)], config, criterion=criterion,
+                        max_retries=max_retries,
                         forced_choice=forced_choice)[0]

@@ -1,15 +1,19 @@
-"""What every judge returns and logs: verdicts, every prompt, what was retrieved and why, token use per call."""
+"""What every judge reads and returns: the item judged, verdicts, every prompt, what was retrieved and why, token use
+per call."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from tqdm.auto import tqdm
+from ..llm.types import Message
 
-from ..jsonl import append_jsonl, read_jsonl
+TurnPurpose = Literal["discuss", "final", "judge"]
+"""What a judge's turn is for: a discussion turn, the final decision, or a single-call judgement."""
+
+CallPurpose = Literal["discuss", "final", "judge", "retry", "forced-choice", "answer-probs"]
+"""What a logged call was: a turn, a retry after an unreadable reply, or a scoring pass."""
 
 
 @dataclass(frozen=True)
@@ -24,13 +28,14 @@ class Criterion:
 
 @dataclass(frozen=True)
 class JudgeItem:
-    """One thing to judge: a task and a response to it."""
+    """One thing to judge: a task and a response to it (a MacGyver problem and a solution; a writing prompt and a
+    story)."""
 
     item_id: str
     """Unique id; the key of resumable runs."""
-    problem: str
+    task: str
     """The task or prompt (a MacGyver problem, a story prompt)."""
-    solution: str
+    response: str
     """The response judged (a solution, a story)."""
 
 
@@ -62,9 +67,9 @@ class CallLog:
     """Agent (or judge) that made the call."""
     round: int
     """Discussion round (0 for single-call judges, rounds+1 for a final decision)."""
-    purpose: str
-    """"discuss", "final", "judge" or "retry"."""
-    messages: list[dict[str, str]]
+    purpose: CallPurpose
+    """What the call was (see `CallPurpose`)."""
+    messages: list[Message]
     """The full prompt sent (chat messages)."""
     reply: str
     """The model's reply."""
@@ -165,7 +170,8 @@ class Judgement:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Judgement:
         """Inverse of to_dict."""
-        criteria = [CriterionVerdict(**{**c, "agent_verdicts": [AgentVerdict(**a) for a in c["agent_verdicts"]]}) for c in d["criteria"]]
+        criteria = [CriterionVerdict(**{**c, "agent_verdicts": [AgentVerdict(**a) for a in c["agent_verdicts"]]})
+                    for c in d["criteria"]]
         calls = [CallLog(**{**c, "retrieved": [Retrieved(**r) for r in c["retrieved"]]}) for c in d["calls"]]
         return cls(d["item_id"], d["judge"], d["verdict"], criteria, calls)
 
@@ -174,29 +180,3 @@ def combine(verdicts: Iterable[bool | None]) -> bool | None:
     """All criteria met: v = AND_c v_c, None if any v_c is None."""
     vs = list(verdicts)
     return None if any(v is None for v in vs) else all(vs)
-
-
-def read_judgements(path: str | Path) -> list[Judgement]:
-    """Judgements stored in a JSONL file (a truncated last line of a killed run is skipped)."""
-    return [Judgement.from_dict(row) for row in read_jsonl(path)]
-
-
-def run_judge(judge: Any, items: Iterable[JudgeItem], path: str | Path, *, progress: bool = True) -> list[Judgement]:
-    """Judge every item, appending each Judgement to the JSONL `path`; items already there are read, not redone.
-
-    Returns the judgements of `items` in their order. A run killed mid-way resumes without loss or
-    duplication; a partial last line (killed while writing) is ignored and that item is redone.
-    """
-    done = {j.item_id: j for j in read_judgements(path) if j.judge == judge.name}
-    items = list(items)
-    ids = [it.item_id for it in items]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"items have duplicate item_id values: {sorted({i for i in ids if ids.count(i) > 1})}")
-    out = []
-    for it in tqdm(items, desc=judge.name, disable=not progress):
-        if it.item_id not in done:
-            j = judge.judge(it)
-            append_jsonl(path, [j.to_dict()])
-            done[it.item_id] = j
-        out.append(done[it.item_id])
-    return out

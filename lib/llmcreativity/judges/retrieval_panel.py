@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from ..llm.backend import TextEmbedder
 from .base import CriterionJudge
 from .parsing import FORMAT, REPLY_TEMPLATE, Ask, ask_verdicts
 from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Retrieved
@@ -34,13 +34,15 @@ AGENTS: tuple[str, ...] = (PROBLEM, SOLUTION, CRITERION)
 ROLES: dict[str, str] = {
     PROBLEM: "You are the Problem analyst. You read the task and say what it requires: the goal, the constraints, "
              "and which tools or resources are allowed.",
-    SOLUTION: "You are the Solution analyst. You read the proposed solution and say what it actually does, step by step, "
+    SOLUTION: "You are the Solution analyst. You read the proposed solution and say what it actually does, step by "
+              "step, "
               "and which tools or resources it uses.",
     CRITERION: "You are the Criterion analyst. You check the other analysts' findings against one criterion.",
 }
 """System message of each agent."""
 
-_QUESTION = re.compile(r"^\W*question\s+(?:to|for)\s+(?:the\s+)?(problem|solution|criterion)(?:\s+analyst)?\s*[:\-]\s*(.+)$", re.IGNORECASE)
+_QUESTION = re.compile(r"^\W*question\s+(?:to|for)\s+(?:the\s+)?(problem|solution|criterion)"
+                       r"(?:\s+analyst)?\s*[:\-]\s*(.+)$", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+(.+)$")
 _CLOSING = re.compile(r"^\W*(verdict|confidence)\b", re.IGNORECASE)
 
@@ -57,8 +59,8 @@ def base_question(agent: str, criterion: Criterion) -> str:
 def view(agent: str, item: JudgeItem, criterion: Criterion) -> str:
     """The part of the input only this agent reads."""
     return {
-        PROBLEM: f"TASK:\n{item.problem}",
-        SOLUTION: f"PROPOSED SOLUTION:\n{item.solution}",
+        PROBLEM: f"TASK:\n{item.task}",
+        SOLUTION: f"PROPOSED SOLUTION:\n{item.response}",
         CRITERION: f"CRITERION '{criterion.name}': {criterion.definition}",
     }[agent]
 
@@ -92,7 +94,7 @@ class RetrievalPanelJudge(CriterionJudge):
     model `lm` and the `embedder`; reply settings as in CriterionJudge.
     """
 
-    embedder: Any
+    embedder: TextEmbedder
     """Sentence embedder with encode(list[str]) -> unit-norm rows."""
     rounds: int = 2
     """Most discussion rounds."""
@@ -129,16 +131,20 @@ class RetrievalPanelJudge(CriterionJudge):
         notes = "\n".join(f"- ({r.author}) {r.text}" for r in shown) or "(none yet)"
         asked = "".join(f"\nQuestion to you: {q}" for q in questions)
         if final:
-            task = f"Give your final decision: is the solution {criterion.name}? Reply in exactly this format:\n{FORMAT}"
+            task = (f"Give your final decision: is the solution {criterion.name}? "
+                    f"Reply in exactly this format:\n{FORMAT}")
         else:
             task = (f"Is the solution {criterion.name}? Give your verdict, then 1 to 4 short findings from your role. "
-                    "To ask another analyst something, add a line 'QUESTION to <Problem|Solution|Criterion> analyst: ...'. "
+                    "To ask another analyst something, add a line 'QUESTION to <Problem|Solution|Criterion> analyst: "
+                    "...'. "
                     f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
-        user = f"{view(agent, item, criterion)}\n\nStored findings most relevant to your question:\n{notes}{asked}\n\n{task}"
+        user = (f"{view(agent, item, criterion)}\n\n"
+                f"Stored findings most relevant to your question:\n{notes}{asked}\n\n{task}")
         return [{"role": "system", "content": ROLES[agent]}, {"role": "user", "content": user}]
 
     def _store(self, store: VectorStore, findings: list[str], agent: str, r: int) -> None:
-        """Embed and store `findings`, skipping those with cosine >= `dedupe` to one already stored (or earlier in the list)."""
+        """Embed and store `findings`, skipping those with cosine >= `dedupe` to one already stored (or earlier in the
+        list)."""
         if not findings:
             return
         vectors = np.asarray(self.embedder.encode(findings), dtype=np.float32)
@@ -161,13 +167,14 @@ class RetrievalPanelJudge(CriterionJudge):
         for r in range(1, self.rounds + 1):
             rounds_used = r
             queries = [" ".join([base_question(agent, criterion), *pending[agent]]) for agent in AGENTS]
-            asks = [Ask(self._messages(agent, item, criterion, shown, pending[agent], final=False), agent, r, "discuss", query, tuple(shown))
-                    for agent, query, shown in zip(AGENTS, queries, self._retrieve(store, queries))]
+            asks = [Ask(self._messages(agent, item, criterion, shown, pending[agent], final=False), agent, r,
+                        "discuss", query, tuple(shown))
+                    for agent, query, shown in zip(AGENTS, queries, self._retrieve(store, queries), strict=True)]
             answers = ask_verdicts(self.lm, asks, self.config, criterion=criterion.name, max_retries=self.max_retries,
                                    forced_choice=self.forced_choice)
             pending = {a: [] for a in AGENTS}
             this_round: dict[str, AgentVerdict] = {}
-            for agent, ans in zip(AGENTS, answers):
+            for agent, ans in zip(AGENTS, answers, strict=True):
                 calls += ans.calls
                 failures += ans.failures
                 findings, questions = extract_findings(ans.reply, self.max_findings)
@@ -185,7 +192,8 @@ class RetrievalPanelJudge(CriterionJudge):
         lead = max(reversed(list(this_round.values())), key=lambda v: -1.0 if v.confidence is None else v.confidence)
         query = base_question(lead.agent, criterion)
         shown = self._retrieve(store, [query])[0]
-        final = Ask(self._messages(lead.agent, item, criterion, shown, [], final=True), lead.agent, rounds_used + 1, "final",
+        final = Ask(self._messages(lead.agent, item, criterion, shown, [], final=True), lead.agent, rounds_used + 1,
+                    "final",
                     query, tuple(shown))
         ans = ask_verdicts(self.lm, [final], self.config, criterion=criterion.name, max_retries=self.max_retries,
                            forced_choice=self.forced_choice)[0]
@@ -195,5 +203,6 @@ class RetrievalPanelJudge(CriterionJudge):
         verdict, confidence = ans.parsed.verdict, ans.parsed.confidence
         if verdict is None:
             verdict, confidence = lead.verdict, lead.confidence
-        decision = CriterionVerdict(criterion.name, verdict, confidence, lead.agent, rounds_used, stopped, failures, said)
+        decision = CriterionVerdict(criterion.name, verdict, confidence, lead.agent, rounds_used, stopped, failures,
+                                    said)
         return decision, calls

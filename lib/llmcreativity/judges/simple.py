@@ -14,13 +14,14 @@ SYSTEM = "You are a careful judge of proposed solutions."
 
 def _question(item: JudgeItem, criterion: Criterion) -> str:
     """Task, solution, criterion and the yes/no question, as every single-agent judge asks it."""
-    return (f"TASK:\n{item.problem}\n\nPROPOSED SOLUTION:\n{item.solution}\n\n"
+    return (f"TASK:\n{item.task}\n\nPROPOSED SOLUTION:\n{item.response}\n\n"
             f"CRITERION '{criterion.name}': {criterion.definition}\n\nIs the solution {criterion.name}?")
 
 
 @dataclass(frozen=True, kw_only=True)
 class SingleCallJudge(CriterionJudge):
-    """Asks once per criterion for the verdict; with `reasoning`, asks to think step by step first (chain of thought)."""
+    """Asks once per criterion for the verdict; with `reasoning`, asks to think step by step first (chain of
+    thought)."""
 
     reasoning: bool = False
     """True: chain-of-thought judge (reason in a few sentences, then decide)."""
@@ -37,11 +38,14 @@ class SingleCallJudge(CriterionJudge):
                f"- <step>\n- <step>\n{FORMAT}" if self.reasoning
                else f"Answer without explanation. Reply in exactly this format:\n{FORMAT}")
         user = f"{_question(item, criterion)} {how}"
-        ans = ask_verdict(self.lm, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], self.config,
-                          max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name, agent=self.name,
+        ans = ask_verdict(self.lm, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
+                          self.config,
+                          max_retries=self.max_retries, forced_choice=self.forced_choice, criterion=criterion.name,
+                          agent=self.name,
                           round=0, purpose="judge")
         said = [AgentVerdict(self.name, 0, ans.parsed.verdict, ans.parsed.confidence)]
-        return CriterionVerdict(criterion.name, ans.parsed.verdict, ans.parsed.confidence, self.name, 0, False, ans.failures, said), ans.calls
+        return CriterionVerdict(criterion.name, ans.parsed.verdict, ans.parsed.confidence, self.name, 0, False,
+                                ans.failures, said), ans.calls
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,14 +66,17 @@ class AnswerProbabilityJudge(CriterionJudge):
         return self.label or "p(yes)"
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
-        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"{_question(item, criterion)} Answer with one word, {self.answers[0]} or {self.answers[1]}."}]
+        question = f"{_question(item, criterion)} Answer with one word, {self.answers[0]} or {self.answers[1]}."
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
         dist = self.lm.answer_probs(messages, list(self.answers))
         p_yes = dist.probs[self.answers[0]]
         verdict = p_yes >= 0.5
         confidence = p_yes if verdict else 1 - p_yes
         u = dist.usage
         call = CallLog(criterion=criterion.name, agent=self.name, round=0, purpose="answer-probs", messages=messages,
-                       reply=f"{self.answers[0] if verdict else self.answers[1]} (p_yes={p_yes:.3f}, coverage={dist.coverage:.3f})",
-                       prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, seconds=u.seconds, cached=u.cached)
+                       reply=f"{self.answers[0] if verdict else self.answers[1]} (p_yes={p_yes:.3f}, "
+                             f"coverage={dist.coverage:.3f})",
+                       prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, seconds=u.seconds,
+                       cached=u.cached)
         said = [AgentVerdict(self.name, 0, verdict, confidence)]
         return CriterionVerdict(criterion.name, verdict, confidence, self.name, 0, False, 0, said), [call]

@@ -30,7 +30,7 @@ def judgement_table(judgements: Iterable[Judgement], labels: Mapping[str, bool])
 
 
 def validity_score(judgement: Judgement) -> float:
-    """The judge's probability that the item is valid: prod_c q_c with q_c = confidence_c if verdict_c else 1 - confidence_c.
+    """Probability that the item is valid: prod_c q_c, q_c = confidence_c if verdict_c else 1 - confidence_c.
 
     NaN when a criterion lacks a verdict or a confidence.
     """
@@ -67,8 +67,10 @@ def summarize_judges(table: pd.DataFrame, *, n_resamples: int = 2000, seed: int 
     return pd.DataFrame(out)
 
 
-def token_saving(table: pd.DataFrame, judge: str, baseline: str, *, n_resamples: int = 2000, seed: int = 0) -> ConfidenceInterval:
-    """Relative token saving of `judge` over `baseline` on the same items, 1 - sum_i t_judge,i / sum_i t_base,i, with a paired bootstrap CI."""
+def token_saving(table: pd.DataFrame, judge: str, baseline: str, *, n_resamples: int = 2000,
+                 seed: int = 0) -> ConfidenceInterval:
+    """Relative token saving of `judge` over `baseline` on the same items, 1 - sum_i t_judge,i / sum_i t_base,i, with a
+    paired bootstrap CI."""
     a = table[table["judge"] == judge].set_index("item_id")["total_tokens"]
     b = table[table["judge"] == baseline].set_index("item_id")["total_tokens"]
     common = a.index.intersection(b.index)
@@ -78,8 +80,9 @@ def token_saving(table: pd.DataFrame, judge: str, baseline: str, *, n_resamples:
                         n_resamples=n_resamples, seed=seed)
 
 
-def accuracy_difference(table: pd.DataFrame, judge: str, baseline: str, *, n_resamples: int = 2000, seed: int = 0) -> ConfidenceInterval:
-    """Accuracy of `judge` minus that of `baseline` on the same items, mean_i (c_judge,i - c_base,i), with a paired bootstrap CI.
+def accuracy_difference(table: pd.DataFrame, judge: str, baseline: str, *, n_resamples: int = 2000,
+                        seed: int = 0) -> ConfidenceInterval:
+    """Accuracy of `judge` minus that of `baseline` on the same items, mean_i (c_judge,i - c_base,i), with a paired CI.
 
     c = 1 when the item's verdict equals the human label (an unread verdict counts as wrong).
     """
@@ -88,7 +91,8 @@ def accuracy_difference(table: pd.DataFrame, judge: str, baseline: str, *, n_res
     common = a.index.intersection(b.index)
     if len(common) < 2:
         raise ValueError(f"{judge!r} and {baseline!r} share {len(common)} items: run both on the same items")
-    return bootstrap_ci([a[common].to_numpy(float) - b[common].to_numpy(float)], np.mean, n_resamples=n_resamples, seed=seed)
+    return bootstrap_ci([a[common].to_numpy(float) - b[common].to_numpy(float)], np.mean, n_resamples=n_resamples,
+                        seed=seed)
 
 
 def efficiency_verdict(saving: ConfidenceInterval, accuracy_diff: ConfidenceInterval, n: int, *, min_items: int = 30,

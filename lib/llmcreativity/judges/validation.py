@@ -31,7 +31,8 @@ def load_labelled(path: str | Path) -> pd.DataFrame:
     text = df["label"].astype(str).str.strip().str.lower()
     bad = sorted(set(text) - _TRUE - _FALSE)
     if bad:
-        raise ValueError(f"{p}: label values {bad[:5]} are not recognised; use true/false, 1/0, yes/no or valid/invalid")
+        raise ValueError(f"{p}: label values {bad[:5]} are not recognised; "
+                         "use true/false, 1/0, yes/no or valid/invalid")
     df = df.assign(item_id=df["item_id"].astype(str), valid=text.isin(_TRUE)).drop(columns="label")
     if not df["item_id"].is_unique:
         raise ValueError(f"{p}: item_id values repeat; every item needs its own id")

@@ -66,11 +66,13 @@ class NumpyVectorStore:
         """Store fragments; rows are L2-normalized here so search is a dot product."""
         v = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
         if len(fragments) != v.shape[0]:
-            raise ValueError(f"{len(fragments)} fragments but {v.shape[0]} vectors: give one embedding row per fragment")
+            raise ValueError(f"{len(fragments)} fragments but {v.shape[0]} vectors: "
+                             "give one embedding row per fragment")
         if not fragments:
             return
         if self._matrix is not None and v.shape[1] != self._matrix.shape[1]:
-            raise ValueError(f"vectors have dimension {v.shape[1]}, the store holds {self._matrix.shape[1]}: use one embedder per store")
+            raise ValueError(f"vectors have dimension {v.shape[1]}, the store holds {self._matrix.shape[1]}: use one "
+                             "embedder per store")
         ids = {f.id for f in self._fragments}
         dup = [f.id for f in fragments if f.id in ids]
         if dup or len({f.id for f in fragments}) != len(fragments):

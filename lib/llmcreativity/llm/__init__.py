@@ -1,8 +1,8 @@
 """Language-model backends, the model registry, the call cache and usage accounting."""
 
-from .backend import Backend, check_prompt
+from .backend import Backend, TextEmbedder, check_prompt
 from .cache import ResponseCache, cache_key
-from .cached import CacheMiss, CachedBackend, CallRecord
+from .cached import CachedBackend, CacheMiss, CallRecord
 from .config import GenerateConfig
 from .loader import Embedder, get_backend, get_embedder
 from .registry import MODELS, ModelSpec, get_spec, materialize
@@ -12,5 +12,6 @@ from .types import AnswerDistribution, Completion, Message, Prompt, TokenScores,
 __all__ = [
     "AnswerDistribution", "Backend", "CacheMiss", "CachedBackend", "CallRecord", "Completion", "Embedder",
     "GenerateConfig", "MODELS", "Message", "ModelSpec", "Prompt", "ResponseCache", "ScriptedBackend",
-    "TokenScores", "Usage", "cache_key", "check_prompt", "get_backend", "get_embedder", "get_spec", "materialize",
+    "TextEmbedder", "TokenScores", "Usage", "cache_key", "check_prompt", "get_backend", "get_embedder", "get_spec",
+    "materialize",
 ]

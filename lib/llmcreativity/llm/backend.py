@@ -1,8 +1,10 @@
-"""The one interface every model backend implements."""
+"""The two model interfaces: `Backend` (a language model) and `TextEmbedder` (a sentence embedder)."""
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
+
+import numpy as np
 
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores
@@ -31,6 +33,22 @@ class Backend(Protocol):
 
     def count_tokens(self, text: str) -> int:
         """Number of tokens of `text` under this model's tokenizer (an estimate where none is known)."""
+        ...
+
+
+@runtime_checkable
+class TextEmbedder(Protocol):
+    """A sentence embedder (`llmcreativity.llm.get_embedder` returns one).
+
+    `identity` names the model (the caches hash it); `encode` returns one unit-norm float32 row of
+    length `dim` per text.
+    """
+
+    identity: str
+    dim: int
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embeddings of `texts`, shape (len(texts), dim), rows of unit norm."""
         ...
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import pandas as pd
 
@@ -22,8 +23,8 @@ class CacheMiss(LookupError):
 class CallRecord:
     """One backend call as seen by the caller."""
 
-    method: str
-    """"generate", "score" or "answer_probs"."""
+    method: Literal["generate", "score", "answer_probs"]
+    """The backend method called."""
     tag: str
     """Caller-chosen label (framework, judge, stage) active when the call was made."""
     prompt_tokens: int
@@ -74,7 +75,8 @@ class CachedBackend:
         """Sample `config.n` completions per prompt, computing only prompts with a missing sample."""
         for p in prompts:
             check_prompt(p)
-        keys = [[cache_key(self.identity, "generate", p, config.to_dict(), i) for i in range(config.n)] for p in prompts]
+        keys = [[cache_key(self.identity, "generate", p, config.to_dict(), i) for i in range(config.n)]
+                for p in prompts]
         results: list[list[Completion] | None] = []
         for row in keys:
             hits = [self._lookup(k) for k in row]
@@ -82,10 +84,10 @@ class CachedBackend:
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
             fresh = self.inner.generate([prompts[i] for i in todo], config)
-            for i, completions in zip(todo, fresh):
+            for i, completions in zip(todo, fresh, strict=True):
                 if len(completions) != config.n:
                     raise RuntimeError(f"{self.identity} returned {len(completions)} samples, {config.n} were asked")
-                for key, c in zip(keys[i], completions):
+                for key, c in zip(keys[i], completions, strict=True):
                     if self.cache is not None:
                         self.cache.put(key, c.to_dict())
                 results[i] = completions
@@ -137,7 +139,8 @@ class CachedBackend:
     def usage_summary(self) -> pd.DataFrame:
         """Calls, tokens, seconds and cache hits per tag and method."""
         if not self.records:
-            return pd.DataFrame(columns=["tag", "method", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds"])
+            return pd.DataFrame(columns=["tag", "method", "calls", "cache_hits", "prompt_tokens", "completion_tokens",
+                                         "seconds"])
         df = pd.DataFrame([asdict(r) for r in self.records])
         return (
             df.groupby(["tag", "method"])

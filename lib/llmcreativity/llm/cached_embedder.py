@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .backend import TextEmbedder
 from .cache import ResponseCache, cache_key
 
 
@@ -17,7 +18,7 @@ class CachedEmbedder:
     round trip); only texts missing from the cache reach the encoder, in one batch.
     """
 
-    def __init__(self, inner: Any, cache: ResponseCache | None):
+    def __init__(self, inner: TextEmbedder, cache: ResponseCache | None):
         self.inner = inner
         self.cache = cache
         self.identity: str = inner.identity
@@ -34,7 +35,7 @@ class CachedEmbedder:
         keys = [cache_key(self.identity, "encode", t) for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         todo: dict[str, list[int]] = {}
-        for i, (t, k) in enumerate(zip(texts, keys)):
+        for i, (t, k) in enumerate(zip(texts, keys, strict=True)):
             hit = self.cache.get(k)
             if hit is None:
                 todo.setdefault(t, []).append(i)
@@ -43,7 +44,7 @@ class CachedEmbedder:
                 self.hits += 1
         if todo:
             fresh = np.asarray(self.inner.encode(list(todo), **kwargs), dtype=np.float32)
-            for (t, rows), v in zip(todo.items(), fresh):
+            for rows, v in zip(todo.values(), fresh, strict=True):
                 out[rows] = v
                 self.cache.put(keys[rows[0]], base64.b64encode(v.tobytes()).decode("ascii"))
         return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 
@@ -47,3 +47,20 @@ class GenerateConfig:
         d = asdict(self)
         d["stop"] = list(self.stop)
         return d
+
+    def to_flat(self, *, omit: tuple[str, ...] = (), rename: dict[str, str] | None = None) -> dict[str, Any]:
+        """The fields as flat plain JSON, for a record that stores them beside its own settings.
+
+        `omit` drops fields, `rename` maps field -> stored key, and `stop` is stored only when set.
+        """
+        names = rename or {}
+        return {names.get(k, k): v for k, v in self.to_dict().items() if k not in omit and (k != "stop" or v)}
+
+    @classmethod
+    def from_flat(cls, d: dict[str, Any], *,
+                  rename: dict[str, str] | None = None) -> tuple[GenerateConfig, dict[str, Any]]:
+        """Inverse of `to_flat`: the config read from `d`'s sampling keys, and the keys left over."""
+        stored = {(rename or {}).get(f.name, f.name): f.name for f in fields(cls)}
+        ours = {stored[k]: v for k, v in d.items() if k in stored}
+        ours["stop"] = tuple(ours.get("stop", ()))
+        return cls(**ours), {k: v for k, v in d.items() if k not in stored}

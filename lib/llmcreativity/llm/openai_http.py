@@ -100,7 +100,8 @@ class OpenAIBackend:
         lp = choice.get("logprobs")
         if not lp:
             raise FeatureMissing(f"{self.base_url} returned no log-probabilities for model {self.model!r}; "
-                                 "this project needs them (semantic entropy, surprisal): use a server that returns logprobs")
+                                 "this project needs them (semantic entropy, surprisal): use a server that returns "
+                                 "logprobs")
         if "content" in lp:  # chat format
             items = lp["content"] or []
             return [t["token"] for t in items], [float(t["logprob"]) for t in items]

@@ -21,7 +21,8 @@ def prompt_text(prompt: Prompt) -> str:
 
 
 class ScriptedBackend:
-    """Replies with `responder(prompt, i)`; records every prompt it was given in `seen` and each call's batch size in `batches`."""
+    """Replies with `responder(prompt, i)`; records every prompt it was given in `seen` and each call's batch size in
+    `batches`."""
 
     def __init__(self, responder: Responder, *, answer_logprobs: dict[str, float] | None = None):
         self.identity = "scripted"
@@ -56,7 +57,8 @@ class ScriptedBackend:
         self.seen.append(prompt)
         lp = {a: self.answer_logprobs.get(a, math.log(1 / len(answers))) for a in answers}
         z = sum(math.exp(v) for v in lp.values())
-        return AnswerDistribution({a: math.exp(v) / z for a, v in lp.items()}, lp, Usage(self.count_tokens(prompt_text(prompt)), 1))
+        return AnswerDistribution({a: math.exp(v) / z for a, v in lp.items()}, lp,
+                                  Usage(self.count_tokens(prompt_text(prompt)), 1))
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())

@@ -14,7 +14,8 @@ def registry_table() -> pd.DataFrame:
     """One row per registry model with its facts."""
     return pd.DataFrame([
         {"name": s.name, "kind": s.kind, "family": s.family, "parameters (M)": s.parameters,
-         "chat template": s.chat, "pip packages": len(s.distributions), "assembled size (MB)": round(s.size_bytes / 2**20)}
+         "chat template": s.chat, "pip packages": len(s.distributions),
+         "assembled size (MB)": round(s.size_bytes / 2**20)}
         for s in MODELS.values()
     ])
 

@@ -16,16 +16,17 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import torch  # noqa: E402
-from tqdm.auto import tqdm  # noqa: E402
-from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig as HFGenerationConfig  # noqa: E402
-from transformers.utils import logging as hf_logging  # noqa: E402
+import torch
+from tqdm.auto import tqdm
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import GenerationConfig as HFGenerationConfig
+from transformers.utils import logging as hf_logging
 
-from ..paths import cache_dir  # noqa: E402
-from .backend import check_prompt  # noqa: E402
-from .config import GenerateConfig  # noqa: E402
-from .registry import local_identity  # noqa: E402
-from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage  # noqa: E402
+from ..paths import cache_dir
+from .backend import check_prompt
+from .config import GenerateConfig
+from .registry import local_identity
+from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
 hf_logging.set_verbosity_error()
 
@@ -88,7 +89,8 @@ class TransformersBackend:
         check_prompt(prompt)
         if isinstance(prompt, list):
             if not self.chat:
-                raise ValueError(f"model {self.name!r} is a base model without a chat template: pass a plain string prompt")
+                raise ValueError(f"model {self.name!r} is a base model without a chat template: pass a plain string "
+                                 "prompt")
             text = self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
             return self.tokenizer(text, add_special_tokens=False)["input_ids"]
         return self.tokenizer(prompt)["input_ids"]
@@ -113,7 +115,8 @@ class TransformersBackend:
         attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids in batch])
         sample = config.temperature > 0
         gen_config = HFGenerationConfig(
-            do_sample=sample, temperature=config.temperature if sample else None, top_p=config.top_p if sample else None,
+            do_sample=sample, temperature=config.temperature if sample else None,
+            top_p=config.top_p if sample else None,
             top_k=None, max_new_tokens=config.max_tokens, num_return_sequences=config.n,
             pad_token_id=pad, eos_token_id=sorted(self.eos_ids), output_logits=True, return_dict_in_generate=True,
             stop_strings=list(config.stop) or None,
@@ -190,6 +193,6 @@ class TransformersBackend:
         else:
             sums = [sum(lp) for lp in self._continuation_logprobs(ctx, conts)]
         logz = torch.logsumexp(torch.tensor(sums), dim=0).item()
-        probs = {a: float(torch.exp(torch.tensor(s - logz))) for a, s in zip(answers, sums)}
+        probs = {a: float(torch.exp(torch.tensor(s - logz))) for a, s in zip(answers, sums, strict=True)}
         usage = Usage(len(ctx), 0, time.perf_counter() - t0)
-        return AnswerDistribution(probs, dict(zip(answers, sums)), usage)
+        return AnswerDistribution(probs, dict(zip(answers, sums, strict=True)), usage)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 Message = dict[str, str]
 """One chat message in OpenAI form: {"role": "system" | "user" | "assistant", "content": str}."""
 
-Prompt = Union[str, list[Message]]
+Prompt = str | list[Message]
 """A plain-text prompt (no chat template) or a list of chat messages."""
 
 FinishReason = Literal["stop", "length", "error"]

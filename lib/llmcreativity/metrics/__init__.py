@@ -1,6 +1,11 @@
 """Rule-based creativity metrics: surprisal, lexical divergence, semantic novelty, volume gain, diversity."""
 
-from llmcreativity.metrics.divergence import kl_divergence, lexical_divergence, lexical_divergences, smoothed_distribution
+from llmcreativity.metrics.divergence import (
+    kl_divergence,
+    lexical_divergence,
+    lexical_divergences,
+    smoothed_distribution,
+)
 from llmcreativity.metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from llmcreativity.metrics.novelty import Novelty, semantic_novelty, semantic_novelty_batch
 from llmcreativity.metrics.surprisal import Surprisal, mean_surprisal, surprisal_from_logprobs

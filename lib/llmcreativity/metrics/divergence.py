@@ -100,7 +100,8 @@ def lexical_divergences(
         c_q = np.array([corpus_counts.get(w, 0) for w in tokens], dtype=np.float64)
         known = np.array([w in corpus_counts for w in tokens])
         if not known.any():
-            raise ValueError(f"no token of texts[{i}]={text[:40]!r} occurs in the corpus: check the tokenizer ({tokenizer!r})")
+            raise ValueError(f"no token of texts[{i}]={text[:40]!r} occurs in the corpus: check the tokenizer "
+                             f"({tokenizer!r})")
         n_vocab = n_vocab_c + int((~known).sum())
         z_p, z_q = c_p.sum() + alpha * n_vocab, n_q + alpha * n_vocab
         p, q = (c_p + alpha) / z_p, (c_q + alpha) / z_q

@@ -48,5 +48,5 @@ def semantic_novelty_batch(stories: np.ndarray, chunks: np.ndarray, block: int =
         sims = s[b : b + block] @ c.T
         idx = sims.argmax(axis=1)
         best = sims[np.arange(len(idx)), idx]
-        out.extend(Novelty(float(1.0 - v), int(i), float(v)) for i, v in zip(idx, best))
+        out.extend(Novelty(float(1.0 - v), int(i), float(v)) for i, v in zip(idx, best, strict=True))
     return out

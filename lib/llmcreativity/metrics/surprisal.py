@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llmcreativity.llm.backend import Backend
+from llmcreativity.llm.types import Prompt
 from llmcreativity.metrics._validation import check_text
 
 
@@ -33,7 +35,7 @@ def surprisal_from_logprobs(logprobs: list[float] | np.ndarray) -> float:
     return float(-lp.mean())
 
 
-def mean_surprisal(backend, text: str, context) -> Surprisal:
+def mean_surprisal(backend: Backend, text: str, context: Prompt) -> Surprisal:
     """Surprisal of `text` after `context` under `backend` (teacher-forced `backend.score`).
 
     `context` is the prompt the text answers (e.g. the writing prompt): S measures how unexpected

@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,10 @@ import pingouin
 from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 
-ICC_KINDS = ("ICC(1,1)", "ICC(A,1)", "ICC(C,1)", "ICC(1,k)", "ICC(A,k)", "ICC(C,k)")
+IccKind = Literal["ICC(1,1)", "ICC(A,1)", "ICC(C,1)", "ICC(1,k)", "ICC(A,k)", "ICC(C,k)"]
+"""An ICC variant pingouin computes."""
+
+ICC_KINDS: tuple[IccKind, ...] = get_args(IccKind)
 """ICC variants in McGraw & Wong notation (A = absolute agreement, C = consistency; 1 = single rater, k = mean of k)."""
 
 
@@ -31,10 +35,11 @@ def _paired(a: Sequence, b: Sequence, names: tuple[str, str]) -> tuple[np.ndarra
 def accuracy(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None]) -> float:
     """Share of exact matches, (1/n) sum_i [y_pred_i == y_true_i]; a missing prediction (None) counts as wrong."""
     t, p = _paired(y_true, y_pred, ("y_true", "y_pred"))
-    return float(np.mean([pi is not None and pi == ti for ti, pi in zip(t, p)]))
+    return float(np.mean([pi is not None and pi == ti for ti, pi in zip(t, p, strict=True)]))
 
 
-def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None], labels: Sequence[Hashable] | None = None) -> pd.DataFrame:
+def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None],
+                    labels: Sequence[Hashable] | None = None) -> pd.DataFrame:
     """Counts C[t, p] of items with true label t (rows) and predicted label p (columns).
 
     `labels` fixes the order and includes labels that never occur; predictions outside it
@@ -44,11 +49,12 @@ def confusion_table(y_true: Sequence[Hashable], y_pred: Sequence[Hashable | None
     order = list(labels) if labels is not None else sorted({*t, *(v for v in p if v is not None)}, key=str)
     unknown = {v for v in t if v not in order}
     if unknown:
-        raise ValueError(f"y_true holds labels {sorted(unknown, key=str)} missing from labels={order}: add them to labels")
+        raise ValueError(f"y_true holds labels {sorted(unknown, key=str)} missing from labels={order}: add them to "
+                         "labels")
     predicted = ["missing" if v is None or v not in order else v for v in p]
     columns = order + (["missing"] if "missing" in predicted else [])
     table = pd.DataFrame(0, index=pd.Index(order, name="true"), columns=pd.Index(columns, name="predicted"))
-    for ti, pi in zip(t, predicted):
+    for ti, pi in zip(t, predicted, strict=True):
         table.loc[ti, pi] += 1
     return table
 
@@ -90,7 +96,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
 class IccResult:
     """One intraclass correlation with its 95 % interval (F-distribution based, from pingouin)."""
 
-    kind: str
+    kind: IccKind
     """Variant, one of ICC_KINDS."""
     icc: float
     """The coefficient: between-item variance over total variance under the variant's model."""
@@ -104,7 +110,7 @@ class IccResult:
     """Raters (columns)."""
 
 
-def icc(ratings: pd.DataFrame, kind: str = "ICC(A,1)") -> IccResult:
+def icc(ratings: pd.DataFrame, kind: IccKind = "ICC(A,1)") -> IccResult:
     """Intraclass correlation of a wide table (rows = items, columns = raters), via pingouin.
 
     The default ICC(A,1) (Shrout & Fleiss ICC(2,1)) is absolute agreement of single raters:
@@ -121,7 +127,8 @@ def icc(ratings: pd.DataFrame, kind: str = "ICC(A,1)") -> IccResult:
     renamed = pd.DataFrame(complete.to_numpy(dtype=float), columns=[f"r{i}" for i in range(complete.shape[1])])
     long = renamed.rename_axis("item").reset_index().melt(id_vars="item", var_name="rater", value_name="score")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # zero error variance (perfect agreement) makes the F-test CI undefined
+        # zero error variance (perfect agreement) makes the F-test CI undefined
+        warnings.simplefilter("ignore", RuntimeWarning)
         warnings.filterwarnings("ignore", module="pingouin")  # pingouin's own pandas deprecation notices
         table = pingouin.intraclass_corr(data=long, targets="item", raters="rater", ratings="score").set_index("Type")
     row = table.loc[kind]

@@ -62,7 +62,8 @@ def bootstrap_ci(
     finite = draws[np.isfinite(draws)]
     alpha = 1 - confidence
     low, high = (np.quantile(finite, [alpha / 2, 1 - alpha / 2]) if finite.size else (np.nan, np.nan))
-    return ConfidenceInterval(estimate, float(low), float(high), confidence, n, n_resamples, int(draws.size - finite.size))
+    return ConfidenceInterval(estimate, float(low), float(high), confidence, n, n_resamples,
+                              int(draws.size - finite.size))
 
 
 def _is_object(s: Sequence) -> bool:

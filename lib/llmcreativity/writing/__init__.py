@@ -1,11 +1,23 @@
 """Story generation: SciFi-100, personas, the five writing frameworks, transcripts and the resumable runner."""
 
 from .dataset import PromptItem, load_scifi, save_scifi, select_prompts
-from .frameworks import BASELINES, FRAMEWORKS, LLMDebate, LLMDiscussion, LLMReview, LLMTeacher, SingleAgent, WritingConfig, build_framework
+from .frameworks import (
+    BASELINES,
+    FRAMEWORKS,
+    STORY_SAMPLING,
+    LLMDebate,
+    LLMDiscussion,
+    LLMReview,
+    LLMTeacher,
+    SingleAgent,
+    WritingConfig,
+    build_framework,
+)
 from .records import StoryRecord, read_transcripts
-from .runner import RunResult, load_messages, load_stories, run_writing
+from .runner import RunResult, load_stories, run_writing
 from .transcript import Message, Transcript
 
 __all__ = ["BASELINES", "FRAMEWORKS", "LLMDebate", "LLMDiscussion", "LLMReview", "LLMTeacher", "Message", "PromptItem",
-           "RunResult", "SingleAgent", "StoryRecord", "Transcript", "WritingConfig", "build_framework", "load_messages",
+           "RunResult", "STORY_SAMPLING", "SingleAgent", "StoryRecord", "Transcript", "WritingConfig",
+           "build_framework",
            "load_scifi", "load_stories", "read_transcripts", "run_writing", "save_scifi", "select_prompts"]

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from ..llm.backend import Backend, TextEmbedder
 from ..llm.config import GenerateConfig
 
 SCIFI100_DIMENSIONS: tuple[str, ...] = (
@@ -32,7 +33,8 @@ SCIFI100_DIMENSIONS: tuple[str, ...] = (
 )
 """The paper's ten writing dimensions, in its file's order."""
 
-_LEAD = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|#+)?\s*(?:\*\*)?\s*(?:writing\s+)?(?:prompt\s*\d*\s*:)?\s*(?:\*\*)?\s*", re.I)
+_LEAD = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|#+)?\s*(?:\*\*)?\s*(?:writing\s+)?(?:prompt\s*\d*\s*:)?\s*(?:\*\*)?\s*",
+                   re.I)
 _CHATTER = re.compile(r"^(?:sure|certainly|of course|here(?:'s| is| are)|okay|ok)\b", re.I)
 
 
@@ -48,8 +50,9 @@ class Candidate:
     """The model's reply."""
     text: str
     """The parsed prompt ("" on parse failure)."""
-    status: str
-    """"kept", "not_selected", "parse_failure", "incomplete", "too_short", "too_long", "duplicate" or "near_duplicate"."""
+    status: Literal["kept", "not_selected", "parse_failure", "incomplete", "too_short", "too_long", "duplicate",
+                    "near_duplicate"]
+    """What screening decided."""
     reason: str
     """Why, in words (with the similarity that decided it, where one did)."""
     rank: int | None = None
@@ -99,14 +102,14 @@ def farthest_point_order(similarity: np.ndarray, k: int) -> list[int]:
     return chosen
 
 
-def screen(dimension: str, replies: list[tuple[str, str]], embedder: Any, *, keep: int, min_words: int = 12,
+def screen(dimension: str, replies: list[tuple[str, str]], embedder: TextEmbedder, *, keep: int, min_words: int = 12,
            max_words: int = 70, near_duplicate: float = 0.9) -> list[Candidate]:
     """Screen (reply, finish_reason) pairs for one dimension and choose `keep` (see the module docstring)."""
     out: list[Candidate | None] = [None] * len(replies)
     texts = [parse_candidate(r) for r, _ in replies]
     seen: dict[str, int] = {}
     alive = []
-    for i, ((raw, finish), text) in enumerate(zip(replies, texts)):
+    for i, ((raw, finish), text) in enumerate(zip(replies, texts, strict=True)):
         words = len(text.split())
         status, reason = "", ""
         if not text or _CHATTER.match(text):
@@ -151,7 +154,7 @@ def screen(dimension: str, replies: list[tuple[str, str]], embedder: Any, *, kee
     return [c for c in out if c is not None]
 
 
-def construct_dataset(lm: Any, embedder: Any, dimensions: tuple[str, ...] = SCIFI100_DIMENSIONS, *,
+def construct_dataset(lm: Backend, embedder: TextEmbedder, dimensions: tuple[str, ...] = SCIFI100_DIMENSIONS, *,
                       n_candidates: int = 20, keep: int = 10, config: GenerateConfig | None = None,
                       **screen_args: Any) -> tuple[dict[str, list[str]], pd.DataFrame]:
     """Generate, screen and select prompts for every dimension, in one batched `lm.generate` call.

@@ -53,13 +53,15 @@ def validate_dataset(data: object, source: str) -> dict[str, list[str]]:
     slugs: dict[str, str] = {}
     for category, prompts in data.items():
         if not isinstance(prompts, list) or not prompts:
-            raise ValueError(f"{source}: category {category!r} holds {type(prompts).__name__}, not a non-empty list; {fix}")
+            raise ValueError(f"{source}: category {category!r} holds {type(prompts).__name__}, not a non-empty list; "
+                             f"{fix}")
         bad = [i for i, p in enumerate(prompts) if not isinstance(p, str) or not p.strip()]
         if bad:
             raise ValueError(f"{source}: category {category!r} has empty or non-string prompts at {bad}; {fix}")
         slug = category_slug(category)
         if slug in slugs:
-            raise ValueError(f"{source}: categories {slugs[slug]!r} and {category!r} give the same id {slug!r}; rename one")
+            raise ValueError(f"{source}: categories {slugs[slug]!r} and {category!r} give the same id {slug!r}; rename "
+                             "one")
         slugs[slug] = category
     return data
 

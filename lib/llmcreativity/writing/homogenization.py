@@ -13,10 +13,10 @@ a set with fewer than two stories gives NaN.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import pandas as pd
 
+from ..llm.backend import TextEmbedder
 from ..metrics.diversity import mean_pairwise_cosine, self_bleu
 from .transcript import STORY_KINDS, Transcript
 
@@ -35,7 +35,7 @@ def versions_by_round(transcripts: dict[tuple[str, str], Transcript]) -> pd.Data
     return pd.DataFrame(rows, columns=["framework", "prompt_id", "round", "agent", "story"])
 
 
-def homogenization(versions: pd.DataFrame, embedder: Any) -> pd.DataFrame:
+def homogenization(versions: pd.DataFrame, embedder: TextEmbedder) -> pd.DataFrame:
     """H_cos and H_bleu per (framework, prompt_id, round) from `versions_by_round` output.
 
     Columns: framework, prompt_id, round, n_stories (non-empty stories compared), cosine, self_bleu.

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..llm.types import FinishReason
+
 STORY_MARKER = "STORY:"
 """The line writers are asked to put before their story."""
 
@@ -59,7 +61,7 @@ def cut_to_words(text: str, max_words: int) -> str:
     return text[: ends[-1]] if ends else text[:limit]
 
 
-def extract_story(reply: str, *, max_words: int, finish_reason: str = "stop") -> ParsedText:
+def extract_story(reply: str, *, max_words: int, finish_reason: FinishReason = "stop") -> ParsedText:
     """The story in `reply`: the text after the first ``STORY:`` line, else the whole reply (flagged).
 
     A trailing "The End" is dropped; over-long stories are cut to `max_words` at a sentence end.
@@ -86,7 +88,7 @@ def extract_story(reply: str, *, max_words: int, finish_reason: str = "stop") ->
     return ParsedText(text, tuple(flags))
 
 
-def extract_feedback(reply: str, *, finish_reason: str = "stop") -> ParsedText:
+def extract_feedback(reply: str, *, finish_reason: FinishReason = "stop") -> ParsedText:
     """Feedback text (a review, critique or challenge): the stripped reply, flagged when empty or cut off."""
     text = strip_delimiters(reply).strip()
     flags = [FLAG_EMPTY] if not text else []

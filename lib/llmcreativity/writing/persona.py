@@ -46,14 +46,3 @@ DEBATER = Persona(
 
 REVIEW_PERSONAS: tuple[Persona, ...] = (HUMANISTIC, FUTURISTIC, ECOLOGICAL)
 """The three fixed writer personas of LLM Review."""
-
-PERSONAS: dict[str, Persona] = {p.name.lower(): p for p in (HUMANISTIC, FUTURISTIC, ECOLOGICAL, WRITER, TEACHER, DEBATER)}
-"""Every built-in persona by lower-case name."""
-
-
-def get_persona(name: str) -> Persona:
-    """The built-in persona called `name` (case-insensitive); a clear error lists the choices."""
-    try:
-        return PERSONAS[name.lower()]
-    except KeyError:
-        raise ValueError(f"persona={name!r} is unknown: choose one of {sorted(PERSONAS)}") from None

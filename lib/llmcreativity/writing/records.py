@@ -8,7 +8,7 @@ from typing import Any
 
 from ..jsonl import read_jsonl
 from .dataset import PromptItem
-from .transcript import Message, Transcript
+from .transcript import FrameworkName, Message, Transcript
 
 
 @dataclass(frozen=True)
@@ -21,8 +21,8 @@ class StoryRecord:
     """The prompt's writing category."""
     prompt: str
     """The prompt text."""
-    framework: str
-    """"single", "teacher", "debate", "discussion" or "review"."""
+    framework: FrameworkName
+    """The framework that wrote it."""
     agent: str
     """Writer that produced the story."""
     persona: str | None
@@ -48,13 +48,13 @@ class StoryRecord:
     settings: dict[str, Any]
     """The framework's parameters (rounds, personas, sampling settings)."""
 
-    def to_row(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form."""
         return asdict(self)
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> StoryRecord:
-        """Inverse of `to_row`; extra keys are an error naming them."""
+    def from_dict(cls, row: dict[str, Any]) -> StoryRecord:
+        """Inverse of `to_dict`; extra keys are an error naming them."""
         names = {f.name for f in fields(cls)}
         extra = set(row) - names
         if extra or names - set(row):
@@ -73,7 +73,8 @@ def story_records(transcript: Transcript, item: PromptItem, *, model: str, setti
         out.append(StoryRecord(
             prompt_id=item.prompt_id, category=item.category, prompt=item.text, framework=transcript.framework,
             agent=m.author, persona=personas.get(m.author), round=m.round, story=story, flags=list(m.flags),
-            model=model, tokens=run_tokens, story_tokens=m.completion_tokens, seconds=run_seconds, n_words=len(story.split()),
+            model=model, tokens=run_tokens, story_tokens=m.completion_tokens, seconds=run_seconds,
+            n_words=len(story.split()),
             message_id=m.id, settings=settings,
         ))
     return out
@@ -84,7 +85,7 @@ def read_transcripts(path: str | Path) -> dict[tuple[str, str], Transcript]:
     by_id: dict[str, Message] = {}
     for row in read_jsonl(path):
         by_id.pop(row["id"], None)
-        by_id[row["id"]] = Message.from_row(row)
+        by_id[row["id"]] = Message.from_dict(row)
     out: dict[tuple[str, str], Transcript] = {}
     for m in by_id.values():
         out.setdefault((m.framework, m.prompt_id), Transcript(m.framework, m.prompt_id)).messages.append(m)

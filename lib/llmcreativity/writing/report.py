@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 import math
 
 import numpy as np
@@ -22,14 +27,16 @@ def side_by_side(stories: pd.DataFrame, prompt_id: str) -> pd.DataFrame:
 
 
 def cost_per_framework(stories: pd.DataFrame) -> pd.DataFrame:
-    """Cost per framework from the story records: prompts, stories, tokens per prompt and per story, total, model seconds per prompt."""
+    """Cost per framework from the story records: prompts, stories, tokens per prompt and per story, total, model
+    seconds per prompt."""
     runs = stories.drop_duplicates(["framework", "prompt_id"])
     per_prompt = runs.groupby("framework").agg(prompts=("tokens", "size"), tokens_per_prompt=("tokens", "mean"),
                                                total_tokens=("tokens", "sum"), seconds_per_prompt=("seconds", "mean"))
     n_stories = stories.groupby("framework").size().rename("stories")
     out = per_prompt.join(n_stories)
     out["tokens_per_story"] = out["total_tokens"] / out["stories"]
-    return out.sort_values("tokens_per_prompt")[["prompts", "stories", "tokens_per_prompt", "tokens_per_story", "total_tokens",
+    return out.sort_values("tokens_per_prompt")[["prompts", "stories", "tokens_per_prompt", "tokens_per_story",
+                                                 "total_tokens",
                                                     "seconds_per_prompt"]]
 
 
@@ -42,7 +49,8 @@ def flag_counts(stories: pd.DataFrame) -> pd.DataFrame:
 
 
 def mean_ci(values: pd.Series, level: float = 0.95) -> tuple[float, float, float]:
-    """(mean, lower, upper): mean +- t_{(1+level)/2, n-1} * sd / sqrt(n) over the non-NaN values; NaN bounds when n < 2."""
+    """(mean, lower, upper): mean +- t_{(1+level)/2, n-1} * sd / sqrt(n) over the non-NaN values; NaN bounds when n <
+    2."""
     x = values.dropna().to_numpy(dtype=float)
     if len(x) == 0:
         return math.nan, math.nan, math.nan
@@ -64,12 +72,13 @@ def summarize_homogenization(h: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot_homogenization(summary: pd.DataFrame):  # noqa: ANN201 (matplotlib Figure)
+def plot_homogenization(summary: pd.DataFrame) -> Figure:
     """Two panels (embedding cosine, Self-BLEU) of mean similarity by round, one line per framework, with 95 % CIs."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for ax, col, label in zip(axes, ("cosine", "self_bleu"), ("mean pairwise embedding cosine", "Self-BLEU")):
+    for ax, col, label in zip(axes, ("cosine", "self_bleu"), ("mean pairwise embedding cosine", "Self-BLEU"),
+                              strict=True):
         for framework, g in summary.dropna(subset=[col]).groupby("framework"):
             g = g.sort_values("round")
             ax.errorbar(g["round"], g[col], yerr=np.vstack([g[col] - g[f"{col}_lo"], g[f"{col}_hi"] - g[col]]),
@@ -84,7 +93,8 @@ def plot_homogenization(summary: pd.DataFrame):  # noqa: ANN201 (matplotlib Figu
 
 
 def journey(transcript: Transcript, width: int | None = None) -> pd.DataFrame:
-    """One run's messages in order: round, kind, author, target, whose messages it saw, and the text (cut to `width`)."""
+    """One run's messages in order: round, kind, author, target, whose messages it saw, and the text (cut to
+    `width`)."""
     rows = []
     for m in transcript:
         seen = [f"{transcript.get(v).author}:{transcript.get(v).kind}" for v in m.visible]

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from tqdm.auto import tqdm
 
+from ..jsonl import append_jsonl, read_jsonl
+from ..llm.backend import Backend
+from ..resume import run_resumable
 from .dataset import PromptItem
 from .frameworks.base import Framework
-from ..jsonl import append_jsonl, read_jsonl
-from .records import StoryRecord, read_transcripts, story_records
+from .records import StoryRecord, story_records
 
 STORIES_FILE = "stories.jsonl"
 """Final stories, one `StoryRecord` per line."""
@@ -52,7 +53,7 @@ def agent_personas(framework: Framework) -> dict[str, str | None]:
     return {}
 
 
-def run_writing(frameworks: Sequence[Framework], lm: Any, items: Sequence[PromptItem], out_dir: str | Path,
+def run_writing(frameworks: Sequence[Framework], lm: Backend, items: Sequence[PromptItem], out_dir: str | Path,
                 *, progress: bool = True) -> RunResult:
     """Run every framework on every prompt, appending to ``out_dir/stories.jsonl`` and ``transcripts.jsonl``.
 
@@ -65,32 +66,33 @@ def run_writing(frameworks: Sequence[Framework], lm: Any, items: Sequence[Prompt
     if len(set(names)) != len(names):
         raise ValueError(f"frameworks {names}: each framework may appear once per run")
     settings = {f.name: f.settings() for f in frameworks}
-    done: set[tuple[str, str]] = set()
-    for row in read_jsonl(stories_path):
-        if row["framework"] in settings and (row["model"] != lm.identity or row["settings"] != settings[row["framework"]]):
-            raise ValueError(
-                f"{stories_path} already holds {row['framework']} stories by model {row['model']!r} with settings "
-                f"{row['settings']}, not {lm.identity!r} with {settings[row['framework']]}: pass another out_dir "
-                "or delete the file to start over"
-            )
-        done.add((row["prompt_id"], row["framework"]))
-    todo = [(it, f) for it in items for f in frameworks if (it.prompt_id, f.name) not in done]
-    for item, framework in tqdm(todo, desc="writing", disable=not progress):
+
+    def done(rows: list[dict[str, Any]]) -> set[tuple[str, str]]:
+        for row in rows:
+            ours = settings.get(row["framework"])
+            if ours is not None and (row["model"] != lm.identity or row["settings"] != ours):
+                raise ValueError(
+                    f"{stories_path} already holds {row['framework']} stories by model {row['model']!r} with settings "
+                    f"{row['settings']}, not {lm.identity!r} with {settings[row['framework']]}: pass another out_dir "
+                    "or delete the file to start over"
+                )
+        return {(row["prompt_id"], row["framework"]) for row in rows}
+
+    def write(job: tuple[PromptItem, Framework]) -> list[dict[str, Any]]:
+        item, framework = job
         transcript = framework.run(lm, item)
-        append_jsonl(transcripts_path, transcript.to_rows())
+        append_jsonl(transcripts_path, [m.to_dict() for m in transcript])
         records = story_records(transcript, item, model=lm.identity, settings=settings[framework.name],
                                 personas=agent_personas(framework))
-        append_jsonl(stories_path, [r.to_row() for r in records])
-    return RunResult(stories_path, transcripts_path, written=len(todo), skipped=len(items) * len(frameworks) - len(todo))
+        return [r.to_dict() for r in records]
+
+    jobs = [(it, f) for it in items for f in frameworks]
+    written = run_resumable(stories_path, jobs, key=lambda job: (job[0].prompt_id, job[1].name), done=done,
+                            compute=write, desc="writing", progress=progress)
+    return RunResult(stories_path, transcripts_path, written=len(written), skipped=len(jobs) - len(written))
 
 
 def load_stories(path: str | Path) -> pd.DataFrame:
     """The stories file as a DataFrame with the `StoryRecord` columns (validated)."""
-    rows = [StoryRecord.from_row(r).to_row() for r in read_jsonl(path)]
+    rows = [StoryRecord.from_dict(r).to_dict() for r in read_jsonl(path)]
     return pd.DataFrame(rows, columns=list(StoryRecord.__dataclass_fields__))
-
-
-def load_messages(path: str | Path) -> pd.DataFrame:
-    """Every transcript message (duplicates from resumed runs removed) as a DataFrame."""
-    rows = [m.to_row() for t in read_transcripts(path).values() for m in t]
-    return pd.DataFrame(rows)

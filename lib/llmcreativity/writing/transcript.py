@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from ..llm.types import FinishReason
 from .parsing import extract_feedback
 
-STORY_KINDS = ("draft", "revision")
+FrameworkName = Literal["single", "teacher", "debate", "discussion", "review"]
+"""The writing frameworks: the Single Agent, the three multi-agent baselines and LLM Review."""
+
+MessageKind = Literal["draft", "revision", "review", "critique", "challenge"]
+"""Story versions (draft, revision) and feedback (review, critique, challenge)."""
+
+STORY_KINDS: tuple[MessageKind, ...] = ("draft", "revision")
 """Kinds of message that carry a version of a story."""
-FEEDBACK_KINDS = ("review", "critique", "challenge")
-"""Kinds of message that carry feedback on stories."""
 
 
 @dataclass(frozen=True)
@@ -20,15 +25,15 @@ class Message:
 
     id: str
     """Unique id: ``<framework>/<prompt_id>/r<round>/<kind>/<author>[-><target>]``."""
-    framework: str
-    """Framework that produced it ("single", "teacher", "debate", "discussion", "review")."""
+    framework: FrameworkName
+    """Framework that produced it."""
     prompt_id: str
     """SciFi-100 prompt id the run was writing for."""
     author: str
     """Agent that wrote it."""
     round: int
     """0 for initial drafts, r >= 1 for the r-th round of feedback and revision."""
-    kind: str
+    kind: MessageKind
     """"draft", "revision" (story versions) or "review", "critique", "challenge" (feedback)."""
     prompt: list[dict[str, str]]
     """The exact chat messages sent to the model."""
@@ -42,7 +47,7 @@ class Message:
     """For story versions: the story parsed from `text` (after fallbacks); None for feedback."""
     flags: tuple[str, ...] = ()
     """Parsing problems (see `llmcreativity.writing.parsing`)."""
-    finish_reason: str = "stop"
+    finish_reason: FinishReason = "stop"
     """The backend's finish reason for this reply."""
     prompt_tokens: int = 0
     """Prompt tokens of this call."""
@@ -56,7 +61,7 @@ class Message:
         """What other agents are shown of this message: the story for story versions, else the parsed feedback."""
         return self.story if self.story is not None else extract_feedback(self.text).text
 
-    def to_row(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form (one transcript JSONL line)."""
         row = asdict(self)
         row["visible"] = list(self.visible)
@@ -64,8 +69,8 @@ class Message:
         return row
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Message:
-        """Inverse of `to_row`."""
+    def from_dict(cls, row: dict[str, Any]) -> Message:
+        """Inverse of `to_dict`."""
         return cls(**{**row, "visible": tuple(row["visible"]), "flags": tuple(row["flags"])})
 
 
@@ -117,7 +122,8 @@ class Transcript:
 
     def latest_version(self, author: str, *, up_to_round: int | None = None) -> Message:
         """The author's most recent story version (at or before `up_to_round` when given)."""
-        versions = [m for m in self.select(kind=STORY_KINDS, author=author) if up_to_round is None or m.round <= up_to_round]
+        versions = [m for m in self.select(kind=STORY_KINDS,
+                                           author=author) if up_to_round is None or m.round <= up_to_round]
         if not versions:
             raise KeyError(f"{author!r} has no story version in {self.framework}/{self.prompt_id}")
         return versions[-1]
@@ -129,7 +135,3 @@ class Transcript:
     def finals(self) -> list[Message]:
         """Each writer's last story version: the stories the run delivers."""
         return [self.latest_version(a) for a in self.writers()]
-
-    def to_rows(self) -> list[dict[str, Any]]:
-        """All messages as JSON rows."""
-        return [m.to_row() for m in self.messages]

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 import pandas as pd
 
 from .transcript import Message, Transcript
@@ -55,7 +60,7 @@ def visibility_edges(transcript: Transcript) -> pd.DataFrame:
                                        "seen_kind", "seen_round", "reader_id", "seen_id"])
 
 
-def plot_visibility(transcript: Transcript, ax=None):  # noqa: ANN001, ANN201 (matplotlib types)
+def plot_visibility(transcript: Transcript, ax: Axes | None = None) -> Axes:
     """Draw every message as a box (columns: phases in order, rows: authors) and an arrow from each message it saw.
 
     Orange arrows carry a story (draft or revision), blue arrows carry feedback.
@@ -92,7 +97,8 @@ def plot_visibility(transcript: Transcript, ax=None):  # noqa: ANN001, ANN201 (m
     ax.set_yticks([-i for i in range(len(authors))], authors)
     ax.set_xlim(-0.6, len(phases) - 0.4)
     ax.set_ylim(-len(authors) + 0.4, 0.6)
-    ax.set_title(f"{transcript.framework}: who sees what (arrow = text put into the prompt; orange = a story, blue = feedback)")
+    ax.set_title(f"{transcript.framework}: who sees what (arrow = text put into the prompt; orange = a story, blue = "
+                 "feedback)")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return ax

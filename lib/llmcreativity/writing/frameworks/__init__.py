@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Framework, WritingConfig
+from .base import Framework
+from .config import STORY_SAMPLING, WritingConfig
 from .debate import LLMDebate
 from .discussion import LLMDiscussion
 from .review import REVIEW_DIMENSIONS, LLMReview
@@ -34,5 +35,6 @@ def build_framework(name: str, config: WritingConfig, rounds: int = 1) -> Framew
     return cls(config=config)
 
 
-__all__ = ["BASELINES", "FRAMEWORKS", "REVIEW_DIMENSIONS", "Framework", "LLMDebate", "LLMDiscussion", "LLMReview",
+__all__ = ["BASELINES", "FRAMEWORKS", "REVIEW_DIMENSIONS", "STORY_SAMPLING", "Framework", "LLMDebate", "LLMDiscussion",
+           "LLMReview",
            "LLMTeacher", "SingleAgent", "WritingConfig", "build_framework"]

@@ -1,50 +1,18 @@
-"""What every framework shares: sampling settings, one batched step of agent calls, prompt pieces."""
+"""What every framework shares: the protocol, its stored settings, and one batched step of agent calls."""
 
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
+from ...llm.backend import Backend
 from ...llm.config import GenerateConfig
 from ..dataset import PromptItem
-from ..parsing import FLAG_KEPT_PREVIOUS, STORY_MARKER, extract_feedback, extract_story
+from ..parsing import FLAG_KEPT_PREVIOUS, extract_feedback, extract_story
 from ..persona import Persona
-from ..transcript import STORY_KINDS, Message, Transcript
-
-
-@dataclass(frozen=True)
-class WritingConfig:
-    """Sampling settings shared by all agents of a run."""
-
-    temperature: float = 0.8
-    """Sampling temperature of every call."""
-    top_p: float = 0.95
-    """Nucleus mass of every call."""
-    story_max_tokens: int = 400
-    """Token budget of a draft or revision."""
-    feedback_max_tokens: int = 200
-    """Token budget of a review, critique or challenge."""
-    max_story_words: int = 300
-    """Word budget asked of writers; longer stories are cut at a sentence end and flagged."""
-    seed: int = 0
-    """Sampling seed."""
-
-    def __post_init__(self) -> None:
-        if self.max_story_words < 1:
-            raise ValueError(f"max_story_words={self.max_story_words!r}: must be >= 1")
-        self.story_config()  # validates the sampling fields
-        self.feedback_config()
-
-    def story_config(self) -> GenerateConfig:
-        """Sampling settings of story versions."""
-        return GenerateConfig(n=1, temperature=self.temperature, top_p=self.top_p,
-                              max_tokens=self.story_max_tokens, seed=self.seed)
-
-    def feedback_config(self) -> GenerateConfig:
-        """Sampling settings of feedback messages."""
-        return GenerateConfig(n=1, temperature=self.temperature, top_p=self.top_p,
-                              max_tokens=self.feedback_max_tokens, seed=self.seed)
+from ..transcript import STORY_KINDS, Message, MessageKind, Transcript
+from .config import WritingConfig
 
 
 @dataclass(frozen=True)
@@ -55,7 +23,7 @@ class Request:
     """Agent making the call."""
     round: int
     """Round the reply belongs to."""
-    kind: str
+    kind: MessageKind
     """Message kind of the reply."""
     prompt: list[dict[str, str]]
     """Chat messages to send."""
@@ -72,7 +40,7 @@ class Framework(Protocol):
 
     name: str
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Write for one prompt; every model call goes through `lm` under the tag `name`."""
         ...
 
@@ -82,20 +50,23 @@ class Framework(Protocol):
 
 
 def framework_settings(framework: Any) -> dict[str, Any]:
-    """Plain-JSON parameters of a framework dataclass (personas by name)."""
+    """Plain-JSON parameters of a framework dataclass: personas by name, the config in its flat form."""
     out: dict[str, Any] = {}
-    for key, value in asdict(framework).items():
-        if key == "name":
+    for f in fields(framework):
+        if f.name == "name":
             continue
-        if isinstance(value, (list, tuple)) and value and isinstance(value[0], dict) and "description" in value[0]:
-            value = [v["name"] for v in value]
-        elif isinstance(value, dict) and "description" in value:
-            value = value["name"]
-        out[key] = value
+        value = getattr(framework, f.name)
+        if isinstance(value, WritingConfig):
+            value = value.to_dict()
+        elif isinstance(value, Persona):
+            value = value.name
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Persona) for v in value):
+            value = [v.name for v in value]
+        out[f.name] = value
     return out
 
 
-def usage_tag(lm: Any, name: str) -> AbstractContextManager[None]:
+def usage_tag(lm: Backend, name: str) -> AbstractContextManager[None]:
     """`lm.tagged(name)`, so usage is accounted per framework; a clear error for backends without accounting."""
     if not hasattr(lm, "tagged"):
         raise TypeError(f"{type(lm).__name__} has no tagged(): pass a backend from get_backend(), or wrap it as "
@@ -109,7 +80,7 @@ def message_id(framework: str, prompt_id: str, round: int, kind: str, author: st
     return f"{base}->{target}" if target else base
 
 
-def step(lm: Any, transcript: Transcript, requests: list[Request], *, config: GenerateConfig,
+def step(lm: Backend, transcript: Transcript, requests: list[Request], *, config: GenerateConfig,
          max_story_words: int) -> list[Message]:
     """Make all `requests` in ONE `lm.generate` call, parse the replies and append them to `transcript`.
 
@@ -140,31 +111,3 @@ def step(lm: Any, transcript: Transcript, requests: list[Request], *, config: Ge
         transcript.add(msg)
         out.append(msg)
     return out
-
-
-def chat(system: Persona | None, user: str) -> list[dict[str, str]]:
-    """Chat messages: the persona as system message (when given), then the user turn."""
-    head = [{"role": "system", "content": system.description}] if system is not None else []
-    return [*head, {"role": "user", "content": user}]
-
-
-def writing_task(item: PromptItem, max_words: int) -> str:
-    """The instruction every writer gets for a first draft."""
-    return (
-        f"Writing prompt: {item.text}\n\n"
-        f"Write an original science-fiction short story for this prompt, at most {max_words} words. "
-        f"Begin your reply with the line {STORY_MARKER} and then write only the story."
-    )
-
-
-def revise_instruction(max_words: int) -> str:
-    """The closing instruction of every revision prompt."""
-    return (
-        f"Write the full revised story, at most {max_words} words. "
-        f"Begin your reply with the line {STORY_MARKER} and then write only the story."
-    )
-
-
-def block(label: str, text: str) -> str:
-    """A labelled, delimited block of quoted text inside a prompt."""
-    return f"{label}:\n<<<\n{text}\n>>>"

@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import DEBATER, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
+from .base import Request, framework_settings, step, usage_tag
+from .config import WritingConfig
+from .prompts import block, chat, revise_instruction, writing_task
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class LLMDebate:
         # The shared debater role, numbered so that identical prompts do not give identical samples.
         return Persona(agent, f"{DEBATER.description} You are {agent} of {self.n_agents}.")
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Drafts, then `rounds` x (challenges, revisions), each phase one batched call."""
         t = Transcript(self.name, item.prompt_id)
         words = self.config.max_story_words
@@ -62,7 +65,8 @@ class LLMDebate:
                         + "\n\nChallenge the other writers' stories: point out where their speculative logic does not "
                         "hold and where their ideas are unoriginal or clichéd. Be specific and name the writer."
                     )
-                    challenges.append(Request(a, r, "challenge", chat(self._role(a), text), (own.id, *(o.id for o in others))))
+                    challenges.append(Request(a, r, "challenge", chat(self._role(a), text),
+                                              (own.id, *(o.id for o in others))))
                 step(lm, t, challenges, config=feedback_cfg, max_story_words=words)
                 revisions = []
                 for a in agents:
@@ -74,7 +78,8 @@ class LLMDebate:
                         + "\n\nThe debate is over. Revise your story: fix what the challenges showed to be weak and "
                         "keep what you can defend. " + revise_instruction(words)
                     )
-                    revisions.append(Request(a, r, "revision", chat(self._role(a), text), (own.id, *(m.id for m in received)), previous=own))
+                    revisions.append(Request(a, r, "revision", chat(self._role(a), text),
+                                             (own.id, *(m.id for m in received)), previous=own))
                 step(lm, t, revisions, config=story_cfg, max_story_words=words)
         return t
 

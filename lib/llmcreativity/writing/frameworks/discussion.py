@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import REVIEW_PERSONAS, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
+from .base import Request, framework_settings, step, usage_tag
+from .config import WritingConfig
+from .prompts import block, chat, revise_instruction, writing_task
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,7 @@ class LLMDiscussion:
         if self.rounds < 1:
             raise ValueError(f"rounds={self.rounds!r}: LLM Discussion needs at least one round")
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Drafts, then `rounds` discussion rounds, each one batched call."""
         t = Transcript(self.name, item.prompt_id)
         words = self.config.max_story_words
@@ -53,7 +56,8 @@ class LLMDiscussion:
                         + "\n\nYou are in a discussion with these writers. Consider their stories, take up what would "
                         "improve yours, and write your updated story. " + revise_instruction(words)
                     )
-                    requests.append(Request(p.name, r, "revision", chat(p, text), (own.id, *(o.id for o in others)), previous=own))
+                    requests.append(Request(p.name, r, "revision", chat(p, text), (own.id, *(o.id for o in others)),
+                                            previous=own))
                 step(lm, t, requests, config=story_cfg, max_story_words=words)
         return t
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import REVIEW_PERSONAS, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
+from .base import Request, framework_settings, step, usage_tag
+from .config import WritingConfig
+from .prompts import block, chat, revise_instruction, writing_task
 
 REVIEW_DIMENSIONS: tuple[str, ...] = (
     "originality",
@@ -53,13 +56,14 @@ class LLMReview:
         if len(names) < 2 or len(set(names)) != len(names):
             raise ValueError(f"personas={names}: peer review needs at least 2 writers with distinct names")
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Drafts, reviews, revisions: one batched call each."""
         t = Transcript(self.name, item.prompt_id)
         words = self.config.max_story_words
         story_cfg, feedback_cfg = self.config.story_config(), self.config.feedback_config()
         with usage_tag(lm, self.name):
-            drafts = step(lm, t, [Request(p.name, 0, "draft", chat(p, writing_task(item, words)), ()) for p in self.personas],
+            drafts = step(lm, t,
+                          [Request(p.name, 0, "draft", chat(p, writing_task(item, words)), ()) for p in self.personas],
                           config=story_cfg, max_story_words=words)
             by_author = {d.author: d for d in drafts}
             reviews = [
@@ -80,7 +84,8 @@ class LLMReview:
                     + "\n\nRevise your story using the reviews you received: act on the suggestions you find useful "
                     "and keep your own perspective and ideas. " + revise_instruction(words)
                 )
-                revisions.append(Request(p.name, 1, "revision", chat(p, text), (own.id, *(m.id for m in received)), previous=own))
+                revisions.append(Request(p.name, 1, "revision", chat(p, text), (own.id, *(m.id for m in received)),
+                                         previous=own))
             step(lm, t, revisions, config=story_cfg, max_story_words=words)
         return t
 

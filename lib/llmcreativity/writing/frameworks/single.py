@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import WRITER, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, chat, framework_settings, step, usage_tag, writing_task
+from .base import Request, framework_settings, step, usage_tag
+from .config import WritingConfig
+from .prompts import chat, writing_task
 
 
 @dataclass(frozen=True)
@@ -22,10 +25,11 @@ class SingleAgent:
     name: str = "single"
     """Framework name in transcripts, records and usage tags."""
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Round 0: the writer drafts from the prompt alone."""
         t = Transcript(self.name, item.prompt_id)
-        request = Request(self.persona.name, 0, "draft", chat(self.persona, writing_task(item, self.config.max_story_words)), ())
+        request = Request(self.persona.name, 0, "draft",
+                          chat(self.persona, writing_task(item, self.config.max_story_words)), ())
         with usage_tag(lm, self.name):
             step(lm, t, [request], config=self.config.story_config(), max_story_words=self.config.max_story_words)
         return t

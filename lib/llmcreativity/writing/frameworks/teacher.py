@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import REVIEW_PERSONAS, TEACHER, Persona
 from ..transcript import Transcript
-from .base import Request, WritingConfig, block, chat, framework_settings, revise_instruction, step, usage_tag, writing_task
+from .base import Request, framework_settings, step, usage_tag
+from .config import WritingConfig
+from .prompts import block, chat, revise_instruction, writing_task
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class LLMTeacher:
         if self.rounds < 1:
             raise ValueError(f"rounds={self.rounds!r}: LLM Teacher needs at least one round of critique")
 
-    def run(self, lm: Any, item: PromptItem) -> Transcript:
+    def run(self, lm: Backend, item: PromptItem) -> Transcript:
         """Drafts, then `rounds` x (critiques, revisions), each phase one batched call."""
         t = Transcript(self.name, item.prompt_id)
         words = self.config.max_story_words
@@ -55,7 +58,8 @@ class LLMTeacher:
                         + "\n\nGive the student specific feedback: what works, what is weak in its science, logic, "
                         "characters and imagery, and how to make it more original. Do not rewrite the story."
                     )
-                    critiques.append(Request(self.teacher.name, r, "critique", chat(self.teacher, text), (latest.id,), target=s.name))
+                    critiques.append(Request(self.teacher.name, r, "critique", chat(self.teacher, text), (latest.id,),
+                                             target=s.name))
                 step(lm, t, critiques, config=feedback_cfg, max_story_words=words)
                 revisions = []
                 for s in self.students:
@@ -67,7 +71,8 @@ class LLMTeacher:
                         + block("Your teacher's feedback", critique.content)
                         + "\n\nRevise your story using your teacher's feedback. " + revise_instruction(words)
                     )
-                    revisions.append(Request(s.name, r, "revision", chat(s, text), (latest.id, critique.id), previous=latest))
+                    revisions.append(Request(s.name, r, "revision", chat(s, text), (latest.id, critique.id),
+                                             previous=latest))
                 step(lm, t, revisions, config=story_cfg, max_story_words=words)
         return t
 

@@ -1,0 +1,36 @@
+"""Prompt pieces every framework shares: the chat layout, the writing task, the revision instruction, quoted blocks."""
+
+from __future__ import annotations
+
+from ...llm.types import Message
+from ..dataset import PromptItem
+from ..parsing import STORY_MARKER
+from ..persona import Persona
+
+
+def chat(system: Persona | None, user: str) -> list[Message]:
+    """Chat messages: the persona as system message (when given), then the user turn."""
+    head = [{"role": "system", "content": system.description}] if system is not None else []
+    return [*head, {"role": "user", "content": user}]
+
+
+def writing_task(item: PromptItem, max_words: int) -> str:
+    """The instruction every writer gets for a first draft."""
+    return (
+        f"Writing prompt: {item.text}\n\n"
+        f"Write an original science-fiction short story for this prompt, at most {max_words} words. "
+        f"Begin your reply with the line {STORY_MARKER} and then write only the story."
+    )
+
+
+def revise_instruction(max_words: int) -> str:
+    """The closing instruction of every revision prompt."""
+    return (
+        f"Write the full revised story, at most {max_words} words. "
+        f"Begin your reply with the line {STORY_MARKER} and then write only the story."
+    )
+
+
+def block(label: str, text: str) -> str:
+    """A labelled, delimited block of quoted text inside a prompt."""
+    return f"{label}:\n<<<\n{text}\n>>>"

@@ -1,0 +1,75 @@
+"""The composed sampling configs give the default run's cache keys and stored settings, literally as before.
+
+The literals were computed on main before WritingConfig, StepwiseSettings and RubricJudge composed a
+GenerateConfig; a change here would make the default book miss its call cache (or its resume files).
+"""
+
+import json
+
+from llmcreativity.entropy import MACGYVER_PROMPT, STEP_SAMPLING, Problem, StepwiseSettings, chain_id
+from llmcreativity.judges import JudgeItem
+from llmcreativity.judges.rubric import SAMPLING, RubricJudge
+from llmcreativity.llm import GenerateConfig, ScriptedBackend, cache_key
+from llmcreativity.writing import STORY_SAMPLING, LLMReview, WritingConfig, build_framework
+
+CHAT = [{"role": "user", "content": "Write a story."}]
+BOOK_WRITING = WritingConfig(STORY_SAMPLING.merge(max_tokens=160), feedback_max_tokens=80, max_story_words=120)
+"""The review and baselines notebooks' defaults (temperature 0.8, top_p 0.95, seed 0)."""
+FLAT = {"temperature": 0.8, "top_p": 0.95, "story_max_tokens": 160, "feedback_max_tokens": 80,
+        "max_story_words": 120, "seed": 0}
+
+
+def test_writing_calls_keep_their_cache_keys():
+    assert BOOK_WRITING.story_config().to_dict() == {"n": 1, "temperature": 0.8, "top_p": 0.95, "max_tokens": 160,
+                                                     "stop": [], "seed": 0}
+    assert cache_key("m", "generate", CHAT, BOOK_WRITING.story_config().to_dict(), 0) == \
+        "365f980152430394b287777f14f2b8191433c895726c0632d8b0a6e09b763cbd"
+    assert cache_key("m", "generate", CHAT, BOOK_WRITING.feedback_config().to_dict(), 0) == \
+        "757be79ee5b5557bf8ad57cf96fbde424729c17cfc36b8d3c2cc0081599bd2f6"
+
+
+def test_framework_settings_stored_with_stories_are_unchanged():
+    assert LLMReview(config=BOOK_WRITING).settings() == {"personas": ["Humanistic", "Futuristic", "Ecological"],
+                                                         "config": FLAT}
+    assert build_framework("teacher", BOOK_WRITING).settings() == {
+        "students": ["Humanistic", "Futuristic", "Ecological"], "teacher": "Teacher", "rounds": 1, "config": FLAT}
+    assert build_framework("single", BOOK_WRITING).settings() == {"persona": "Writer", "config": FLAT}
+    assert build_framework("debate", BOOK_WRITING).settings() == {"n_agents": 3, "rounds": 1, "config": FLAT}
+    assert list(BOOK_WRITING.to_dict()) == list(FLAT)  # the stored JSON keeps its key order, byte for byte
+    assert WritingConfig.from_dict(FLAT) == BOOK_WRITING
+
+
+def test_stepwise_calls_and_chain_ids_are_unchanged():
+    settings = StepwiseSettings(STEP_SAMPLING.merge(n=6, temperature=0.9, max_tokens=24), step_cap=2)
+    cfg = settings.generate_config()
+    assert cfg.to_dict() == {"n": 6, "temperature": 0.9, "top_p": 1.0, "max_tokens": 24, "stop": ["\n"], "seed": 0}
+    assert cache_key("m", "generate", "Problem: x\nStep 1:", cfg.to_dict(), 0) == \
+        "27702b9181aa8e127a4d0001b6195e94321e82600bd077da74b6ec92596ac3ef"
+    stored = {"n": 6, "temperature": 0.9, "top_p": 1.0, "max_tokens": 24, "step_cap": 2, "stop_fraction": 0.5,
+              "seed": 0, "batched": True, "cluster_batch": 4}
+    assert json.dumps(settings.to_dict()) == json.dumps(stored)  # same values in the same key order
+    problem = Problem("p1", "macgyver", "Open a jar.")
+    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, settings) == "85453ba7ca91ea055a81"
+
+
+class ConfigRecorder(ScriptedBackend):
+    """A scripted backend that keeps the plain-JSON config of every generate call."""
+
+    def __init__(self, responder):
+        super().__init__(responder)
+        self.configs: list[dict] = []
+
+    def generate(self, prompts, config):
+        self.configs.append(config.to_dict())
+        return super().generate(prompts, config)
+
+
+def test_rubric_sampling_and_retry_configs_are_unchanged():
+    lm = ConfigRecorder(lambda p, i: "a tale")
+    judge = RubricJudge(lm, sampling=SAMPLING.merge(n=3, temperature=0.7, seed=0), max_retries=1)
+    assert judge.sampling == GenerateConfig(n=3, temperature=0.7, top_p=1.0, max_tokens=8, seed=0)
+    assert cache_key("m", "generate", CHAT, judge.sampling.to_dict(), 1) == \
+        "37ad79212abc4d75116e32a3e1656aaa6c68b6c0efc5ee3c1c9e3480e7cc5080"
+    judge.sampled(JudgeItem("s", "A prompt.", "A story."))
+    retry_of_repeat_2 = {"n": 1, "temperature": 0.7, "top_p": 1.0, "max_tokens": 8, "stop": [], "seed": 1002}
+    assert lm.configs[0] == judge.sampling.to_dict() and retry_of_repeat_2 in lm.configs
