@@ -21,11 +21,11 @@ from .records import (
 )
 from .retrieval_panel import RetrievalPanelJudge
 from .simple import AnswerProbabilityJudge, SingleCallJudge
-from .summary import accuracy_difference, efficiency_verdict, judgement_table, summarize_judges, token_saving, validity_score
+from .summary import accuracy_difference, judgement_table, summarize_judges, token_saving, validity_score
 from .vector_store import Fragment, Hit, NumpyVectorStore, VectorStore
 
 __all__ = [
-    "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "efficiency_verdict", "validity_score", "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
+    "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "validity_score", "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
     "Judgement", "MACGYVER_CRITERIA", "MACGYVER_VALID", "NumpyVectorStore", "ParsedVerdict", "Retrieved",
     "RetrievalPanelJudge", "STORY_CRITERIA", "SingleCallJudge", "VectorStore", "ask_verdict", "judgement_table",
     "parse_verdict", "read_judgements", "run_judge", "summarize_judges", "token_saving",
