@@ -18,7 +18,7 @@ def test_review_verdicts_are_inconclusive_on_two_prompts_and_say_why():
             rows.append({"system": system, "prompt_id": p, "story_id": f"{system}-{p}", "judge_mean": scores[JUDGE_COLUMNS[0]],
                          **scores})
     table = pd.DataFrame(rows)
-    comps = claim_comparisons(table, "single (big)", seed=0)
+    comps = claim_comparisons(table, ["single (big)"], seed=0)
     assert set(comps["A3"]["baseline"]) == {"single (big)"} and set(comps["A1"]["measure"]) == set(JUDGE_COLUMNS)
     verdicts = review_verdicts(comps, judge="J", writer_model="w", large_model="big", min_pairs=5)
     for claim_id, (text, v) in verdicts.items():

@@ -32,6 +32,9 @@ def test_readers_of_a_stage_that_has_not_run(results):
     assert outputs.transcripts("review") == {}
     with pytest.raises(FileNotFoundError, match="run the 'baselines' stage first"):
         outputs.stories("baselines")
+    assert outputs.large_single_models() == []
+    with pytest.raises(FileNotFoundError, match="no bigger Single Agent run"):
+        outputs.large_single_stories()
 
 
 def test_a_stage_that_writes_no_stories_is_refused():
@@ -43,3 +46,15 @@ def test_chain_table_reads_back_what_was_written():
     table = pd.DataFrame({"chain": ["a"], "solution_steps": [["x", "y"]]})
     table.to_parquet(outputs.chain_table_file())
     assert list(outputs.chain_table()["solution_steps"].iloc[0]) == ["x", "y"]
+
+
+def test_the_bigger_single_agent_written_by_baselines_is_read_back_with_its_system_name():
+    from llmcreativity.writing import PromptItem, SingleAgent, WritingConfig, run_writing
+    from writing_helpers import CountingBackend, unique_story_responder
+
+    item = PromptItem("strong-voice-00", "Strong Voice", 0, "A lighthouse on Europa.")
+    run_writing([SingleAgent(config=WritingConfig())], CountingBackend(unique_story_responder()), [item],
+                outputs.large_single_dir("big"), progress=False)
+    assert outputs.large_single_models() == ["big"]
+    stories = outputs.large_single_stories()
+    assert list(stories["system"]) == ["single (big)"] and list(stories["prompt_id"]) == ["strong-voice-00"]

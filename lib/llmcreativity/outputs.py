@@ -85,13 +85,25 @@ def large_single_system(model: str) -> str:
     return f"single ({model})"
 
 
-def large_single_stories(model: str) -> pd.DataFrame:
-    """The bigger Single Agent's stories (system `large_single_system(model)`), written by the baselines stage."""
+def large_single_models() -> list[str]:
+    """The models (registry names) for which the baselines stage wrote a bigger Single Agent run, sorted."""
+    from .writing.runner import STORIES_FILE
+
+    root = results_dir() / "baselines"
+    return sorted(p.parent.name.removeprefix("single-") for p in root.glob(f"single-*/{STORIES_FILE}"))
+
+
+def large_single_stories() -> pd.DataFrame:
+    """Every bigger Single Agent's stories written by the baselines stage, system `large_single_system(model)`."""
     from .evaluation.scores import load_story_table
     from .writing.runner import STORIES_FILE
 
-    path = _existing("baselines", f"single-{model}/{STORIES_FILE}")
-    return load_story_table(path, system=large_single_system(model))
+    models = large_single_models()
+    if not models:
+        raise FileNotFoundError(f"no bigger Single Agent run in {results_dir() / 'baselines'}: run the 'baselines' "
+                                "stage first (llmcreativity run --stage baselines)")
+    return pd.concat([load_story_table(large_single_dir(m) / STORIES_FILE, system=large_single_system(m))
+                      for m in models], ignore_index=True)
 
 
 # corpus -------------------------------------------------------------------------------------------------------------

@@ -13,13 +13,13 @@ REFERENCE = "review"
 """The system every claim sets against the others."""
 
 
-def claim_comparisons(table: pd.DataFrame, large_system: str, *, seed: int = 0) -> dict[str, pd.DataFrame]:
+def claim_comparisons(table: pd.DataFrame, large_systems: list[str], *, seed: int = 0) -> dict[str, pd.DataFrame]:
     """`paired_comparisons` of Review per claim: A1 judge dimensions vs every baseline, A2 novelty metrics vs every
-    baseline, A3 the judge's mean and the novelty metrics vs the bigger Single Agent (`large_system`)."""
+    baseline, A3 the judge's mean and the novelty metrics vs the bigger Single Agent(s) (`large_systems`)."""
     return {
         "A1": paired_comparisons(table, list(JUDGE_COLUMNS), REFERENCE, list(BASELINES), seed=seed),
         "A2": paired_comparisons(table, list(NOVELTY_COLUMNS), REFERENCE, list(BASELINES), seed=seed),
-        "A3": paired_comparisons(table, ["judge_mean", *NOVELTY_COLUMNS], REFERENCE, [large_system], seed=seed),
+        "A3": paired_comparisons(table, ["judge_mean", *NOVELTY_COLUMNS], REFERENCE, list(large_systems), seed=seed),
     }
 
 
