@@ -47,7 +47,8 @@ STAGES: list[Stage] = [
         title="Baselines: Single Agent, Teacher, Debate, Discussion",
         depends=("backends",),
         profiles={"default": {}, "paper": {"n_categories": None, "per_category": None, "rounds": 3,
-                                           "story_max_tokens": 900, "feedback_max_tokens": 400, "max_story_words": 600}},
+                                           "story_max_tokens": 900, "feedback_max_tokens": 400, "max_story_words": 600,
+                                           "large_prompts": None}},
     ),
     Stage(
         name="review",
@@ -101,6 +102,6 @@ STAGES.append(
         title="Evaluating the stories: rubric judge, novelty metrics and the paper's claims",
         depends=("corpus", "baselines", "review"),
         profiles={"default": {}, "paper": {"judge_prompts": None, "stories_per_run": None, "sampled_stories": None,
-                                           "hanna_n": 96, "large_prompts": None, "surprisal_model": "qwen2.5-coder-1.5b"}},
+                                           "hanna_n": 96, "surprisal_model": "qwen2.5-coder-1.5b"}},
     )
 )

@@ -63,3 +63,13 @@ def plot_projection(view: pd.DataFrame) -> Figure:
         a.legend(fontsize=7, markerscale=2)
     fig.tight_layout()
     return fig
+
+
+def plot_groups(stories: pd.DataFrame, metrics: list[str]) -> Figure:
+    """One box plot per metric of the stories by `group`, side by side."""
+    fig, ax = plt.subplots(1, len(metrics), figsize=(13, 3.5))
+    for a, metric in zip(np.atleast_1d(ax), metrics):
+        sns.boxplot(data=stories, x="group", y=metric, ax=a)
+        a.set_title(metric)
+    fig.tight_layout()
+    return fig
