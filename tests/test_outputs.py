@@ -58,3 +58,4 @@ def test_the_bigger_single_agent_written_by_baselines_is_read_back_with_its_syst
     assert outputs.large_single_models() == ["big"]
     stories = outputs.large_single_stories()
     assert list(stories["system"]) == ["single (big)"] and list(stories["prompt_id"]) == ["strong-voice-00"]
+    assert stories["story_id"].iloc[0].startswith("single (big)::")
