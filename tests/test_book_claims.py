@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from llmcreativity.book.claims import PAPER_CLAIMS, claims_markdown, claims_path, read_claims, record_claim, record_claims
+from llmcreativity.book.claims import (PAPER_CLAIMS, claims_markdown, claims_path, read_claims, record_claim,
+                                       record_claims)
 from llmcreativity.verdicts import Verdict
 
 

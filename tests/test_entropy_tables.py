@@ -35,7 +35,8 @@ def grid(tmp_path):
     problems = {"macgyver": [Problem("m-1", "macgyver", "Escape."), Problem("m-2", "macgyver", "Climb.")],
                 "scifi100": []}
     settings = [StepwiseSettings(n=3, temperature=t, step_cap=2) for t in (0.5, 1.0)]
-    return run_grid(["smollm2-135m"], FirstWordJudge(), problems, settings, tmp_path / "chains.jsonl", load=load), problems
+    run = run_grid(["smollm2-135m"], FirstWordJudge(), problems, settings, tmp_path / "chains.jsonl", load=load)
+    return run, problems
 
 
 def test_run_grid_runs_every_problem_and_setting_and_names_the_model(tmp_path):

@@ -44,7 +44,8 @@ def test_divergent_convergent_correlates_se_with_the_judges_probability_of_valid
     assert both["solution"].iloc[0] == "Step 1: twist\nStep 2: pull"
     assert stats["rho"] == pytest.approx(1.0) and stats["n"] == 3
     text, v = weak_link_claim(both, stats, "se_discrete", "J", "tiny")
-    assert text.startswith("Over 3 MacGyver chains (models m1, m2)") and v.measure == "Spearman rho(se_discrete, p_valid)"
+    assert text.startswith("Over 3 MacGyver chains (models m1, m2)")
+    assert v.measure == "Spearman rho(se_discrete, p_valid)"
     assert v.label in ("not supported", "inconclusive") and v.n == 3 and v.statistic == pytest.approx(1.0)
 
 

@@ -152,7 +152,7 @@ def hanna_surprisal_file() -> Path:
 # entailment_validation ----------------------------------------------------------------------------------------------
 
 def embedding_sweep_file() -> Path:
-    """Agreement of the embedding judge with the coders at each threshold (`entailment_validation/embedding_sweep.csv`)."""
+    """Agreement of the embedding judge with the coders per threshold (`entailment_validation/embedding_sweep.csv`)."""
     return stage_dir("entailment_validation") / "embedding_sweep.csv"
 
 

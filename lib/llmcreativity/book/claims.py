@@ -1,7 +1,8 @@
 """The papers' claims and the verdicts this run's data supports, for the book's claims page.
 
 Each stage records one `Verdict` (from `llmcreativity.verdicts`) per claim it tests with
-`record_claim` or `record_claims`; records go to `results_dir()/claims.jsonl`, one JSON object per line, replaced (not duplicated) when the same
+`record_claim` or `record_claims`; records go to `results_dir()/claims.jsonl`, one JSON object
+per line, replaced (not duplicated) when the same
 claim id is recorded again. The claims page lists every claim in `PAPER_CLAIMS` (marked "not
 run" until a stage records it), then any other claim a stage recorded. Under a scratch profile
 (smoke) nothing is written: its numbers are no evidence.

@@ -15,7 +15,8 @@ from sklearn.decomposition import PCA
 
 def words_per_book(chunks: pd.DataFrame) -> pd.DataFrame:
     """Chunks and words (after cleaning) per book, sorted by year."""
-    per_book = chunks.groupby(["book", "year"], as_index=False).agg(chunks=("chunk_id", "size"), words=("n_words", "sum"))
+    per_book = chunks.groupby(["book", "year"], as_index=False).agg(chunks=("chunk_id", "size"),
+                                                                     words=("n_words", "sum"))
     return per_book.sort_values("year")
 
 

@@ -1,4 +1,4 @@
-"""The corpus chapter's test of the novelty metrics: HANNA's human stories beside one LLM's stories for the same prompts.
+"""The corpus chapter's test of the novelty metrics: HANNA's human stories beside one LLM's for the same prompts.
 
 `hanna_llm_stories.csv` (in `data_dir()/hanna/`) holds, per row, a prompt, the human story (`Human`) and the story
 one system (`Model`) wrote for it (`Story`).
@@ -30,7 +30,8 @@ def hanna_pairs(llm_system: str, n: int, path: str | Path | None = None) -> pd.D
     hanna = pd.read_csv(p)
     llm = hanna[hanna["Model"] == llm_system].reset_index(drop=True).head(n)
     if llm.empty:
-        raise ValueError(f"llm_system={llm_system!r} has no stories in {p}: choose one of {sorted(hanna['Model'].unique())}")
+        raise ValueError(f"llm_system={llm_system!r} has no stories in {p}: "
+                         f"choose one of {sorted(hanna['Model'].unique())}")
     return pd.DataFrame({
         "prompt_id": np.tile(np.arange(len(llm)), 2),
         "group": ["human"] * len(llm) + [llm_system] * len(llm),

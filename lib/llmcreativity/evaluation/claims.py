@@ -25,7 +25,9 @@ def claim_comparisons(table: pd.DataFrame, large_systems: list[str], *, seed: in
 
 def review_verdicts(comparisons: dict[str, pd.DataFrame], *, judge: str, writer_model: str, large_model: str,
                     min_pairs: int = 5) -> dict[str, tuple[str, Verdict]]:
-    """Claim id -> (text with the verdict's reason, `beats_every_baseline` verdict) for A1-A3 (A3 on the judge's mean)."""
+    """Claim id -> (text with the verdict's reason, `beats_every_baseline` verdict) for A1-A3.
+
+    A3 is decided on the judge's mean score alone; its novelty comparisons are shown, not judged."""
     a3 = comparisons["A3"]
     verdicts = {"A1": beats_every_baseline(comparisons["A1"], min_pairs=min_pairs),
                 "A2": beats_every_baseline(comparisons["A2"], min_pairs=min_pairs),

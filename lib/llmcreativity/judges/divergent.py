@@ -52,7 +52,8 @@ def divergent_convergent(chains: pd.DataFrame, judgements: Iterable[Judgement], 
 def weak_link_claim(both: pd.DataFrame, stats: dict[str, float], se_column: str, judge_name: str,
                     judge_model: str) -> tuple[str, Verdict]:
     """Claim B6 ("divergent and convergent scores correlate only weakly"): its text and `weak_verdict`."""
-    text = (f"Over {len(both)} MacGyver chains (models {', '.join(sorted(both['model_name'].unique()))}), the chain's "
-            f"{se_column} vs the {judge_name} judge's probability that the chain's own solution is valid ({judge_model}).")
+    models = ", ".join(sorted(both["model_name"].unique()))
+    text = (f"Over {len(both)} MacGyver chains (models {models}), the chain's {se_column} vs the {judge_name} "
+            f"judge's probability that the chain's own solution is valid ({judge_model}).")
     return text, weak_verdict(stats["low"], stats["high"], statistic=stats["rho"], n=stats["n"],
                               measure=f"Spearman rho({se_column}, p_valid)")

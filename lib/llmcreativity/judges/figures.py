@@ -67,6 +67,7 @@ def plot_accuracy_vs_tokens(summary: pd.DataFrame, title: str) -> Figure:
     ax.set_xlabel("tokens per item (prompt + generated, log scale)")
     ax.set_ylabel("accuracy vs human label (95 % CI)")
     ax.set_title(title)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), title="judge (o = retrieval)", title_fontsize=7)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), title="judge (o = retrieval)",
+              title_fontsize=7)
     fig.tight_layout()
     return fig
