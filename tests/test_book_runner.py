@@ -18,7 +18,7 @@ TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
 
 
 def tiny(name: str = "tiny", depends: tuple[str, ...] = (), notebook: Path = TINY, **profile) -> Stage:
-    return Stage(name, str(notebook), name.title(), depends, {"default": profile, "paper": {"n": 500}})
+    return Stage(name, str(notebook), name.title(), depends, {"default": profile, "paper": {"n": 500}, "smoke": {"n": 3}})
 
 
 @pytest.fixture(autouse=True)
@@ -77,7 +77,7 @@ def test_plan_defers_missing_results_inputs_only_when_an_upstream_stage_runs_fir
         plan("default", [("first.words_file", "later.txt")], stages=stages)
 
 
-@pytest.mark.parametrize("profile", ["default", "paper"])
+@pytest.mark.parametrize("profile", ["default", "paper", "smoke"])
 def test_registered_stages_have_valid_profiles(profile):
     assert len(plan(profile, [])) == len(STAGES)
 
@@ -92,6 +92,16 @@ def test_run_executes_with_parameters_and_adds_provenance(results):
     assert "| `n` | `30` |" in provenance and "| `scale` | `2.0` |" in provenance and "Packages: python" in provenance
     assert json.loads((results / "claims.jsonl").read_text())["n"] == 30
     assert incomplete_stages([tiny(n=30)]) == []
+
+
+def test_a_smoke_run_writes_notebooks_and_manifest_under_its_own_folder(results):
+    [entry] = run("smoke", [], stages=[tiny()], log=lambda _: None)
+    assert entry["profile"] == "smoke" and entry["parameters"] == {"n": 3}
+    nb = nbformat.read(results / "smoke" / "executed" / "tiny.ipynb", as_version=4)
+    assert "Stage `tiny`, profile `smoke`" in nb.cells[-1].outputs[0]["data"]["text/markdown"]
+    assert runner.read_manifest("smoke")["stages"]["tiny"]["status"] == "ok"
+    assert not (results / "executed").exists() and runner.read_manifest()["stages"] == {}
+    assert incomplete_stages([tiny()]) == ["stage 'tiny' has not been executed; run `llmcreativity run --stage tiny`"]
 
 
 def test_failing_cell_stops_the_run_naming_notebook_and_line(results):

@@ -1,6 +1,6 @@
 """The `llmcreativity` command: run the stage notebooks, build the book, print it to PDF.
 
-    llmcreativity run [--profile default|paper] [-p NAME VALUE]... [--stage NAME] [--dry-run]
+    llmcreativity run [--profile default|paper|smoke] [-p NAME VALUE]... [--stage NAME] [--dry-run]
     llmcreativity build [--output DIR]
     llmcreativity pdf [--output DIR]
 """
@@ -18,7 +18,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="llmcreativity", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="execute the stage notebooks with papermill, in dependency order")
-    run.add_argument("--profile", default="default", help="parameter profile: default or paper (default: default)")
+    run.add_argument("--profile", default="default", help="parameter profile: default, paper or smoke (smoke writes under results/smoke/; default: default)")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="override a parameter for every stage declaring it; STAGE.NAME for one stage only")
     run.add_argument("--stage", help="run only this stage")

@@ -96,8 +96,8 @@ def large_single_models() -> list[str]:
 def large_single_stories() -> pd.DataFrame:
     """Every bigger Single Agent's stories written by the baselines stage, system `large_single_system(model)`.
 
-    Their `story_id` is prefixed with the system ("single (<model>)::<model identity>::<message id>"), so that
-    it stays unique beside the baselines' own Single Agent even when both ran the same model (as a smoke run does).
+    Loaded under their own system, their `story_id`s ("single (<model>)::<model identity>::<message id>") stay
+    apart from the baselines' own Single Agent even when both ran one model (as a smoke run does).
     """
     from .evaluation.scores import load_story_table
     from .writing.runner import STORIES_FILE
@@ -106,11 +106,8 @@ def large_single_stories() -> pd.DataFrame:
     if not models:
         raise FileNotFoundError(f"no bigger Single Agent run in {results_dir() / 'baselines'}: run the 'baselines' "
                                 "stage first (llmcreativity run --stage baselines)")
-    tables = []
-    for m in models:
-        table = load_story_table(large_single_dir(m) / STORIES_FILE, system=large_single_system(m))
-        tables.append(table.assign(story_id=large_single_system(m) + "::" + table["story_id"]))
-    return pd.concat(tables, ignore_index=True)
+    return pd.concat([load_story_table(large_single_dir(m) / STORIES_FILE, system=large_single_system(m))
+                      for m in models], ignore_index=True)
 
 
 # corpus -------------------------------------------------------------------------------------------------------------

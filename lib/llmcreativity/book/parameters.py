@@ -9,7 +9,10 @@ The cell tagged `parameters` holds one plain assignment per line, for example
 
 The annotation (or, without one, the default's type) is the parameter's type. A trailing
 `# range: [lo, hi]` comment bounds a number (either end may be `None`); `# choices: [...]`
-lists the allowed values. Parameters whose names end in `_path`, `_file` or `_dir` are input
+lists the allowed values; `# registry: model` (or `embedder`) says the value, or each item of a
+list, names a model that must load locally (a registry name of that kind, a local folder, or a
+transformers model id), and `endpoint: base_url` on the same comment exempts it while the
+parameter `base_url` is set (it is then the model name a server knows). Parameters whose names end in `_path`, `_file` or `_dir` are input
 paths: when a profile or `-p` sets one, it must exist (absolute, or relative to the project root,
 where notebooks run, or to the results folder) unless empty. A notebook's own default path is the
 notebook's business (it may be an optional input). Names starting with `out` are outputs.
@@ -22,15 +25,19 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
+from ..llm.registry import ModelKind, check_model_name
 from ..paths import REPO_ROOT, results_dir
 
 _SIMPLE_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str,
                                   "list": list, "dict": dict, "tuple": tuple}
 _PATH_SUFFIXES = ("_path", "_file", "_dir")
+Role = Literal["model", "embedder"]
+"""What a `# registry:` comment says a parameter names."""
+_ROLE_KINDS: dict[str, ModelKind] = {"model": "causal-lm", "embedder": "embedder"}
 
 
 class ParameterError(ValueError):
@@ -55,6 +62,10 @@ class Parameter:
     """Inclusive upper bound from a `# range:` comment."""
     choices: tuple[Any, ...] | None = None
     """Allowed values from a `# choices:` comment."""
+    registry: Role | None = None
+    """From a `# registry:` comment: the value (each item of a list) names a language model or an embedder."""
+    endpoint: str | None = None
+    """From `endpoint: NAME`: while parameter NAME is non-empty the value is a server's model name, not checked."""
 
     @property
     def is_input_path(self) -> bool:
@@ -68,6 +79,8 @@ class Parameter:
             text += f", range [{self.low}, {self.high}]"
         if self.choices is not None:
             text += f", one of {list(self.choices)}"
+        if self.registry is not None:
+            text += f", a {self.registry} name" + (f" unless {self.endpoint} is set" if self.endpoint else "")
         return text
 
 
@@ -109,6 +122,15 @@ def _constraints(comment: str, where: str) -> dict[str, Any]:
         except (ValueError, SyntaxError):
             raise ParameterError(f"{where}: cannot read `choices: {m.group(1)}`; "
                                  "write `# choices: [\"a\", \"b\"]`") from None
+    m = re.search(r"registry:\s*(\w*)", comment)
+    if m:
+        if m.group(1) not in _ROLE_KINDS:
+            raise ParameterError(f"{where}: `registry: {m.group(1)}` is not one of {sorted(_ROLE_KINDS)}; "
+                                 "write `# registry: model` or `# registry: embedder`")
+        found["registry"] = m.group(1)
+    m = re.search(r"endpoint:\s*(\w+)", comment)
+    if m:
+        found["endpoint"] = m.group(1)
     return found
 
 
@@ -137,9 +159,41 @@ def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
         line = lines[stmt.lineno - 1]
         comment = line.split("#", 1)[1] if "#" in line else ""
         param = Parameter(name, default, kind, optional, **_constraints(comment, at))
+        if param.registry is not None and kind not in (str, list):
+            raise ParameterError(f"{at}: a `# registry:` parameter must be a str or a list of str, not {kind.__name__}")
         check_value(param, default, f"{at} (its own default)")
         params[name] = param
+    for param in params.values():
+        if param.endpoint is not None and param.endpoint not in params:
+            raise ParameterError(f"{where}, parameter {param.name!r}: `endpoint: {param.endpoint}` names no parameter "
+                                 f"of the cell; declare {param.endpoint} or drop the endpoint")
     return params
+
+
+def registry_problems(params: dict[str, Parameter], values: dict[str, Any], where: str) -> list[str]:
+    """Messages for every model name in `values` (else the defaults) that the registry cannot load.
+
+    Checks each `# registry:` parameter unless its endpoint parameter is set; an empty name means
+    "no model" and is not checked.
+    """
+    def value(name: str) -> Any:
+        return values[name] if name in values else params[name].default
+
+    problems = []
+    for param in params.values():
+        if param.registry is None or (param.endpoint and value(param.endpoint)):
+            continue
+        current = value(param.name)
+        names = current if isinstance(current, list) else [current]
+        for name in names:
+            if name in (None, ""):
+                continue
+            try:
+                check_model_name(str(name), _ROLE_KINDS[param.registry])
+            except (KeyError, ValueError) as e:
+                problems.append(f"{where}: {param.name}={current!r}: {e.args[0]}; "
+                                f"pass another with -p {param.name} NAME")
+    return problems
 
 
 def check_value(param: Parameter, value: Any, where: str) -> Any:
@@ -190,14 +244,16 @@ def parse_cli_value(param: Parameter, text: str, where: str) -> Any:
     return check_value(param, value, where)
 
 
-def missing_path(param: Parameter, value: Any) -> Path | None:
+def missing_path(param: Parameter, value: Any, results: Path | None = None) -> Path | None:
     """None if `param` is not an input path, is empty, or exists; else the path as resolved.
 
-    A relative path may lie under the project root or the results folder; the result names the
-    results-folder reading when it lies under neither, so a stage of this run may still write it.
+    A relative path may lie under the project root or the results folder (`results`, default
+    `results_dir()`); the result names the results-folder reading when it lies under neither, so a
+    stage of this run may still write it.
     """
     if not param.is_input_path or value in (None, ""):
         return None
     path = Path(value)
-    candidates = [path] if path.is_absolute() else [REPO_ROOT / path, results_dir() / path]
+    results = results_dir() if results is None else results
+    candidates = [path] if path.is_absolute() else [REPO_ROOT / path, results / path]
     return None if any(c.exists() for c in candidates) else candidates[-1]

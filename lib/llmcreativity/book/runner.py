@@ -2,8 +2,10 @@
 
 For each stage the MyST notebook `notebooks/<x>.md` is converted with jupytext, two provenance
 cells are added (one after the parameters, one at the end), and papermill executes it with the
-project root as working directory into `results_dir()/executed/.running/<name>.ipynb`; only a
-notebook that ran to the end is moved to `executed/<name>.ipynb`. `executed/run.json` records
+project root as working directory into `results_dir(profile)/executed/.running/<name>.ipynb`; only
+a notebook that ran to the end is moved to `executed/<name>.ipynb`. The runner process itself runs
+under no profile: every path here takes the profile explicitly, and the kernel learns it through
+$LLMCREATIVITY_PROFILE, so its own `results_dir()` is the same folder. `executed/run.json` records
 each stage's status, parameters, source hash and output files; the book build reads it and
 refuses to publish a book with a failed, missing or stale stage.
 """
@@ -15,7 +17,7 @@ import json
 import logging
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +25,11 @@ import jupytext
 import nbformat
 
 from ..hashing import sha256_file
-from ..paths import REPO_ROOT, results_dir
-from .parameters import Parameter, ParameterError, check_value, missing_path, parse_cli_value, parse_parameters
-from .stages import STAGES, Stage
+from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
+from .parameters import (Parameter, ParameterError, check_value, missing_path, parse_cli_value, parse_parameters,
+                         registry_problems)
+from .stages import REGISTRY_FALLBACK, STAGES, Stage
 
-PROFILE_ENV = "LLMCREATIVITY_PROFILE"
-"""Environment variable through which the kernel learns the profile it runs under."""
 STAGE_ENV = "LLMCREATIVITY_STAGE"
 """Environment variable through which the kernel learns the stage it runs."""
 
@@ -49,29 +50,29 @@ class Plan:
     """The notebook's parameters cell, for path checks and display."""
 
 
-def executed_dir() -> Path:
-    """Where executed notebooks and the run manifest live."""
-    return results_dir() / "executed"
+def executed_dir(profile: str = "default") -> Path:
+    """Where the executed notebooks and the run manifest of `profile` live."""
+    return results_dir(profile) / "executed"
 
 
-def manifest_path() -> Path:
-    """The run manifest: one entry per stage with status, parameters and outputs."""
-    return executed_dir() / "run.json"
+def manifest_path(profile: str = "default") -> Path:
+    """The run manifest of `profile`: one entry per stage with status, parameters and outputs."""
+    return executed_dir(profile) / "run.json"
 
 
-def read_manifest() -> dict[str, Any]:
-    """The run manifest, or an empty one when nothing has run."""
-    path = manifest_path()
+def read_manifest(profile: str = "default") -> dict[str, Any]:
+    """The run manifest of `profile`, or an empty one when nothing has run."""
+    path = manifest_path(profile)
     return json.loads(path.read_text()) if path.exists() else {"stages": {}}
 
 
-def update_manifest(stage: str, entry: dict[str, Any]) -> None:
+def update_manifest(stage: str, entry: dict[str, Any], profile: str = "default") -> None:
     """Set one stage's entry, re-reading the manifest under a file lock so concurrent runs keep each other's entries."""
-    path = manifest_path()
+    path = manifest_path(profile)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        manifest = read_manifest()
+        manifest = read_manifest(profile)
         manifest["stages"][stage] = entry
         _write_json(path, manifest)
 
@@ -140,9 +141,20 @@ def parameters_cell_index(nb: nbformat.NotebookNode, where: str) -> int:
 
 
 def declared_parameters(stage: Stage) -> dict[str, Parameter]:
-    """The parameters the stage's notebook declares."""
+    """The parameters the stage's notebook declares (model roles from `REGISTRY_FALLBACK` where the cell names none)."""
     nb = load_notebook(stage)
-    return parse_parameters(nb.cells[parameters_cell_index(nb, stage.notebook)].source, stage.notebook)
+    params = parse_parameters(nb.cells[parameters_cell_index(nb, stage.notebook)].source, stage.notebook)
+    return {name: _with_fallback_role(p, params) for name, p in params.items()}
+
+
+def _with_fallback_role(p: Parameter, params: dict[str, Parameter]) -> Parameter:
+    if p.registry is not None or p.name not in REGISTRY_FALLBACK:
+        return p
+    role = REGISTRY_FALLBACK[p.name]
+    endpoint = None
+    if role == "model":
+        endpoint = next((e for e in (p.name.removesuffix("model") + "base_url", "base_url") if e in params), None)
+    return replace(p, registry=role, endpoint=endpoint)
 
 
 def split_override(key: str, stage_names: set[str]) -> tuple[str | None, str]:
@@ -153,8 +165,8 @@ def split_override(key: str, stage_names: set[str]) -> tuple[str | None, str]:
     return None, key
 
 
-def _looked_in(value: str) -> str:
-    return "" if Path(value).is_absolute() else f" (looked under {REPO_ROOT} and {results_dir()})"
+def _looked_in(value: str, profile: str) -> str:
+    return "" if Path(value).is_absolute() else f" (looked under {REPO_ROOT} and {results_dir(profile)})"
 
 
 def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None,
@@ -171,7 +183,7 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
     names = {s.name for s in ordered}
     selected = [find_stage(only, ordered)] if only else ordered
     if only:
-        done = read_manifest()["stages"]
+        done = read_manifest(profile)["stages"]
         missing = [d for d in selected[0].depends if done.get(d, {}).get("status") != "ok"]
         if missing:
             raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
@@ -180,7 +192,7 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
     problems: list[str] = []
     used: set[str] = set()
     plans: list[Plan] = []
-    results = results_dir().resolve()
+    results = results_dir(profile).resolve()
     for s in selected:
         params = declared[s.name]
         if profile not in s.profiles:
@@ -206,11 +218,12 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
                 values[name] = parse_cli_value(params[name], text, f"-p {key} (stage {s.name!r})")
             except ParameterError as e:
                 problems.append(str(e))
+        problems += registry_problems(params, values, f"stage {s.name!r}")
         upstream = any(d in {x.name for x in selected} for d in s.depends)
         for name, value in values.items():
-            path = missing_path(params[name], value)
+            path = missing_path(params[name], value, results)
             if path is not None and not (upstream and path.resolve().is_relative_to(results)):
-                problems.append(f"stage {s.name!r}: {name}={value!r} does not exist{_looked_in(value)}; "
+                problems.append(f"stage {s.name!r}: {name}={value!r} does not exist{_looked_in(value, profile)}; "
                                 f"pass an existing path with -p {name} PATH")
         plans.append(Plan(s, values, params))
     for key, _ in overrides:
@@ -251,8 +264,9 @@ def prepare_notebook(p: Plan) -> nbformat.NotebookNode:
     return nb
 
 
-def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    skip = {executed_dir().resolve(), (root / "claims.jsonl").resolve()}
+def _snapshot(root: Path, profile: str) -> dict[str, tuple[int, int]]:
+    skip = {executed_dir(profile).resolve(), (root / "claims.jsonl").resolve()}
+    skip |= {p.resolve() for p in root.iterdir() if p.is_dir() and p.name in SCRATCH_PROFILES} if root.exists() else set()
     found: dict[str, tuple[int, int]] = {}
     if not root.exists():
         return found
@@ -283,12 +297,13 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
     import papermill
 
     for name, value in p.parameters.items():
-        path = missing_path(p.declared[name], value)
+        path = missing_path(p.declared[name], value, results_dir(profile))
         if path is not None:
-            raise ParameterError(f"stage {p.stage.name!r}: {name}={value!r} does not exist{_looked_in(value)}; "
+            raise ParameterError(f"stage {p.stage.name!r}: {name}={value!r} does not exist{_looked_in(value, profile)}; "
                                  f"run the stages it depends on ({list(p.stage.depends)}) first "
                                  f"or pass -p {name} PATH")
-    out_dir = executed_dir()
+    out_dir = executed_dir(profile)
+    results = results_dir(profile)
     running, failed = out_dir / ".running", out_dir / "failed"
     for d in (running, failed):
         d.mkdir(parents=True, exist_ok=True)
@@ -299,8 +314,8 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
         "status": "running", "profile": profile, "notebook": p.stage.notebook, "parameters": p.parameters,
         "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    update_manifest(p.stage.name, entry)
-    before = _snapshot(results_dir())
+    update_manifest(p.stage.name, entry, profile)
+    before = _snapshot(results, profile)
     env_before = {k: os.environ.get(k) for k in (PROFILE_ENV, STAGE_ENV)}
     os.environ[PROFILE_ENV], os.environ[STAGE_ENV] = profile, p.stage.name
     t0 = time.monotonic()
@@ -317,7 +332,7 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
         if partial.exists():
             os.replace(partial, target)
         (out_dir / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
-        update_manifest(p.stage.name, entry)
+        update_manifest(p.stage.name, entry, profile)
         raise StageFailed(_failure_message(p, e, target)) from e
     finally:
         for k, v in env_before.items():
@@ -328,10 +343,10 @@ def run_stage(p: Plan, profile: str, log: Any = print) -> dict[str, Any]:
         source.unlink(missing_ok=True)
     os.replace(partial, out_dir / f"{p.stage.name}.ipynb")
     (failed / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
-    after = _snapshot(results_dir())
-    outputs = {rel: sha256_file(results_dir() / rel) for rel, sig in sorted(after.items()) if before.get(rel) != sig}
+    after = _snapshot(results, profile)
+    outputs = {rel: sha256_file(results / rel) for rel, sig in sorted(after.items()) if before.get(rel) != sig}
     entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs)
-    update_manifest(p.stage.name, entry)
+    update_manifest(p.stage.name, entry, profile)
     log(f"[{p.stage.name}] done in {entry['seconds']} s -> {out_dir / (p.stage.name + '.ipynb')}")
     return entry
 
@@ -343,23 +358,23 @@ def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None
     return [run_stage(p, profile, log) for p in plans]
 
 
-def incomplete_stages(stages: list[Stage] | None = None) -> list[str]:
-    """Reasons the executed notebooks cannot be published as a complete book (empty when they can)."""
-    manifest = read_manifest()["stages"]
+def incomplete_stages(stages: list[Stage] | None = None, profile: str = "default") -> list[str]:
+    """Reasons the executed notebooks of `profile` cannot be published as a complete book (empty when they can)."""
+    manifest = read_manifest(profile)["stages"]
     reasons = []
     for s in ordered_stages(stages):
         entry = manifest.get(s.name)
         fix = f"run `llmcreativity run --stage {s.name}`"
         if entry is not None and entry["status"] != "ok":
             reasons.append(f"stage {s.name!r} is {entry['status']} ({entry.get('error', '')}); fix it and {fix}")
-        elif entry is None or not executed_notebook(s).exists():
+        elif entry is None or not executed_notebook(s, profile).exists():
             reasons.append(f"stage {s.name!r} has not been executed; {fix}")
         elif entry["source_sha256"] != sha256_file(REPO_ROOT / s.notebook):
             reasons.append(f"stage {s.name!r}: {s.notebook} changed after it was executed; {fix}")
     return reasons
 
 
-def executed_notebook(stage: Stage) -> Path:
-    """Path of a stage's executed notebook."""
-    return executed_dir() / f"{stage.name}.ipynb"
+def executed_notebook(stage: Stage, profile: str = "default") -> Path:
+    """Path of a stage's executed notebook under `profile`."""
+    return executed_dir(profile) / f"{stage.name}.ipynb"
 

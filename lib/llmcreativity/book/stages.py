@@ -1,14 +1,29 @@
 """The stage notebooks, in dependency order, with their parameter profiles.
 
 Each stage's notebook lives in `notebooks/<notebook>.md` (MyST, paired by jupytext) and is
-executed by papermill into `results/executed/<name>.ipynb`. Profiles: `default` runs on the
-embedded models within this machine's time budget; `paper` uses the papers' sizes.
+executed by papermill into `results_dir(profile)/executed/<name>.ipynb`. Profiles: `default` runs
+on the embedded models within this machine's time budget; `paper` uses the papers' sizes; `smoke`
+tests the code path in seconds per stage (the smallest model in every model role, the fewest items)
+and writes under `results/smoke/`, apart from the real run (see `paths.results_dir`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+SMOKE_MODEL = "smollm2-135m"
+"""The smallest registry language model: every model role of the smoke profile uses it."""
+
+REGISTRY_FALLBACK: dict[str, str] = {
+    "model": "model", "models": "model", "llm_models": "model", "judge_model": "model", "large_model": "model",
+    "surprisal_model": "model", "scoring_model": "model", "embedder": "embedder", "embedder_name": "embedder",
+}
+"""Registry role of model parameters whose line in a parameters cell has no `# registry:` comment.
+
+A language-model parameter `<x>model` is exempt while `<x>base_url` (else `base_url`) is set. The
+comment in the notebook, e.g. `# registry: model; endpoint: base_url`, says the same and wins.
+"""
 
 
 @dataclass(frozen=True)
@@ -32,76 +47,113 @@ STAGES: list[Stage] = [
         name="backends",
         notebook="notebooks/backends.md",
         title="Model backends and log-probabilities",
-        profiles={"default": {}, "paper": {"model": "qwen2.5-coder-1.5b", "n_samples": 10}},
+        profiles={
+            "default": {},
+            "smoke": {"n_samples": 2, "max_tokens": 12},
+            "paper": {"model": "qwen2.5-coder-1.5b", "n_samples": 10},
+        },
     ),
     Stage(
         name="scifi100",
         notebook="notebooks/scifi100_construction.md",
         title="SciFi-100: the prompts and how to build them",
         depends=("backends",),
-        profiles={"default": {}, "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10}},
+        profiles={
+            "default": {},
+            "smoke": {"model": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 64},
+            "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10},
+        },
     ),
     Stage(
         name="baselines",
         notebook="notebooks/baselines.md",
         title="Baselines: Single Agent, Teacher, Debate, Discussion",
         depends=("backends",),
-        profiles={"default": {}, "paper": {"n_categories": None, "per_category": None, "rounds": 3,
-                                           "story_max_tokens": 900, "feedback_max_tokens": 400, "max_story_words": 600,
-                                           "large_prompts": None}},
+        profiles={
+            "default": {},
+            "smoke": {"n_categories": 1, "per_category": 1, "story_max_tokens": 48, "feedback_max_tokens": 32,
+                      "max_story_words": 40, "large_model": SMOKE_MODEL},
+            "paper": {"n_categories": None, "per_category": None, "rounds": 3, "story_max_tokens": 900,
+                      "feedback_max_tokens": 400, "max_story_words": 600, "large_prompts": None},
+        },
     ),
     Stage(
         name="review",
         notebook="notebooks/review.md",
         title="LLM Review: blind peer review",
         depends=("backends", "baselines"),
-        profiles={"default": {}, "paper": {"n_categories": None, "per_category": None,
-                                           "story_max_tokens": 900, "feedback_max_tokens": 400, "max_story_words": 600}},
+        profiles={
+            "default": {},
+            "smoke": {"n_categories": 1, "per_category": 1, "story_max_tokens": 48, "feedback_max_tokens": 32,
+                      "max_story_words": 40},
+            "paper": {"n_categories": None, "per_category": None, "story_max_tokens": 900,
+                      "feedback_max_tokens": 400, "max_story_words": 600},
+        },
     ),
     Stage(
         name="corpus",
         notebook="notebooks/corpus.md",
         title="The reference corpus and the rule-based novelty metrics",
         depends=("backends",),
-        profiles={"default": {}, "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96,
-                                           "n_surprisal": 96, "projection_sample": 15000}},
+        profiles={
+            "default": {},
+            "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 2, "projection_sample": 500},
+            "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96, "n_surprisal": 96,
+                      "projection_sample": 15000},
+        },
     ),
     Stage(
         name="entailment_validation",
         notebook="notebooks/entailment_validation.md",
         title="Semantic clusters against human 'same idea' judgements",
         depends=("backends",),
-        profiles={"default": {}, "paper": {"embedding_sample": 1200, "llm_models": ["qwen2.5-coder-0.5b",
-                                           "qwen2.5-coder-1.5b"], "llm_sample": 60, "llm_repeats": 3}},
+        profiles={
+            "default": {},
+            "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6], "llm_models": [SMOKE_MODEL],
+                      "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1},
+            "paper": {"embedding_sample": 1200, "llm_models": ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
+                      "llm_sample": 60, "llm_repeats": 3},
+        },
     ),
     Stage(
         name="semantic_entropy",
         notebook="notebooks/semantic_entropy.md",
         title="Semantic entropy by temperature and scale",
-        depends=("backends",),
-        profiles={"default": {}, "paper": {"models": ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b",
-                                                      "qwen2.5-coder-1.5b"],
-                                           "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20,
-                                           "n_scifi": 10, "n_samples": 10, "step_cap": 8, "max_tokens": 64,
-                                           "judge": "llm", "llm_check_steps": 0}},
+        depends=("backends", "baselines", "review"),
+        profiles={
+            "default": {},
+            "smoke": {"models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_scifi": 0,
+                      "n_samples": 4, "step_cap": 1, "max_tokens": 16, "judge_model": SMOKE_MODEL,
+                      "llm_check_steps": 0, "n_resamples": 200},
+            "paper": {"models": ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
+                      "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20, "n_scifi": 10, "n_samples": 10,
+                      "step_cap": 8, "max_tokens": 64, "judge": "llm", "llm_check_steps": 0},
+        },
     ),
     Stage(
         name="judge_validation",
         notebook="notebooks/judge_validation.md",
         title="Convergent creativity: validating the judges",
-        depends=("backends",),  # reads semantic-entropy output too when that stage has run
-        profiles={"default": {}, "paper": {"n_items": 300, "criteria": "paper", "rounds": 3, "k": 5,
-                                           "k_sweep": [1, 3, 5, 8], "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01],
-                                           "max_tokens": 256, "cot_max_tokens": 400}},
+        depends=("backends", "semantic_entropy"),
+        profiles={
+            "default": {},
+            "smoke": {"n_items": 4, "judge_model": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
+                      "n_resamples": 200},
+            "paper": {"n_items": 300, "criteria": "paper", "rounds": 3, "k": 5, "k_sweep": [1, 3, 5, 8],
+                      "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01], "max_tokens": 256, "cot_max_tokens": 400},
+        },
     ),
-]
-STAGES.append(
     Stage(
         name="evaluation",
         notebook="notebooks/evaluation.md",
         title="Evaluating the stories: rubric judge, novelty metrics and the paper's claims",
         depends=("corpus", "baselines", "review"),
-        profiles={"default": {}, "paper": {"judge_prompts": None, "stories_per_run": None, "sampled_stories": None,
-                                           "hanna_n": 96, "surprisal_model": "qwen2.5-coder-1.5b"}},
-    )
-)
+        profiles={
+            "default": {},
+            "smoke": {"judge_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1,
+                      "stories_per_run": 1, "sampled_stories": 1, "repeats": 2},
+            "paper": {"judge_prompts": None, "stories_per_run": None, "sampled_stories": None, "hanna_n": 96,
+                      "surprisal_model": "qwen2.5-coder-1.5b"},
+        },
+    ),
+]

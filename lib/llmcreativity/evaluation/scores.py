@@ -32,12 +32,15 @@ def load_story_table(path: str | Path, *, system: str | None = None) -> pd.DataF
 
     `story_id` = "<model>::<message_id>" is unique across frameworks and writer models; `system`
     names the row in the results (default: the framework; pass e.g. "single-1.5b" for a run with
-    another model). Stories without text cannot be scored and are dropped with a warning.
+    another model). A table loaded under its own `system` gets "<system>::<model>::<message_id>", so
+    its rows stay apart from the baselines' even when both runs used one model (the smoke profile's
+    A3 run). Stories without text cannot be scored and are dropped with a warning.
     """
     stories = load_stories(path)
     if stories.empty:
         raise FileNotFoundError(f"{path} holds no stories: run the notebook that writes it first")
-    stories.insert(0, "story_id", stories["model"] + "::" + stories["message_id"])
+    prefix = "" if system is None else system + "::"
+    stories.insert(0, "story_id", prefix + stories["model"] + "::" + stories["message_id"])
     stories.insert(1, "system", system if system is not None else stories["framework"])
     empty = stories["story"].str.strip() == ""
     if empty.any():

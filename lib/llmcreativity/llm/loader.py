@@ -13,7 +13,7 @@ from ..paths import cache_dir
 from .cache import ResponseCache
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
-from .registry import MODELS, get_spec, local_identity, materialize
+from .registry import MODELS, check_model_name, get_spec, local_identity, materialize
 
 DEFAULT_CACHE = "default"
 
@@ -43,10 +43,7 @@ class DeferredLocalBackend:
     """
 
     def __init__(self, model: str, dtype: str, batch_size: int):
-        if model in MODELS and get_spec(model).kind != "causal-lm":
-            raise ValueError(f"model {model!r} is an embedder: use get_embedder({model!r})")
-        if model not in MODELS and not Path(model).exists() and "/" not in model:
-            get_spec(model)  # raises the KeyError that lists the known names
+        check_model_name(model, "causal-lm")
         self.identity = local_identity(model, dtype)
         self._args = (model, dtype, batch_size)
 
@@ -142,11 +139,6 @@ def get_embedder(name: str = "all-mpnet-base-v2", *, cache: str | Path | None = 
 
     Embeddings are cached per text like backend calls (`cache`: "default", another SQLite path, or None).
     """
-    if name in MODELS:
-        if get_spec(name).kind != "embedder":
-            raise ValueError(f"model {name!r} is a language model: use get_backend({name!r})")
-        return CachedEmbedder(Embedder(name, materialize(name)), _cache(cache))
-    if Path(name).exists():
-        return CachedEmbedder(Embedder(name, Path(name)), _cache(cache))
-    get_spec(name)
-    raise AssertionError("unreachable")
+    check_model_name(name, "embedder")
+    path = materialize(name) if name in MODELS else Path(name)
+    return CachedEmbedder(Embedder(name, path), _cache(cache))

