@@ -6,7 +6,19 @@ import math
 
 import pytest
 
-from llmcreativity.book.claims import PAPER_CLAIMS, claims_markdown, claims_path, read_claims, record_claim
+from llmcreativity.book.claims import (
+    PAPER_CLAIMS,
+    claims_markdown,
+    claims_path,
+    read_claims,
+    record_claim,
+    record_claims,
+)
+from llmcreativity.verdicts import Verdict
+
+
+def v(label, statistic=None, low=None, high=None, n=0, measure=""):
+    return Verdict(label, "a reason", statistic, low, high, n, measure)
 
 
 @pytest.fixture(autouse=True)
@@ -17,9 +29,9 @@ def results(tmp_path, monkeypatch):
 
 
 def test_record_claim_replaces_a_claim_recorded_twice():
-    record_claim("se", "B1", "first", "inconclusive", 0.1, -0.1, 0.3, 10)
-    record_claim("se", "B2", "other", "supported", 0.5, 0.2, 0.8, 10)
-    record_claim("se", "B1", "second", "supported", 0.4, 0.2, 0.6, 40)
+    record_claim("se", "B1", "first", v("inconclusive", 0.1, -0.1, 0.3, 10))
+    record_claim("se", "B2", "other", v("supported", 0.5, 0.2, 0.8, 10))
+    record_claim("se", "B1", "second", v("supported", 0.4, 0.2, 0.6, 40))
     claims = read_claims()
     assert [c.claim_id for c in claims] == ["B2", "B1"]
     assert claims[1].text == "second" and claims[1].n == 40 and claims[1].profile == "default"
@@ -27,26 +39,44 @@ def test_record_claim_replaces_a_claim_recorded_twice():
 
 
 def test_record_claim_stores_nan_statistics_as_none():
-    claim = record_claim("se", "B1", "too few samples", "inconclusive", math.nan, None, math.nan, 1)
+    claim = record_claim("se", "B1", "too few samples", v("inconclusive", math.nan, None, math.nan, 1))
     assert (claim.statistic, claim.ci_low, claim.ci_high) == (None, None, None)
     assert read_claims()[0].statistic is None
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"verdict": "true"}, "verdict 'true' is not one of"),
     ({"ci_low": 2.0}, "ci_low=2.0 exceeds ci_high"),
     ({"n": -1}, "n=-1 must be a non-negative int"),
     ({"statistic": "big"}, "statistic='big' is not a number"),
 ])
 def test_record_claim_rejects_bad_input_naming_it(kwargs, message):
-    args = dict(stage="se", claim_id="B1", text="t", verdict="supported", statistic=0.5, ci_low=0.1, ci_high=0.9, n=5)
+    args = dict(statistic=0.5, low=0.1, high=0.9, n=5) | {("low" if k == "ci_low" else k): x for k, x in kwargs.items()}
     with pytest.raises(ValueError, match=message):
-        record_claim(**{**args, **kwargs})
+        record_claim("se", "B1", "t", v("supported", **args))
+
+
+def test_record_claim_needs_a_verdict_object():
+    with pytest.raises(TypeError, match="is not a Verdict"):
+        record_claim("se", "B1", "t", "supported")
+
+
+def test_record_claim_writes_nothing_under_a_scratch_profile(monkeypatch):
+    monkeypatch.setenv("LLMCREATIVITY_PROFILE", "smoke")
+    claim = record_claim("se", "B1", "a smoke run", v("supported", 0.5, 0.1, 0.9, 5))
+    assert claim.verdict == "supported" and claim.profile == "smoke"
+    assert not claims_path().exists() and read_claims() == []
+
+
+def test_record_claims_records_each_and_returns_one_row_per_claim():
+    table = record_claims("se", {"B1": ("one", v("supported", 0.5, 0.1, 0.9, 5)),
+                                 "B2": ("two", v("inconclusive", 0.0, -0.3, 0.3, 5))})
+    assert list(table["claim"]) == ["B1", "B2"] and list(table["verdict"]) == ["supported", "inconclusive"]
+    assert [c.claim_id for c in read_claims()] == ["B1", "B2"]
 
 
 def test_claims_markdown_lists_every_paper_claim_and_marks_untested_ones():
-    record_claim("eval", "A1", "Review beats baselines.", "not supported", -0.2, -0.5, 0.1, 12, measure="mean diff")
-    record_claim("extra", "X9", "A claim this project adds.", "supported", 1.0, 0.5, 1.5, 3)
+    record_claim("eval", "A1", "Review beats baselines.", v("not supported", -0.2, -0.5, 0.1, 12, "mean diff"))
+    record_claim("extra", "X9", "A claim this project adds.", v("supported", 1.0, 0.5, 1.5, 3))
     table = claims_markdown(read_claims())
     rows = table.splitlines()[2:]
     assert [r.split("|")[1].strip() for r in rows] == list(PAPER_CLAIMS) + ["X9"]

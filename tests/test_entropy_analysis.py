@@ -54,28 +54,6 @@ def test_correlation_table_names_missing_columns():
         correlation_table(pd.DataFrame({"a": [1, 2, 3]}), [("a", "nope")])
 
 
-@pytest.mark.parametrize("low, high, expected, verdict", [
-    (0.1, 0.5, 1, "supported"), (-0.5, -0.1, 1, "not supported"), (-0.1, 0.4, 1, "inconclusive"),
-    (-0.5, -0.1, -1, "supported"), (0.1, 0.3, -1, "not supported"),
-    (-0.4, -0.1, 0, "supported"), (0.1, 0.4, 0, "not supported"), (-0.2, 0.3, 0, "inconclusive"),
-    (float("nan"), 0.3, 1, "inconclusive"),
-])
-def test_sign_verdict(low, high, expected, verdict):
-    from llmcreativity.entropy.analysis import sign_verdict
-
-    assert sign_verdict(low, high, expected) == verdict
-
-
-@pytest.mark.parametrize("low, high, verdict", [
-    (-0.2, 0.25, "supported"), (0.35, 0.8, "not supported"), (-0.9, -0.3, "not supported"),
-    (-0.1, 0.6, "inconclusive"), (float("nan"), 0.1, "inconclusive"),
-])
-def test_weak_verdict(low, high, verdict):
-    from llmcreativity.entropy.analysis import weak_verdict
-
-    assert weak_verdict(low, high) == verdict
-
-
 def test_recluster_steps_compares_judges_on_stored_candidates():
     from llmcreativity.entropy.analysis import recluster_steps
 

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from llmcreativity.corpus.store import CorpusStore
 from llmcreativity.evaluation import (
-    claim_verdict,
     framework_summary,
     judge_table,
     load_story_table,
@@ -162,29 +161,6 @@ def test_shifting_the_reference_up_raises_the_difference(base, shift):
     table = _table({"review": [b + shift for b in base], "single": base})
     row = paired_comparisons(table, ["x"], "review", ["single"], n_resamples=50).iloc[0]
     assert row["diff"] == pytest.approx(shift, abs=1e-9)
-
-
-def _comparisons(diffs, n=10, sig=True):
-    return pd.DataFrame([{"measure": "x", "baseline": f"b{i}", "n_pairs": n, "diff": d, "ci_low": d - 1,
-                          "ci_high": d + 1, "dz": d, "significant": sig} for i, d in enumerate(diffs)])
-
-
-def test_verdict_supported_when_all_significantly_positive():
-    v = claim_verdict(_comparisons([1.0, 2.0]))
-    assert v.verdict == "supported" and v.statistic == 1.0 and "b0" in v.measure
-
-
-def test_verdict_not_supported_when_one_significantly_negative():
-    assert claim_verdict(_comparisons([1.0, -2.0])).verdict == "not supported"
-
-
-def test_verdict_inconclusive_when_sample_too_small():
-    v = claim_verdict(_comparisons([1.0, 2.0], n=2, sig=False), min_pairs=5)
-    assert v.verdict == "inconclusive" and "too small" in v.reason and v.n == 2
-
-
-def test_verdict_not_supported_with_enough_prompts_and_no_significance():
-    assert claim_verdict(_comparisons([0.1, 0.2], n=30, sig=False)).verdict == "not supported"
 
 
 def test_judge_vs_human_is_one_for_a_judge_that_copies_the_raters():

@@ -7,12 +7,10 @@ from llmcreativity.judges import (
     CriterionVerdict,
     Judgement,
     accuracy_difference,
-    efficiency_verdict,
     judgement_table,
     summarize_judges,
     token_saving,
 )
-from llmcreativity.stats.bootstrap import ConfidenceInterval
 
 
 def judgement(item, judge, verdict, tokens):
@@ -59,15 +57,3 @@ def test_accuracy_difference_is_the_paired_mean_of_correctness():
     js += [judgement(i, "C", v, 30) for i, v in zip("abcd", [True, False, True, None], strict=True)]
     d = accuracy_difference(judgement_table(js, labels), "R", "C", n_resamples=300)
     assert d.estimate == pytest.approx(0.5) and d.low <= 0.5 <= d.high
-
-
-@pytest.mark.parametrize("saving, diff, n, verdict", [
-    ((0.7, 0.6, 0.8), (0.0, -0.02, 0.03), 300, "supported"),
-    ((0.7, 0.6, 0.8), (0.0, -0.5, 0.5), 4, "inconclusive"),      # too few items for the accuracy part
-    ((0.3, 0.2, 0.4), (0.0, -0.5, 0.5), 4, "not supported"),     # the saving alone already fails
-    ((0.7, 0.6, 0.8), (-0.2, -0.3, -0.1), 300, "not supported"),  # clearly less accurate
-    ((0.7, 0.45, 0.8), (0.0, -0.02, 0.03), 300, "inconclusive"),
-])
-def test_efficiency_verdict(saving, diff, n, verdict):
-    ci = lambda t: ConfidenceInterval(*t, confidence=0.95, n=n, n_resamples=1000, n_undefined=0)  # noqa: E731
-    assert efficiency_verdict(ci(saving), ci(diff), n)[0] == verdict

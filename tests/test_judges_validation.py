@@ -36,18 +36,3 @@ def test_load_labelled_rejects_unknown_label_values(tmp_path):
     write_jsonl(p, [{"item_id": 1, "problem": "P", "solution": "S", "label": "maybe"}])
     with pytest.raises(ValueError, match="maybe"):
         load_labelled(p)
-
-
-def test_chain_items_pair_each_chain_problem_with_its_own_solution():
-    import pandas as pd
-
-    from llmcreativity.judges.validation import chain_items
-
-    chains = pd.DataFrame({"chain": ["a", "b", "c"], "domain": ["macgyver", "scifi100", "macgyver"],
-                           "problem": ["Open a jar.", "Write.", "Fix a lamp."],
-                           "solution": ["Step 1: twist", "x", "  "]})
-    items = chain_items(chains)
-    assert [(i.item_id, i.task, i.response) for i in items] == [
-        ("chain-a", "Open a jar.", "Step 1: twist"), ("chain-c", "Fix a lamp.", "(no steps)")]
-    with pytest.raises(ValueError, match="re-run the semantic_entropy stage"):
-        chain_items(chains.drop(columns="solution"))

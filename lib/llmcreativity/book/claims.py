@@ -1,9 +1,11 @@
 """The papers' claims and the verdicts this run's data supports, for the book's claims page.
 
-Each stage notebook calls `record_claim(...)` once per claim it tests; records go to
-`results_dir()/claims.jsonl`, one JSON object per line, replaced (not duplicated) when the same
+Each stage records one `Verdict` (from `llmcreativity.verdicts`) per claim it tests with
+`record_claim` or `record_claims`; records go to `results_dir()/claims.jsonl`, one JSON object
+per line, replaced (not duplicated) when the same
 claim id is recorded again. The claims page lists every claim in `PAPER_CLAIMS` (marked "not
-run" until a stage records it), then any other claim a stage recorded.
+run" until a stage records it), then any other claim a stage recorded. Under a scratch profile
+(smoke) nothing is written: its numbers are no evidence.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..paths import results_dir
+import pandas as pd
 
-VERDICTS = ("supported", "not supported", "inconclusive")
-"""Allowed verdicts; use "inconclusive" when the sample is too small or the CI spans both readings."""
+from ..paths import current_profile, is_scratch, results_dir
+from ..verdicts import LABELS, Label, Verdict
+
+VERDICTS = LABELS
+"""Allowed verdict labels (`llmcreativity.verdicts.LABELS`)."""
 
 PAPER_CLAIMS: dict[str, tuple[str, str]] = {
     "A1": ("LLM Review", "LLM Review beats every baseline framework on the LLM judge's creativity dimensions."),
@@ -49,8 +54,8 @@ class Claim:
     """Stage (notebook) that tested it."""
     text: str
     """The claim, and what was measured, in one or two sentences."""
-    verdict: str
-    """One of `VERDICTS`."""
+    verdict: Label
+    """One of `VERDICTS`: the `Verdict.label` it was recorded from."""
     statistic: float | None
     """The point estimate the verdict rests on (difference, correlation, ratio...); None if undefined."""
     ci_low: float | None
@@ -88,25 +93,30 @@ def _number(value: float | None, name: str, claim_id: str) -> float | None:
     return None if math.isnan(value) else value
 
 
-def record_claim(stage: str, claim_id: str, text: str, verdict: str, statistic: float | None,
-                 ci_low: float | None, ci_high: float | None, n: int, *, measure: str = "") -> Claim:
-    """Record (or replace) the verdict for `claim_id` in `results_dir()/claims.jsonl` and return it.
+def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict) -> Claim:
+    """Record (or replace) `verdict` on `claim_id` in `results_dir()/claims.jsonl` and return the Claim.
 
-    NaN statistics are stored as null. The file is rewritten atomically, so a killed run leaves
-    either the old or the new version, and recording a claim twice keeps one line.
+    The statistic, its CI, n and measure come from the `Verdict`; NaN statistics are stored as null.
+    The file is rewritten atomically, so a killed run leaves either the old or the new version, and
+    recording a claim twice keeps one line. Under a scratch profile (`paths.is_scratch()`, e.g. smoke)
+    the Claim is returned and nothing is written.
     """
     if not claim_id.strip() or not stage.strip() or not text.strip():
         raise ValueError("record_claim needs a non-empty stage, claim_id and text")
-    if verdict not in VERDICTS:
-        raise ValueError(f"claim {claim_id}: verdict {verdict!r} is not one of {VERDICTS}")
-    stat, low, high = (_number(v, k, claim_id) for v, k in ((statistic, "statistic"), (ci_low, "ci_low"),
-                                                              (ci_high, "ci_high")))
+    if not isinstance(verdict, Verdict):
+        raise TypeError(f"claim {claim_id}: verdict={verdict!r} is not a Verdict; build it with a rule of "
+                        "llmcreativity.verdicts (sign_verdict, weak_verdict, ...)")
+    stat, low, high = (_number(v, k, claim_id) for v, k in ((verdict.statistic, "statistic"),
+                                                              (verdict.ci_low, "ci_low"), (verdict.ci_high, "ci_high")))
     if low is not None and high is not None and low > high:
         raise ValueError(f"claim {claim_id}: ci_low={low} exceeds ci_high={high}; pass the interval in order")
+    n = verdict.n
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"claim {claim_id}: n={n!r} must be a non-negative int (the sample size)")
-    claim = Claim(claim_id, stage, text.strip(), verdict, stat, low, high, n, measure,
-                  os.environ.get("LLMCREATIVITY_PROFILE", "interactive"), time.strftime("%Y-%m-%d %H:%M:%S"))
+    claim = Claim(claim_id, stage, text.strip(), verdict.label, stat, low, high, n, verdict.measure,
+                  current_profile(), time.strftime("%Y-%m-%d %H:%M:%S"))
+    if is_scratch():
+        return claim
     kept = [c for c in read_claims() if c.claim_id != claim_id] + [claim]
     path = claims_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -114,6 +124,19 @@ def record_claim(stage: str, claim_id: str, text: str, verdict: str, statistic: 
     tmp.write_text("".join(json.dumps(asdict(c), sort_keys=True) + "\n" for c in kept))
     os.replace(tmp, path)
     return claim
+
+
+def record_claims(stage: str, claims: dict[str, tuple[str, Verdict]]) -> pd.DataFrame:
+    """`record_claim` for each claim id -> (text, verdict) of one stage; one row per claim for display.
+
+    The table shows claim, verdict, statistic, low, high, n and reason (nothing is written under a scratch profile).
+    """
+    rows = []
+    for claim_id, (text, verdict) in claims.items():
+        c = record_claim(stage, claim_id, text, verdict)
+        rows.append({"claim": claim_id, "verdict": c.verdict, "statistic": c.statistic, "low": c.ci_low,
+                     "high": c.ci_high, "n": c.n, "reason": verdict.reason})
+    return pd.DataFrame(rows)
 
 
 def read_claims(path: Path | None = None) -> list[Claim]:
@@ -128,7 +151,7 @@ def read_claims(path: Path | None = None) -> list[Claim]:
         try:
             claims.append(Claim(**json.loads(line)))
         except (json.JSONDecodeError, TypeError) as e:
-            raise ValueError(f"{path} line {i} is not a claim record ({e}); delete the line and re-run its stage")
+            raise ValueError(f"{path} line {i} is not a claim record ({e}); delete the line and re-run its stage") from e
     return claims
 
 

@@ -74,9 +74,9 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "smoke": {"n_categories": 1, "per_category": 1, "story_max_tokens": 48, "feedback_max_tokens": 32,
-                      "max_story_words": 40},
+                      "max_story_words": 40, "large_model": SMOKE_MODEL},
             "paper": {"n_categories": None, "per_category": None, "rounds": 3, "story_max_tokens": 900,
-                      "feedback_max_tokens": 400, "max_story_words": 600},
+                      "feedback_max_tokens": 400, "max_story_words": 600, "large_prompts": None},
         },
     ),
     Stage(
@@ -126,7 +126,7 @@ STAGES: list[Stage] = [
             "default": {},
             "smoke": {"models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_scifi": 0,
                       "n_samples": 4, "step_cap": 1, "max_tokens": 16, "judge_model": SMOKE_MODEL,
-                      "llm_check_steps": 0, "n_bootstrap": 200},
+                      "llm_check_steps": 0, "n_resamples": 200},
             "paper": {"models": ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
                       "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20, "n_scifi": 10, "n_samples": 10,
                       "step_cap": 8, "max_tokens": 64, "judge": "llm", "llm_check_steps": 0},
@@ -152,10 +152,10 @@ STAGES: list[Stage] = [
         depends=("corpus", "baselines", "review"),
         profiles={
             "default": {},
-            "smoke": {"judge_model": SMOKE_MODEL, "large_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1,
+            "smoke": {"judge_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1,
                       "stories_per_run": 1, "sampled_stories": 1, "repeats": 2},
             "paper": {"judge_prompts": None, "stories_per_run": None, "sampled_stories": None, "hanna_n": 96,
-                      "large_prompts": None, "surprisal_model": "qwen2.5-coder-1.5b"},
+                      "surprisal_model": "qwen2.5-coder-1.5b"},
         },
     ),
 ]

@@ -74,39 +74,6 @@ def correlation_table(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], *, n_r
                          for x, y in pairs])
 
 
-def sign_verdict(low: float, high: float, expected: int) -> str:
-    """Verdict on a claimed sign of a correlation from its CI: "supported" when the CI lies strictly on
-    the expected side of 0 (`expected` = +1 or -1), "not supported" when it lies strictly on the other
-    side, "inconclusive" when it contains 0 or is undefined.
-
-    For a claim of *no growth* (expected = 0), "supported" needs the CI to lie at or below 0 and
-    "not supported" needs it strictly above 0.
-    """
-    if expected not in (-1, 0, 1):
-        raise ValueError(f"expected={expected!r}: use +1 (positive), -1 (negative) or 0 (does not grow)")
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return "inconclusive"
-    if expected == 0:
-        return "supported" if high <= 0 else "not supported" if low > 0 else "inconclusive"
-    if (low > 0 and expected > 0) or (high < 0 and expected < 0):
-        return "supported"
-    if (low > 0 and expected < 0) or (high < 0 and expected > 0):
-        return "not supported"
-    return "inconclusive"
-
-
-def weak_verdict(low: float, high: float, bound: float = 0.3) -> str:
-    """Verdict on "the correlation is weak" (|rho| < `bound`) from its CI: "supported" when the CI lies inside
-    (-bound, bound), "not supported" when it lies wholly beyond +bound or -bound, else "inconclusive"."""
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return "inconclusive"
-    if -bound < low and high < bound:
-        return "supported"
-    if low >= bound or high <= -bound:
-        return "not supported"
-    return "inconclusive"
-
-
 def recluster_steps(chains: Sequence[Chain], judge: EntailmentJudge, *, max_steps: int,
                     batch_size: int = 4) -> pd.DataFrame:
     """Cluster the candidates of the first `max_steps` steps again with another judge.

@@ -22,7 +22,6 @@ from .runner import Judge, read_judgements, run_judge
 from .simple import AnswerProbabilityJudge, SingleCallJudge
 from .summary import (
     accuracy_difference,
-    efficiency_verdict,
     judgement_table,
     summarize_judges,
     token_saving,
@@ -31,7 +30,7 @@ from .summary import (
 from .vector_store import Fragment, Hit, NumpyVectorStore, VectorStore
 
 __all__ = [
-    "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "efficiency_verdict", "validity_score",
+    "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "validity_score",
     "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
     "Judge", "Judgement", "MACGYVER_CRITERIA", "MACGYVER_VALID", "NumpyVectorStore", "ParsedVerdict", "Retrieved",
     "RetrievalPanelJudge", "STORY_CRITERIA", "SingleCallJudge", "VectorStore", "ask_verdict", "judgement_table",

@@ -93,23 +93,3 @@ def accuracy_difference(table: pd.DataFrame, judge: str, baseline: str, *, n_res
         raise ValueError(f"{judge!r} and {baseline!r} share {len(common)} items: run both on the same items")
     return bootstrap_ci([a[common].to_numpy(float) - b[common].to_numpy(float)], np.mean, n_resamples=n_resamples,
                         seed=seed)
-
-
-def efficiency_verdict(saving: ConfidenceInterval, accuracy_diff: ConfidenceInterval, n: int, *, min_items: int = 30,
-                       min_saving: float = 0.5, margin: float = 0.05) -> tuple[str, str]:
-    """Verdict on "the judge matches or beats the baseline's accuracy with far fewer tokens", and the reason.
-
-    With fewer than `min_items` items the accuracy comparison cannot be tested: "inconclusive".
-    "not supported" when the saving's CI lies below `min_saving` or the accuracy difference's CI lies
-    below -`margin` (the judge is worse); "supported" when the saving's CI lies at or above
-    `min_saving` and the accuracy difference's CI at or above -`margin` (non-inferiority); else "inconclusive".
-    """
-    if saving.high < min_saving:
-        return "not supported", f"the token saving's CI lies below {min_saving:.0%}"
-    if n < min_items:
-        return "inconclusive", f"{n} items (< {min_items}) cannot test the accuracy part"
-    if accuracy_diff.high < -margin:
-        return "not supported", f"its accuracy is lower by more than {margin:.0%}"
-    if saving.low >= min_saving and accuracy_diff.low >= -margin:
-        return "supported", f"the saving's CI lies above {min_saving:.0%} and accuracy is within {margin:.0%} or better"
-    return "inconclusive", "the intervals span both readings"

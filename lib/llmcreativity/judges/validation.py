@@ -46,18 +46,3 @@ def items_and_labels(df: pd.DataFrame) -> tuple[list[JudgeItem], dict[str, bool]
         raise ValueError(f"columns {missing} are missing; expected item_id, problem, solution, valid")
     items = [JudgeItem(str(r.item_id), str(r.problem), str(r.solution)) for r in df.itertuples()]
     return items, {str(r.item_id): bool(r.valid) for r in df.itertuples()}
-
-
-def chain_items(chains: pd.DataFrame, *, domain: str = "macgyver") -> list[JudgeItem]:
-    """A JudgeItem per semantic-entropy chain of `domain`: the problem and the model's own greedy solution.
-
-    `chains` is the semantic-entropy stage's per-chain table (columns chain, domain, problem, solution);
-    item ids are "chain-<chain id>". A chain that chose no step is judged with the solution "(no steps)".
-    """
-    missing = [c for c in ("chain", "domain", "problem", "solution") if c not in chains.columns]
-    if missing:
-        raise ValueError(f"the per-chain table lacks columns {missing}: re-run the semantic_entropy stage, which now "
-                         "stores each chain's problem and solution")
-    rows = chains[chains["domain"] == domain]
-    return [JudgeItem(f"chain-{r.chain}", str(r.problem), str(r.solution) if str(r.solution).strip() else "(no steps)")
-            for r in rows.itertuples()]

@@ -1,0 +1,56 @@
+"""The semantic-entropy stage's tables: steps labelled by model, and one row per chain for later stages.
+
+The per-chain table keeps each chain's chosen steps as a list (`solution_steps`), not as text;
+`solution_text` is the one place the steps are written out as "Step k: ...".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..llm.registry import get_spec
+from .analysis import step_table
+from .stepwise import Chain
+
+CHAIN_KEYS = ["chain", "model_name", "params_m", "domain", "problem_id", "temperature"]
+"""Columns that identify a chain in the per-chain table."""
+CHAIN_MEANS = ["se_discrete", "se_probability", "se_length_normalized", "n_clusters", "mean_cosine"]
+"""Step measures averaged over a chain's steps."""
+
+
+def solution_text(steps: Sequence[str]) -> str:
+    """A chain's chosen steps as the text a judge reads: "Step 1: ...\\nStep 2: ..." ("" for no steps).
+
+    >>> solution_text(["Fill the cup.", "Pour."])
+    'Step 1: Fill the cup.\\nStep 2: Pour.'
+    """
+    return "\n".join(f"Step {k}: {s}" for k, s in enumerate(steps, 1))
+
+
+def model_step_table(chains: Sequence[Chain], embedder: Any, names: Mapping[str, str]) -> pd.DataFrame:
+    """`analysis.step_table` with `model_name` (registry name, from `names`: identity -> name) and
+    `params_m` (the model's parameters in millions, from the registry)."""
+    steps = step_table(chains, embedder)
+    steps["model_name"] = steps["model"].map(names)
+    steps["params_m"] = steps["model_name"].map(lambda m: get_spec(m).parameters)
+    return steps
+
+
+def chain_table(steps: pd.DataFrame, chains: Sequence[Chain], problems: Mapping[str, str]) -> pd.DataFrame:
+    """One row per chain: `CHAIN_KEYS`, the mean over its steps of `CHAIN_MEANS`, the problem text
+    (`problems`: problem id -> text), `solution_steps` (list of the chosen steps) and `ended`."""
+    means = steps.groupby(CHAIN_KEYS, as_index=False)[CHAIN_MEANS].mean()
+    extra = pd.DataFrame([{"chain": c.id, "problem": problems[c.problem_id], "solution_steps": list(c.solution),
+                           "ended": c.ended} for c in chains], columns=["chain", "problem", "solution_steps", "ended"])
+    return means.merge(extra, on="chain", how="left")
+
+
+def temperature_summary(chains: pd.DataFrame) -> pd.DataFrame:
+    """Chains, mean SE (three estimators) and mean cluster count per (model, temperature)."""
+    return (chains.groupby(["model_name", "temperature"])
+            .agg(chains=("chain", "size"), se_discrete=("se_discrete", "mean"),
+                 se_probability=("se_probability", "mean"), se_length_normalized=("se_length_normalized", "mean"),
+                 clusters=("n_clusters", "mean")))

@@ -1,0 +1,184 @@
+"""Every rule that turns a statistic into a verdict on a claim, and the one `Verdict` type they return.
+
+A verdict is "supported", "not supported" or "inconclusive"; it comes from a function of the data,
+never from text, and it is "inconclusive" whenever the interval spans both readings or the sample is
+too small. `record_claim` (in `llmcreativity.book.claims`) stores a `Verdict` in the claims ledger.
+
+The rules:
+
+- `sign_verdict`: a correlation has the claimed sign (or, for expected = 0, does not grow);
+- `weak_verdict`: a correlation is weak, |rho| < bound;
+- `efficiency_verdict`: a judge saves tokens without losing accuracy (non-inferiority);
+- `beats_every_baseline`: a reference system beats every baseline on every measure (paired, Holm).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+import pandas as pd
+
+from .stats.bootstrap import ConfidenceInterval
+
+Label = Literal["supported", "not supported", "inconclusive"]
+"""The three verdicts a claim can get."""
+LABELS: tuple[str, ...] = get_args(Label)
+"""`Label`'s values, in order."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the data says about one claim: the label, why, and the statistic it rests on."""
+
+    label: Label
+    """"supported", "not supported" or "inconclusive"."""
+    reason: str
+    """One plain clause on why (lower case, no final full stop)."""
+    statistic: float | None = None
+    """The point estimate the verdict rests on (difference, correlation, saving...); None if undefined."""
+    ci_low: float | None = None
+    """Lower end of its 95 % CI; None if undefined."""
+    ci_high: float | None = None
+    """Upper end of its 95 % CI; None if undefined."""
+    n: int = 0
+    """Sample size the statistic was computed from."""
+    measure: str = ""
+    """What the statistic is, e.g. "Spearman rho(temperature, per-chain discrete SE)"."""
+
+    def __post_init__(self) -> None:
+        if self.label not in LABELS:
+            raise ValueError(f"verdict label {self.label!r} is not one of {LABELS}")
+
+
+def _finite(x: float | None) -> float | None:
+    """x as a float, or None when it is None or not finite."""
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{low:.3g}, {high:.3g}]"
+
+
+def sign_verdict(low: float, high: float, expected: int, *, statistic: float | None = None, n: int = 0,
+                 measure: str = "") -> Verdict:
+    """Verdict on a claimed sign of a correlation from its CI [low, high].
+
+    - expected = +1 or -1: "supported" when the CI lies strictly on the expected side of 0,
+      "not supported" when it lies strictly on the other side, "inconclusive" when it contains 0;
+    - expected = 0 (a claim of *no growth*): "supported" when high <= 0, "not supported" when low > 0.
+    An undefined (non-finite) interval is "inconclusive".
+
+    >>> sign_verdict(0.1, 0.5, +1).label
+    'supported'
+    >>> sign_verdict(-0.2, 0.5, +1).label
+    'inconclusive'
+    """
+    if expected not in (-1, 0, 1):
+        raise ValueError(f"expected={expected!r}: use +1 (positive), -1 (negative) or 0 (does not grow)")
+    stat = dict(statistic=_finite(statistic), ci_low=_finite(low), ci_high=_finite(high), n=int(n), measure=measure)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return Verdict("inconclusive", "the interval is undefined", **stat)
+    ci = _interval(low, high)
+    if expected == 0:
+        if high <= 0:
+            return Verdict("supported", f"the CI {ci} lies at or below 0", **stat)
+        if low > 0:
+            return Verdict("not supported", f"the CI {ci} lies above 0", **stat)
+        return Verdict("inconclusive", f"the CI {ci} contains positive values and 0", **stat)
+    side = "above" if expected > 0 else "below"
+    if (low > 0 and expected > 0) or (high < 0 and expected < 0):
+        return Verdict("supported", f"the CI {ci} lies {side} 0", **stat)
+    if (low > 0 and expected < 0) or (high < 0 and expected > 0):
+        return Verdict("not supported", f"the CI {ci} lies on the other side of 0", **stat)
+    return Verdict("inconclusive", f"the CI {ci} contains 0", **stat)
+
+
+def weak_verdict(low: float, high: float, bound: float = 0.3, *, statistic: float | None = None, n: int = 0,
+                 measure: str = "") -> Verdict:
+    """Verdict on "the correlation is weak" (|rho| < `bound`) from its CI [low, high].
+
+    "supported" when the CI lies inside (-bound, bound), "not supported" when it lies wholly at or
+    beyond +bound or -bound, else (or when undefined) "inconclusive".
+
+    >>> weak_verdict(-0.1, 0.2).label
+    'supported'
+    >>> weak_verdict(0.35, 0.8).label
+    'not supported'
+    """
+    stat = dict(statistic=_finite(statistic), ci_low=_finite(low), ci_high=_finite(high), n=int(n), measure=measure)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return Verdict("inconclusive", "the interval is undefined", **stat)
+    ci = _interval(low, high)
+    if -bound < low and high < bound:
+        return Verdict("supported", f"the CI {ci} lies inside (-{bound:g}, {bound:g})", **stat)
+    if low >= bound or high <= -bound:
+        return Verdict("not supported", f"the CI {ci} lies beyond {bound:g} in size", **stat)
+    return Verdict("inconclusive", f"the CI {ci} reaches beyond {bound:g} in size", **stat)
+
+
+def efficiency_verdict(saving: ConfidenceInterval, accuracy_diff: ConfidenceInterval, n: int, *, min_items: int = 30,
+                       min_saving: float = 0.5, margin: float = 0.05,
+                       measure: str = "token saving 1 - t_judge / t_baseline") -> Verdict:
+    """Verdict on "the judge matches or beats the baseline's accuracy with far fewer tokens".
+
+    With `saving` = 1 - sum t_judge / sum t_baseline and `accuracy_diff` = acc_judge - acc_baseline
+    (both with bootstrap CIs over the same `n` items):
+    - "not supported" when the saving's CI lies below `min_saving`;
+    - "inconclusive" with fewer than `min_items` items (the accuracy part cannot be tested);
+    - "not supported" when the accuracy difference's CI lies below -`margin` (the judge is worse);
+    - "supported" when the saving's CI lies at or above `min_saving` and the accuracy difference's
+      CI at or above -`margin` (non-inferiority); else "inconclusive".
+    The statistic is the saving.
+    """
+    stat = dict(statistic=_finite(saving.estimate), ci_low=_finite(saving.low), ci_high=_finite(saving.high), n=int(n),
+                measure=measure)
+    if saving.high < min_saving:
+        return Verdict("not supported", f"the token saving's CI lies below {min_saving:.0%}", **stat)
+    if n < min_items:
+        return Verdict("inconclusive", f"{n} items (< {min_items}) cannot test the accuracy part", **stat)
+    if accuracy_diff.high < -margin:
+        return Verdict("not supported", f"its accuracy is lower by more than {margin:.0%}", **stat)
+    if saving.low >= min_saving and accuracy_diff.low >= -margin:
+        return Verdict("supported", f"the saving's CI lies above {min_saving:.0%} and accuracy is within "
+                       f"{margin:.0%} or better", **stat)
+    return Verdict("inconclusive", "the intervals span both readings", **stat)
+
+
+def beats_every_baseline(comparisons: pd.DataFrame, *, min_pairs: int = 5) -> Verdict:
+    """Verdict on "the reference beats every baseline on every measure" from `paired_comparisons` rows.
+
+    - supported: every comparison has a positive difference that is significant after Holm;
+    - not supported: some comparison is significantly negative, or (with at least `min_pairs`
+      prompts everywhere) some difference is not significantly positive;
+    - inconclusive: otherwise, in particular when any comparison has fewer than `min_pairs` prompts
+      (the sample is too small to decide).
+    The statistic is the comparison with the smallest standardized difference (d_z, or the raw
+    difference when d_z is undefined): the claim is only as strong as its weakest comparison.
+    """
+    if comparisons.empty:
+        raise ValueError("comparisons is empty: run paired_comparisons on at least one measure and baseline")
+    key = comparisons["dz"].where(comparisons["dz"].notna(), comparisons["diff"])
+    weakest = comparisons.loc[key.fillna(-np.inf).idxmin()]
+    stat = dict(statistic=_finite(weakest["diff"]), ci_low=_finite(weakest["ci_low"]),
+                ci_high=_finite(weakest["ci_high"]), n=int(weakest["n_pairs"]),
+                measure=f"mean paired difference (reference - {weakest['baseline']}) on {weakest['measure']}, "
+                        f"the weakest of {len(comparisons)} comparisons")
+    small = int(comparisons["n_pairs"].min())
+    sig = comparisons["significant"].fillna(False).astype(bool)
+    neg_sig = sig & (comparisons["diff"] < 0)
+    pos_sig = sig & (comparisons["diff"] > 0)
+    if neg_sig.any():
+        r = comparisons[neg_sig].iloc[0]
+        return Verdict("not supported", f"the reference is significantly worse than {r['baseline']} on {r['measure']} "
+                       "(Holm-adjusted)", **stat)
+    if pos_sig.all():
+        return Verdict("supported", f"all {len(comparisons)} comparisons favour the reference significantly "
+                       "(Holm-adjusted)", **stat)
+    if small < min_pairs:
+        return Verdict("inconclusive", f"the sample is too small to decide: as few as {small} prompt(s) per "
+                       f"comparison (at least {min_pairs} needed)", **stat)
+    worse = int((comparisons["diff"] <= 0).sum())
+    return Verdict("not supported", f"{int((~pos_sig).sum())} of {len(comparisons)} comparisons are not significantly "
+                   f"in the reference's favour ({worse} point the other way)", **stat)
