@@ -151,7 +151,8 @@ def read_claims(path: Path | None = None) -> list[Claim]:
         try:
             claims.append(Claim(**json.loads(line)))
         except (json.JSONDecodeError, TypeError) as e:
-            raise ValueError(f"{path} line {i} is not a claim record ({e}); delete the line and re-run its stage") from e
+            raise ValueError(f"{path} line {i} is not a claim record ({e}); "
+                             "delete the line and re-run its stage") from e
     return claims
 
 
