@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from llmcreativity import cli
-from llmcreativity.book import order
-from llmcreativity.book.execution import run
-from llmcreativity.book.stages import Stage
 from llmcreativity.paths import REPO_ROOT
+from llmcreativity.pipeline import order
+from llmcreativity.pipeline.execution import run
+from llmcreativity.pipeline.stages import Stage
 from llmcreativity_book.browser import Chromium, is_local, serve
 from llmcreativity_book.pdf import build_pdf
 from llmcreativity_book.site import BuildError, build, mathjax_dir, toc

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from entropy_helpers import FirstWordJudge
-from llmcreativity.entropy import StepwiseSettings
+from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings
 from llmcreativity.entropy.claims import CHAIN_PAIRS, STEP_PAIRS, se_correlations, se_verdicts
 from llmcreativity.entropy.domains import Problem
 from llmcreativity.entropy.figures import plot_entropy_panels
@@ -33,7 +33,7 @@ def grid(tmp_path):
 
     problems = {"macgyver": [Problem("m-1", "macgyver", "Escape."), Problem("m-2", "macgyver", "Climb.")],
                 "scifi100": []}
-    settings = [StepwiseSettings(n=3, temperature=t, step_cap=2) for t in (0.5, 1.0)]
+    settings = [StepwiseSettings(STEP_SAMPLING.merge(n=3, temperature=t), step_cap=2) for t in (0.5, 1.0)]
     run = run_grid(["smollm2-135m"], FirstWordJudge(), problems, settings, tmp_path / "chains.jsonl", load=load)
     return run, problems
 

@@ -7,8 +7,8 @@ import re
 import jupytext
 import pytest
 
-from llmcreativity.book.stages import STAGES
 from llmcreativity.paths import REPO_ROOT
+from llmcreativity.pipeline.stages import STAGES
 
 MAX_CELL_LINES = 15
 """Longest non-parameter code cell allowed (lines, blank lines included)."""

@@ -13,11 +13,11 @@ import time
 import nbformat
 import pytest
 
-from llmcreativity.book.execution import run
-from llmcreativity.book.manifest import read_manifest
-from llmcreativity.book.order import ordered_stages
-from llmcreativity.book.stages import STAGES
 from llmcreativity.paths import cache_dir
+from llmcreativity.pipeline.execution import run
+from llmcreativity.pipeline.manifest import read_manifest
+from llmcreativity.pipeline.order import ordered_stages
+from llmcreativity.pipeline.stages import STAGES
 
 pytestmark = pytest.mark.slow
 

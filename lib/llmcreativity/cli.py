@@ -33,8 +33,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> None:
-    from .book.execution import run_stage
-    from .book.planning import plan
+    from .pipeline.execution import run_stage
+    from .pipeline.planning import plan
 
     plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage)
     if args.dry_run:
@@ -55,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     from llmcreativity_book.site import BuildError
 
-    from .book.execution import StageFailed
-    from .book.parameters import ParameterError
+    from .pipeline.execution import StageFailed
+    from .pipeline.parameters import ParameterError
 
     args = _parser().parse_args(argv)
     try:

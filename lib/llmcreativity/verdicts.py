@@ -2,7 +2,7 @@
 
 A verdict is "supported", "not supported" or "inconclusive"; it comes from a function of the data,
 never from text, and it is "inconclusive" whenever the interval spans both readings or the sample is
-too small. `record_claim` (in `llmcreativity.book.claims`) stores a `Verdict` in the claims ledger.
+too small. `record_claim` (in `llmcreativity.pipeline.claims`) stores a `Verdict` in the claims ledger.
 
 The rules:
 

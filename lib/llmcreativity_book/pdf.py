@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from llmcreativity.book.stages import Stage
 from llmcreativity.paths import REPO_ROOT
+from llmcreativity.pipeline.stages import Stage
 
 from .browser import Chromium, serve
 from .site import BuildError, build

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import yaml
 
-from llmcreativity.book.claims import claims_markdown, read_claims
-from llmcreativity.book.manifest import executed_notebook
-from llmcreativity.book.order import ordered_stages
-from llmcreativity.book.publish import incomplete_stages
-from llmcreativity.book.stages import Stage
 from llmcreativity.paths import REPO_ROOT
+from llmcreativity.pipeline.claims import claims_markdown, read_claims
+from llmcreativity.pipeline.manifest import executed_notebook
+from llmcreativity.pipeline.order import ordered_stages
+from llmcreativity.pipeline.publish import incomplete_stages
+from llmcreativity.pipeline.stages import Stage
 
 CLAIMS_MARKER = "<!-- claims-table -->"
 """Line of `book/claims.md` replaced by the generated claims table."""

@@ -15,19 +15,6 @@ from typing import Any
 SMOKE_MODEL = "smollm2-135m"
 """The smallest registry language model: every model role of the smoke profile uses it."""
 
-REGISTRY_FALLBACK: dict[str, tuple[str, tuple[str, ...]]] = {
-    "model": ("model", ("base_url",)), "judge_model": ("model", ("judge_base_url", "base_url")),
-    "models": ("model", ()), "llm_models": ("model", ()), "large_model": ("model", ()),
-    "surprisal_model": ("model", ()), "scoring_model": ("model", ()),
-    "embedder": ("embedder", ()), "embedder_name": ("embedder", ()),
-}
-"""Model parameters whose line in a parameters cell has no `# registry:` comment: name -> (registry
-role, endpoint parameters: the first one the notebook declares exempts the model while it is set).
-
-The comment in the notebook, e.g. `# registry: model; endpoint: base_url`, says the same and wins.
-"""
-
-
 @dataclass(frozen=True)
 class Stage:
     """One notebook of the pipeline."""

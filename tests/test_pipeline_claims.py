@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from llmcreativity.book.claims import (
+from llmcreativity.pipeline.claims import (
     PAPER_CLAIMS,
     claims_markdown,
     claims_path,

@@ -9,14 +9,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from llmcreativity.book.execution import StageFailed, run
-from llmcreativity.book.manifest import read_manifest, update_manifest
-from llmcreativity.book.order import ordered_stages
-from llmcreativity.book.parameters import ParameterError
-from llmcreativity.book.planning import declared_parameters, plan
-from llmcreativity.book.publish import incomplete_stages
-from llmcreativity.book.stages import STAGES, Stage
 from llmcreativity.llm import MODELS
+from llmcreativity.pipeline.execution import StageFailed, run
+from llmcreativity.pipeline.manifest import read_manifest, update_manifest
+from llmcreativity.pipeline.order import ordered_stages
+from llmcreativity.pipeline.parameters import ParameterError
+from llmcreativity.pipeline.planning import declared_parameters, plan
+from llmcreativity.pipeline.publish import incomplete_stages
+from llmcreativity.pipeline.stages import STAGES, Stage
 from llmcreativity_book.site import BuildError, stage_source
 
 TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"

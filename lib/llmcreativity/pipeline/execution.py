@@ -38,14 +38,14 @@ class StageFailed(RuntimeError):
 
 def _provenance_cells(stage: Stage, names: list[str]) -> tuple[nbformat.NotebookNode, list[nbformat.NotebookNode]]:
     start = nbformat.v4.new_code_cell(
-        "from llmcreativity.book.provenance import start_recording\n"
+        "from llmcreativity.pipeline.provenance import start_recording\n"
         f"start_recording({stage.name!r})",
         metadata={"tags": ["remove-cell", "provenance"]})
     heading = nbformat.v4.new_markdown_cell(
         "## Provenance\n\nThe models, parameters, input files and package versions that produced this page.",
         metadata={"tags": ["provenance"]})
     report = nbformat.v4.new_code_cell(
-        "from llmcreativity.book.provenance import show_provenance\n"
+        "from llmcreativity.pipeline.provenance import show_provenance\n"
         f"show_provenance({stage.name!r}, {{name: globals().get(name) for name in {names!r}}}, {stage.notebook!r})",
         metadata={"tags": ["remove-input", "provenance"]})
     return start, [heading, report]

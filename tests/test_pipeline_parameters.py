@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llmcreativity.book.parameters import (
+from llmcreativity.pipeline.parameters import (
     ParameterError,
     check_value,
     missing_path,

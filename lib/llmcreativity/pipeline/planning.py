@@ -8,7 +8,7 @@ by the profile or `-p`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from .parameters import (
     parse_parameters,
     registry_problems,
 )
-from .stages import REGISTRY_FALLBACK, Stage
+from .stages import Stage
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def load_notebook(stage: Stage) -> nbformat.NotebookNode:
     path = REPO_ROOT / stage.notebook
     if not path.exists():
         raise FileNotFoundError(f"stage {stage.name!r}: notebook {stage.notebook} not found; "
-                                "fix the path in lib/llmcreativity/book/stages.py")
+                                "fix the path in lib/llmcreativity/pipeline/stages.py")
     return jupytext.read(path)
 
 
@@ -63,17 +63,9 @@ def parameters_cell_index(nb: nbformat.NotebookNode, where: str) -> int:
 
 
 def declared_parameters(stage: Stage) -> dict[str, Parameter]:
-    """The parameters the stage's notebook declares (model roles from `REGISTRY_FALLBACK` where the cell names none)."""
+    """The parameters the stage's notebook declares (model roles from their `# registry:` comments)."""
     nb = load_notebook(stage)
-    params = parse_parameters(nb.cells[parameters_cell_index(nb, stage.notebook)].source, stage.notebook)
-    return {name: _with_fallback_role(p, params) for name, p in params.items()}
-
-
-def _with_fallback_role(p: Parameter, params: dict[str, Parameter]) -> Parameter:
-    if p.registry is not None or p.name not in REGISTRY_FALLBACK:
-        return p
-    role, endpoints = REGISTRY_FALLBACK[p.name]
-    return replace(p, registry=role, endpoint=next((e for e in endpoints if e in params), None))
+    return parse_parameters(nb.cells[parameters_cell_index(nb, stage.notebook)].source, stage.notebook)
 
 
 def split_override(key: str, stage_names: set[str]) -> tuple[str | None, str]:
@@ -145,7 +137,7 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
         params = declared[s.name]
         if profile not in s.profiles:
             problems.append(f"stage {s.name!r} has no profile {profile!r} (it has {sorted(s.profiles)}); "
-                            "add it to lib/llmcreativity/book/stages.py")
+                            "add it to lib/llmcreativity/pipeline/stages.py")
             continue
         p = Plan(s, profile, _values(s, params, profile, overrides, names, used, problems), params)
         problems += registry_problems(params, p.parameters, f"stage {s.name!r}")

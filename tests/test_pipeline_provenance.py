@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 
-from llmcreativity.book.provenance import collect, package_versions, start_recording, to_markdown
 from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key, get_backend
 from llmcreativity.llm.loader import loaded_models
+from llmcreativity.pipeline.provenance import collect, package_versions, start_recording, to_markdown
 
 
 def test_provenance_lists_data_files_read_with_their_hash(tmp_path, monkeypatch):
