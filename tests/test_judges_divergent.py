@@ -30,7 +30,7 @@ def chains():
 
 def test_chain_items_pair_each_chain_problem_with_its_own_steps():
     items = chain_items(chains())
-    assert [(i.item_id, i.problem, i.solution) for i in items] == [
+    assert [(i.item_id, i.task, i.response) for i in items] == [
         ("chain-a", "Open a jar.", "Step 1: twist\nStep 2: pull"), ("chain-c", "Fix a lamp.", "(no steps)"),
         ("chain-d", "Dry a sock.", "Step 1: wring")]
     with pytest.raises(ValueError, match="re-run the semantic_entropy stage"):

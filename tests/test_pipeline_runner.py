@@ -154,12 +154,13 @@ def test_manifest_update_keeps_entries_written_by_another_run_meanwhile(results)
 
 def test_dry_run_planning_refuses_an_unknown_model_in_every_stage_naming_it():
     with pytest.raises(ParameterError) as err:
-        plan("smoke", [("judge_model", "qwen-nope"), ("embedder_name", "minilm")])
+        plan("smoke", [("judge_model", "qwen-nope"), ("embedder", "minilm")])
     text = str(err.value)
     for stage in ("semantic_entropy", "judge_validation", "evaluation"):
         assert f"stage '{stage}': judge_model='qwen-nope': unknown language model 'qwen-nope'" in text
-    for stage in ("scifi100", "baselines", "review", "judge_validation"):
-        assert f"stage '{stage}': embedder_name='minilm': unknown embedder 'minilm'" in text
+    for stage in ("scifi100", "baselines", "review", "corpus", "entailment_validation", "semantic_entropy",
+                  "judge_validation"):
+        assert f"stage '{stage}': embedder='minilm': unknown embedder 'minilm'" in text
 
 
 def test_a_judge_model_for_an_endpoint_is_not_checked_against_the_registry():

@@ -10,9 +10,10 @@ from typing import Any
 import pandas as pd
 
 from ..llm import get_backend
+from .chains import Chain, StepwiseSettings
 from .domains import MACGYVER_PROMPT, SCIFI_PROMPT, Problem
 from .entailment import EntailmentJudge
-from .stepwise import Chain, StepwiseSettings, run_chains
+from .runner import run_chains
 
 TEMPLATES = {"macgyver": MACGYVER_PROMPT, "scifi100": SCIFI_PROMPT}
 """Domain -> the step-wise prompt its problems are asked with."""

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..llm.registry import get_spec
 from .analysis import step_table
-from .stepwise import Chain
+from .chains import Chain
 
 CHAIN_KEYS = ["chain", "model_name", "params_m", "domain", "problem_id", "temperature"]
 """Columns that identify a chain in the per-chain table."""
