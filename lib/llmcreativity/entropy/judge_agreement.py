@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import pandas as pd
 
 from ..llm import get_backend
+from ..llm.backend import TextEmbedder
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge, LLMEntailmentJudge, NLIEntailmentJudge
 from .musescorer import agreement_table, sample_round
 
 
 def entailment_judges(llm_models: Sequence[str], llm_thresholds: Sequence[float], answers: Sequence[str],
-                      embedder: Any, thresholds: Sequence[float], nli_model: str = "") -> dict[str, EntailmentJudge]:
+                      embedder: TextEmbedder, thresholds: Sequence[float],
+                      nli_model: str = "") -> dict[str, EntailmentJudge]:
     """Fresh judges by name: an LLM judge per (model, p(Yes) threshold), an embedding judge per cosine threshold,
     and the NLI cross-encoder at `nli_model` when one is given."""
     judges: dict[str, EntailmentJudge] = {

@@ -7,10 +7,10 @@ The per-chain table keeps each chain's chosen steps as a list (`solution_steps`)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 
+from ..llm.backend import TextEmbedder
 from ..llm.registry import get_spec
 from .analysis import step_table
 from .chains import Chain
@@ -30,7 +30,7 @@ def solution_text(steps: Sequence[str]) -> str:
     return "\n".join(f"Step {k}: {s}" for k, s in enumerate(steps, 1))
 
 
-def model_step_table(chains: Sequence[Chain], embedder: Any, names: Mapping[str, str]) -> pd.DataFrame:
+def model_step_table(chains: Sequence[Chain], embedder: TextEmbedder, names: Mapping[str, str]) -> pd.DataFrame:
     """`analysis.step_table` with `model_name` (registry name, from `names`: identity -> name) and
     `params_m` (the model's parameters in millions, from the registry)."""
     steps = step_table(chains, embedder)
