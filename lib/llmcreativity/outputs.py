@@ -16,6 +16,8 @@ from .paths import results_dir, stage_dir
 
 WRITING_STAGES = ("baselines", "review")
 """Stages that write stories and transcripts with `writing.run_writing`."""
+HOMOGENIZATION_FILE = "homogenization.csv"
+"""File name of a writing stage's homogenization-by-round table."""
 
 
 def _existing(stage: str, name: str) -> Path:
@@ -66,12 +68,12 @@ def transcripts(stage: str) -> dict:
 
 def homogenization_file(stage: str) -> Path:
     """The homogenization-by-round table a writing stage saves (`<stage>/homogenization.csv`)."""
-    return writing_dir(stage) / "homogenization.csv"
+    return writing_dir(stage) / HOMOGENIZATION_FILE
 
 
 def homogenization(stage: str) -> pd.DataFrame | None:
     """A writing stage's homogenization table, or None when that stage has not run."""
-    path = results_dir() / _writing_stage(stage) / "homogenization.csv"
+    path = results_dir() / _writing_stage(stage) / HOMOGENIZATION_FILE
     return pd.read_csv(path) if path.exists() else None
 
 
