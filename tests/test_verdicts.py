@@ -11,6 +11,7 @@ from llmcreativity.verdicts import (
     Verdict,
     beats_every_baseline,
     efficiency_verdict,
+    not_testable,
     sign_verdict,
     weak_verdict,
 )
@@ -21,8 +22,16 @@ def test_verdict_rejects_an_unknown_label_naming_it():
         Verdict("true", "because")
 
 
-def test_labels_are_the_three_verdicts():
-    assert LABELS == ("supported", "not supported", "inconclusive")
+def test_labels_are_the_three_verdicts_and_not_testable():
+    assert LABELS == ("supported", "not supported", "inconclusive", "not testable here")
+
+
+def test_not_testable_carries_its_reason_and_refuses_none():
+    v = not_testable("  the large model is not larger than the writer ")
+    assert v.label == "not testable here"
+    assert (v.reason, v.statistic) == ("the large model is not larger than the writer", None)
+    with pytest.raises(ValueError, match="reason"):
+        not_testable(" ")
 
 
 @pytest.mark.parametrize("low, high, expected, verdict", [

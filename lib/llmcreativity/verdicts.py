@@ -1,8 +1,9 @@
 """Every rule that turns a statistic into a verdict on a claim, and the one `Verdict` type they return.
 
-A verdict is "supported", "not supported" or "inconclusive"; it comes from a function of the data,
-never from text, and it is "inconclusive" whenever the interval spans both readings or the sample is
-too small. `record_claim` (in `llmcreativity.pipeline.claims`) stores a `Verdict` in the claims ledger.
+A verdict is "supported", "not supported" or "inconclusive" (or "not testable here", with the reason);
+it comes from a function of the data, never from text, and it is "inconclusive" whenever the interval
+spans both readings or the sample is too small.
+`record_claim` (in `llmcreativity.pipeline.claims`) stores a `Verdict` in the claims ledger.
 
 The rules:
 
@@ -22,8 +23,9 @@ import pandas as pd
 
 from .stats.bootstrap import ConfidenceInterval
 
-Label = Literal["supported", "not supported", "inconclusive"]
-"""The three verdicts a claim can get."""
+Label = Literal["supported", "not supported", "inconclusive", "not testable here"]
+"""The verdicts a claim can get; "not testable here" when this run cannot test it (no data, or the setup
+cannot, e.g. the "large" model is not larger than the writer), with the reason."""
 LABELS: tuple[str, ...] = get_args(Label)
 """`Label`'s values, in order."""
 
@@ -50,6 +52,17 @@ class Verdict:
     def __post_init__(self) -> None:
         if self.label not in LABELS:
             raise ValueError(f"verdict label {self.label!r} is not one of {LABELS}")
+
+
+def not_testable(reason: str, *, n: int = 0, measure: str = "") -> Verdict:
+    """The verdict on a claim this run cannot test, with the reason (e.g. "no human labels here").
+
+    >>> not_testable("no HypoGen human ratings here").label
+    'not testable here'
+    """
+    if not reason.strip():
+        raise ValueError("not_testable needs a reason: say why this run cannot test the claim")
+    return Verdict("not testable here", reason.strip(), n=int(n), measure=measure)
 
 
 def _finite(x: float | None) -> float | None:

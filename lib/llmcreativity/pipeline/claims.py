@@ -30,6 +30,9 @@ PAPER_CLAIMS: dict[str, tuple[str, str]] = {
     "A2": ("LLM Review", "LLM Review beats every baseline framework on the four rule-based novelty metrics "
                          "(surprisal, KL divergence, semantic novelty, volume gain)."),
     "A3": ("LLM Review", "A small model writing with LLM Review beats a larger model writing as a single agent."),
+    "A4": ("LLM Review", "Interaction homogenizes stories: Debate and Discussion converge over "
+                         "rounds, Review does not."),
+    "A5": ("LLM Review", "The rubric LLM judge agrees with human consensus scores."),
     "B1": ("Automated creativity evaluation", "Semantic entropy rises with sampling temperature."),
     "B2": ("Automated creativity evaluation", "Semantic entropy does not grow with model scale."),
     "B3": ("Automated creativity evaluation", "Semantic entropy correlates positively with the number of "
@@ -40,6 +43,14 @@ PAPER_CLAIMS: dict[str, tuple[str, str]] = {
                                               "accuracy with about 63 % fewer tokens."),
     "B6": ("Automated creativity evaluation", "Divergent (semantic entropy) and convergent (judge) scores "
                                               "correlate only weakly."),
+    "B7": ("Automated creativity evaluation", "Semantic entropy agrees with human diversity judgements better than "
+                                              "cosine similarity, Distinct-1/2 and Self-BLEU."),
+    "B8": ("Automated creativity evaluation", "Solution-level semantic entropy correlates with an LLM judgement of "
+                                              "novelty."),
+    "B9": ("Automated creativity evaluation", "The retrieval-based judge reaches human-level accuracy and beats "
+                                              "ChatEval, single-call and chain-of-thought judges."),
+    "B10": ("Automated creativity evaluation", "The judge's accuracy collapses with a weaker base model."),
+    "B11": ("Automated creativity evaluation", "Convergent scores rise with model scale while divergent ones do not."),
 }
 """Claim id -> (paper, the claim in one sentence). Stages record verdicts under these ids."""
 
