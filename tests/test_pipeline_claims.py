@@ -8,12 +8,12 @@ import pytest
 
 from llmcreativity.pipeline.claims import (
     PAPER_CLAIMS,
-    claims_markdown,
     claims_path,
     read_claims,
     record_claim,
     record_claims,
 )
+from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.verdicts import Verdict
 
 
@@ -78,9 +78,9 @@ def test_claims_markdown_lists_every_paper_claim_and_marks_untested_ones():
     record_claim("eval", "A1", "Review beats baselines.", v("not supported", -0.2, -0.5, 0.1, 12, "mean diff"))
     record_claim("extra", "X9", "A claim this project adds.", v("supported", 1.0, 0.5, 1.5, 3))
     table = claims_markdown(read_claims())
-    rows = table.splitlines()[2:]
+    rows = [r for r in table.splitlines() if r.startswith("| ")][1:]
     assert [r.split("|")[1].strip() for r in rows] == list(PAPER_CLAIMS) + ["X9"]
-    assert "**not supported** | -0.2 | [-0.5, 0.1] | 12 | eval | default" in rows[0]
+    assert "| -0.2 [-0.5, 0.1] | 12 / 5 |" in rows[0] and "default, **stale**" in rows[0]
     assert "| not run |" in rows[1]
 
 
@@ -88,3 +88,29 @@ def test_read_claims_names_the_malformed_line():
     claims_path().write_text('{"claim_id": "B1"}\n')
     with pytest.raises(ValueError, match="claims.jsonl line 1 is not a claim record"):
         read_claims()
+
+
+def test_a_verdict_below_the_claims_minimum_sample_is_recorded_inconclusive_keeping_its_statistic():
+    claim = record_claim("eval", "A2", "Review beats baselines on novelty.", v("supported", 0.3, 0.1, 0.5, 3))
+    assert claim.verdict == "inconclusive" and claim.stage_verdict == "supported"
+    assert claim.reason.startswith("sample too small: n = 3 prompts < 5")
+    assert (claim.statistic, claim.ci_low, claim.ci_high, claim.n) == (0.3, 0.1, 0.5, 3)
+    assert record_claim("eval", "A2", "t", v("supported", 0.3, 0.1, 0.5, 5)).verdict == "supported"
+    assert record_claim("judge", "B9", "t", v("not supported", 0.5, 0.4, 0.6, 29)).verdict == "inconclusive"
+
+
+def test_a_recorded_claim_carries_its_run_profile_parameter_hash_and_judge(monkeypatch):
+    monkeypatch.setenv("LLMCREATIVITY_RUN_ID", "20260101T000000-abc123")
+    monkeypatch.setenv("LLMCREATIVITY_PARAMS_SHA256", "0123456789abcdef")
+    record_claim("se", "B1", "t", v("supported", 0.5, 0.1, 0.9, 8), judge="qwen2.5-coder-1.5b")
+    [c] = read_claims()
+    assert (c.run_id, c.params_sha256, c.profile, c.judge) == ("20260101T000000-abc123", "0123456789abcdef",
+                                                               "default", "qwen2.5-coder-1.5b")
+    assert isinstance(c.models, tuple)
+
+
+def test_an_old_record_without_provenance_still_reads():
+    claims_path().write_text('{"claim_id": "B1", "stage": "se", "text": "t", "verdict": "supported", "statistic": 1, '
+                             '"ci_low": 0.5, "ci_high": 1.5, "n": 9, "measure": "", "profile": "default", '
+                             '"recorded_at": "x"}\n')
+    assert read_claims()[0].run_id == ""

@@ -2,10 +2,13 @@
 
 Each stage records one `Verdict` (from `llmcreativity.verdicts`) per claim it tests with
 `record_claim` or `record_claims`; records go to `results_dir()/claims.jsonl`, one JSON object
-per line, replaced (not duplicated) when the same
-claim id is recorded again. The claims page lists every claim in `PAPER_CLAIMS` (marked "not
-run" until a stage records it), then any other claim a stage recorded. Under a scratch profile
-(smoke) nothing is written: its numbers are no evidence.
+per line, replaced (not duplicated) when the same claim id is recorded again. Every record carries
+the run it came from (`provenance.current_run`: run id, profile, parameter hash, models), so the
+page can tell a claim of the latest run of its stage from a stale one (`ledger.stale_reason`).
+A verdict whose n is below the claim's minimum sample size (`claim_table.CLAIMS`) is recorded as
+"inconclusive" with the reason "sample too small", the stage's statistic and CI kept. Under a
+scratch profile (smoke) nothing is written: its numbers are no evidence. The claims page itself
+is built by `ledger.claims_markdown`.
 """
 
 from __future__ import annotations
@@ -14,45 +17,24 @@ import json
 import math
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from ..paths import current_profile, is_scratch, results_dir
 from ..verdicts import LABELS, Label, Verdict
+from .claim_table import CLAIMS
+from .provenance import current_run
 
 VERDICTS = LABELS
 """Allowed verdict labels (`llmcreativity.verdicts.LABELS`)."""
 
-PAPER_CLAIMS: dict[str, tuple[str, str]] = {
-    "A1": ("LLM Review", "LLM Review beats every baseline framework on the LLM judge's creativity dimensions."),
-    "A2": ("LLM Review", "LLM Review beats every baseline framework on the four rule-based novelty metrics "
-                         "(surprisal, KL divergence, semantic novelty, volume gain)."),
-    "A3": ("LLM Review", "A small model writing with LLM Review beats a larger model writing as a single agent."),
-    "A4": ("LLM Review", "Interaction homogenizes stories: Debate and Discussion converge over "
-                         "rounds, Review does not."),
-    "A5": ("LLM Review", "The rubric LLM judge agrees with human consensus scores."),
-    "B1": ("Automated creativity evaluation", "Semantic entropy rises with sampling temperature."),
-    "B2": ("Automated creativity evaluation", "Semantic entropy does not grow with model scale."),
-    "B3": ("Automated creativity evaluation", "Semantic entropy correlates positively with the number of "
-                                              "semantic clusters."),
-    "B4": ("Automated creativity evaluation", "Semantic entropy correlates negatively with the similarity "
-                                              "of the candidates."),
-    "B5": ("Automated creativity evaluation", "The retrieval-based multi-agent judge matches or beats ChatEval's "
-                                              "accuracy with about 63 % fewer tokens."),
-    "B6": ("Automated creativity evaluation", "Divergent (semantic entropy) and convergent (judge) scores "
-                                              "correlate only weakly."),
-    "B7": ("Automated creativity evaluation", "Semantic entropy agrees with human diversity judgements better than "
-                                              "cosine similarity, Distinct-1/2 and Self-BLEU."),
-    "B8": ("Automated creativity evaluation", "Solution-level semantic entropy correlates with an LLM judgement of "
-                                              "novelty."),
-    "B9": ("Automated creativity evaluation", "The retrieval-based judge reaches human-level accuracy and beats "
-                                              "ChatEval, single-call and chain-of-thought judges."),
-    "B10": ("Automated creativity evaluation", "The judge's accuracy collapses with a weaker base model."),
-    "B11": ("Automated creativity evaluation", "Convergent scores rise with model scale while divergent ones do not."),
-}
-"""Claim id -> (paper, the claim in one sentence). Stages record verdicts under these ids."""
+PAPER_CLAIMS: dict[str, tuple[str, str]] = {c.claim_id: (c.paper, c.claim) for c in CLAIMS.values()}
+"""Claim id -> (paper, the claim in one sentence), from `claim_table.CLAIMS`. Stages record verdicts under these ids."""
+
+SAMPLE_TOO_SMALL = "sample too small"
+"""Start of the reason of a verdict made inconclusive by the minimum sample size."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +48,7 @@ class Claim:
     text: str
     """The claim, and what was measured, in one or two sentences."""
     verdict: Label
-    """One of `VERDICTS`: the `Verdict.label` it was recorded from."""
+    """One of `VERDICTS`: the stage's label, "inconclusive" when n is below the claim's minimum."""
     statistic: float | None
     """The point estimate the verdict rests on (difference, correlation, ratio...); None if undefined."""
     ci_low: float | None
@@ -81,12 +63,41 @@ class Claim:
     """Parameter profile of the run that recorded it."""
     recorded_at: str
     """Local time it was recorded."""
+    reason: str = ""
+    """Why the verdict is what it is (the `Verdict.reason`, or the minimum-sample reason)."""
+    stage_verdict: str = ""
+    """The label the stage's rule gave, before the minimum-sample gate."""
+    run_id: str = ""
+    """Id of the run that recorded it (`provenance.current_run`); empty in records older than run ids."""
+    params_sha256: str = ""
+    """Hash of the stage's parameter values in that run."""
+    models: tuple[str, ...] = ()
+    """Identities of the models loaded in the kernel when it was recorded."""
+    judge: str = ""
+    """The judge (model identity or name) the claim rests on, when the stage named it; see `judge_validity`."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "models", tuple(self.models))
 
     def _repr_markdown_(self) -> str:
         ci = f" [{_fmt(self.ci_low)}, {_fmt(self.ci_high)}]" if self.ci_low is not None else ""
         measure = f" ({self.measure})" if self.measure else ""
-        return (f"**Claim {self.claim_id}**: {self.text} Verdict: **{self.verdict}**; statistic{measure} "
+        why = f" ({self.reason})" if self.reason else ""
+        return (f"**Claim {self.claim_id}**: {self.text} Verdict: **{self.verdict}**{why}; statistic{measure} "
                 f"{_fmt(self.statistic)}{ci}, n = {self.n}.")
+
+
+def min_sample_gate(claim_id: str, verdict: Verdict) -> Verdict:
+    """`verdict`, made "inconclusive" (statistic, CI and n kept) when its n is below the claim's `min_n`.
+
+    Only "supported" / "not supported" are changed; a claim the table does not list has no minimum.
+    """
+    spec = CLAIMS.get(claim_id)
+    if spec is None or verdict.label not in ("supported", "not supported") or verdict.n >= spec.min_n:
+        return verdict
+    return replace(verdict, label="inconclusive",
+                   reason=f"{SAMPLE_TOO_SMALL}: n = {verdict.n} {spec.unit} < {spec.min_n} (the stage's rule said "
+                          f"{verdict.label}: {verdict.reason})")
 
 
 def claims_path() -> Path:
@@ -104,10 +115,13 @@ def _number(value: float | None, name: str, claim_id: str) -> float | None:
     return None if math.isnan(value) else value
 
 
-def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict) -> Claim:
+def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict, *, judge: str = "") -> Claim:
     """Record (or replace) `verdict` on `claim_id` in `results_dir()/claims.jsonl` and return the Claim.
 
-    The statistic, its CI, n and measure come from the `Verdict`; NaN statistics are stored as null.
+    The statistic, its CI, n and measure come from the `Verdict`; NaN statistics are stored as null. A
+    verdict with n below the claim's minimum becomes "inconclusive" (`min_sample_gate`). The record carries
+    the run (`provenance.current_run`) and `judge`, the judge the claim rests on when the stage names it
+    (the page then gates it on that judge's agreement with humans alone, see `judge_validity.judges_for`).
     The file is rewritten atomically, so a killed run leaves either the old or the new version, and
     recording a claim twice keeps one line. Under a scratch profile (`paths.is_scratch()`, e.g. smoke)
     the Claim is returned and nothing is written.
@@ -124,8 +138,11 @@ def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict) -> Clai
     n = verdict.n
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"claim {claim_id}: n={n!r} must be a non-negative int (the sample size)")
-    claim = Claim(claim_id, stage, text.strip(), verdict.label, stat, low, high, n, verdict.measure,
-                  current_profile(), time.strftime("%Y-%m-%d %H:%M:%S"))
+    gated = min_sample_gate(claim_id, verdict)
+    run = current_run()
+    claim = Claim(claim_id, stage, text.strip(), gated.label, stat, low, high, n, verdict.measure,
+                  current_profile(), time.strftime("%Y-%m-%d %H:%M:%S"), gated.reason, verdict.label, run.run_id,
+                  run.params_sha256, run.models, judge.strip())
     if is_scratch():
         return claim
     kept = [c for c in read_claims() if c.claim_id != claim_id] + [claim]
@@ -137,16 +154,16 @@ def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict) -> Clai
     return claim
 
 
-def record_claims(stage: str, claims: dict[str, tuple[str, Verdict]]) -> pd.DataFrame:
+def record_claims(stage: str, claims: dict[str, tuple[str, Verdict]], *, judge: str = "") -> pd.DataFrame:
     """`record_claim` for each claim id -> (text, verdict) of one stage; one row per claim for display.
 
     The table shows claim, verdict, statistic, low, high, n and reason (nothing is written under a scratch profile).
     """
     rows = []
     for claim_id, (text, verdict) in claims.items():
-        c = record_claim(stage, claim_id, text, verdict)
+        c = record_claim(stage, claim_id, text, verdict, judge=judge)
         rows.append({"claim": claim_id, "verdict": c.verdict, "statistic": c.statistic, "low": c.ci_low,
-                     "high": c.ci_high, "n": c.n, "reason": verdict.reason})
+                     "high": c.ci_high, "n": c.n, "reason": c.reason})
     return pd.DataFrame(rows)
 
 
@@ -169,22 +186,3 @@ def read_claims(path: Path | None = None) -> list[Claim]:
 
 def _fmt(x: float | None) -> str:
     return "" if x is None else f"{x:.3g}"
-
-
-def claims_markdown(claims: list[Claim]) -> str:
-    """A Markdown table: every paper claim (in `PAPER_CLAIMS` order) then any other recorded claim."""
-    by_id = {c.claim_id: c for c in claims}
-    rows = ["| id | paper | claim | verdict | statistic | 95 % CI | n | stage | profile |",
-            "|---|---|---|---|---|---|---|---|---|"]
-    extra = [c for c in claims if c.claim_id not in PAPER_CLAIMS]
-    for claim_id in list(PAPER_CLAIMS) + [c.claim_id for c in extra]:
-        paper, default_text = PAPER_CLAIMS.get(claim_id, ("this project", ""))
-        c = by_id.get(claim_id)
-        if c is None:
-            rows.append(f"| {claim_id} | {paper} | {default_text} | not run | | | | | |")
-            continue
-        text = c.text + (f" *Statistic: {c.measure}.*" if c.measure else "")
-        ci = f"[{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None or c.ci_high is not None else ""
-        rows.append(f"| {claim_id} | {paper} | {text.replace('|', '/')} | **{c.verdict}** | {_fmt(c.statistic)} "
-                    f"| {ci} | {c.n} | {c.stage} | {c.profile} |")
-    return "\n".join(rows)

@@ -6,7 +6,8 @@ directory into `executed/.running/<name>.ipynb` under `results_dir(profile)`; on
 ran to the end is moved to `executed/<name>.ipynb`, a failed one to `executed/failed/`. The runner
 process itself runs under no profile: the kernel learns it through $LLMCREATIVITY_PROFILE, so its
 own `results_dir()` is the plan's folder. The manifest records each stage's status, parameters,
-source hash and the output files it wrote.
+source hash, the output files it wrote, the run id (one per `run`, shared by its stages) and the hash
+of its parameters; the kernel gets both through the environment (`provenance.current_run`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +28,7 @@ from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
 from .manifest import executed_dir, update_manifest
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan
+from .provenance import PARAMS_ENV, RUN_ENV, parameters_hash
 from .stages import Stage
 
 STAGE_ENV = "LLMCREATIVITY_STAGE"
@@ -94,9 +97,10 @@ def _failure_message(p: Plan, error: Exception, output: Path) -> str:
 
 
 @contextmanager
-def _kernel_environment(profile: str, stage: str) -> Iterator[None]:
-    """Set $LLMCREATIVITY_PROFILE and $LLMCREATIVITY_STAGE for the kernel papermill starts; restore them after."""
-    values = {PROFILE_ENV: profile, STAGE_ENV: stage}
+def _kernel_environment(profile: str, stage: str, run_id: str, params: str) -> Iterator[None]:
+    """Set the profile, stage, run id and parameter hash variables for the kernel papermill starts; restore them
+    after."""
+    values = {PROFILE_ENV: profile, STAGE_ENV: stage, RUN_ENV: run_id, PARAMS_ENV: params}
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -109,8 +113,16 @@ def _kernel_environment(profile: str, stage: str) -> Iterator[None]:
                 os.environ[k] = v
 
 
-def run_stage(p: Plan, log: Any = print) -> dict[str, Any]:
-    """Execute one planned stage; returns its manifest entry or raises StageFailed."""
+def new_run_id() -> str:
+    """A fresh run id: the local start time and a random suffix, e.g. `20260130T171500-3f9a1c`."""
+    return f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+
+def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str, Any]:
+    """Execute one planned stage as part of run `run_id` (a fresh one when None); returns its manifest entry or
+    raises StageFailed."""
+    run_id = new_run_id() if run_id is None else run_id
+    params = parameters_hash(p.parameters)
     import papermill
 
     for name in p.parameters:
@@ -127,7 +139,8 @@ def run_stage(p: Plan, log: Any = print) -> dict[str, Any]:
     partial = running / f"{p.stage.name}.ipynb"
     entry: dict[str, Any] = {
         "status": "running", "profile": p.profile, "notebook": p.stage.notebook, "parameters": p.parameters,
-        "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "run_id": run_id, "parameters_sha256": params,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     update_manifest(p.stage.name, entry, p.profile)
     before = _snapshot(p.profile)
@@ -136,7 +149,7 @@ def run_stage(p: Plan, log: Any = print) -> dict[str, Any]:
         + (f", {p.parameters}" if p.parameters else "") + ")")
     logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
-        with _kernel_environment(p.profile, p.stage.name):
+        with _kernel_environment(p.profile, p.stage.name, run_id, params):
             papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
                                        cwd=str(REPO_ROOT), progress_bar=False, log_output=False)
     except Exception as e:  # papermill raises PapermillExecutionError for a failing cell, others for the kernel
@@ -162,5 +175,7 @@ def run_stage(p: Plan, log: Any = print) -> dict[str, Any]:
 
 def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None, only: str | None = None,
         log: Any = print, stages: list[Stage] | None = None) -> list[dict[str, Any]]:
-    """Validate every selected stage, then execute them in order, stopping at the first failure."""
-    return [run_stage(p, log) for p in plan(profile, overrides or [], only, stages)]
+    """Validate every selected stage, then execute them in order under one run id, stopping at the first failure."""
+    plans = plan(profile, overrides or [], only, stages)
+    run_id = new_run_id()
+    return [run_stage(p, log, run_id) for p in plans]

@@ -6,6 +6,10 @@ the data or results folders) and `show_provenance(stage, parameters)` at the end
 the record as Markdown tables. Inputs that a library reads without Python's `open` (pyarrow's
 Parquet reader) are still listed: the outputs of the stages this one depends on come from the
 run manifest with their hashes.
+
+`current_run()` identifies the run a kernel belongs to, for the claims ledger: the runner gives every
+`llmcreativity run` one run id and passes it, with the hash of the stage's parameters, to the kernel
+through $LLMCREATIVITY_RUN_ID and $LLMCREATIVITY_PARAMS_SHA256 (and records both in the manifest).
 """
 
 from __future__ import annotations
@@ -27,6 +31,13 @@ from ..paths import REPO_ROOT, data_dir, results_dir
 PACKAGES = ("llmcreativity", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "torch", "transformers",
             "sentence-transformers", "llama_cpp_python", "sacrebleu", "matplotlib", "papermill")
 """Distributions whose versions are reported (those installed)."""
+
+RUN_ENV = "LLMCREATIVITY_RUN_ID"
+"""Environment variable holding the id of the run the kernel belongs to (set by the runner)."""
+PARAMS_ENV = "LLMCREATIVITY_PARAMS_SHA256"
+"""Environment variable holding the hash of the stage's parameter values (set by the runner)."""
+INTERACTIVE_RUN = "interactive"
+"""Run id of a kernel the runner did not start (a notebook opened by hand): never the latest run of a stage."""
 
 _reads: set[str] = set()
 _writes: set[str] = set()
@@ -83,6 +94,41 @@ class Provenance:
     """SHA-256 of the stage's MyST source, or empty when the stage is not registered."""
     executed_at: str
     """Local time the record was made."""
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """Which run produced a number: enough to tell whether it is the latest run of its stage."""
+
+    run_id: str
+    """Id of the `llmcreativity run` (one per invocation), or `INTERACTIVE_RUN`."""
+    profile: str
+    """Parameter profile of the run."""
+    params_sha256: str
+    """First 16 hex digits of the SHA-256 of the stage's parameter values (`parameters_hash`); empty outside
+    the runner."""
+    models: tuple[str, ...]
+    """Identities of the models the kernel had loaded when the number was recorded."""
+
+
+def parameters_hash(parameters: dict[str, Any]) -> str:
+    """First 16 hex digits of SHA-256 of the parameters as sorted-key JSON (non-JSON values by `str`)."""
+    import hashlib
+
+    text = json.dumps(parameters, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def current_run() -> RunIdentity:
+    """The run this kernel belongs to, from the runner's environment variables and the loaded models."""
+    from ..paths import current_profile
+
+    try:
+        models = tuple(m.identity for m in _models())
+    except Exception:  # the loader is unavailable (a bare process): no model was loaded through it
+        models = ()
+    return RunIdentity(os.environ.get(RUN_ENV, INTERACTIVE_RUN), current_profile(), os.environ.get(PARAMS_ENV, ""),
+                       models)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:

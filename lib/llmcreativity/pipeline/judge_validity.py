@@ -1,0 +1,139 @@
+"""How far each LLM judge agrees with human labels, recorded by the stages that measure it, and the gate it sets.
+
+A claim that rests on an LLM judge (`claim_table.ClaimSpec.judge`) is only as good as that judge. The
+stages that compare a judge with people record its agreement here: Cohen's kappa against MacGyver's
+labels for the convergent judges (judge_validation), Spearman's rho against HANNA's human ratings for
+the rubric judge (evaluation), the adjusted Rand index against MuseScorer's coders for the entailment
+judge (entailment_validation), each with its 95 % CI. All three statistics are 0 at chance agreement, so
+a judge is *validated* when the lower end of its CI lies above 0:
+
+    validated  <=>  low > 0 (and the interval is defined).
+
+Records go to `results_dir()/judge_validity.jsonl`, one per (kind, judge), replaced when recorded again;
+a scratch profile (smoke) writes nothing, as for claims.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..paths import is_scratch, results_dir
+from .claim_table import JudgeKind
+from .provenance import current_run
+
+KINDS: dict[str, str] = {"rubric": "Spearman rho vs HANNA human ratings",
+                         "convergent": "Cohen's kappa vs MacGyver labels",
+                         "entailment": "ARI vs MuseScorer coders"}
+"""Judge kind -> the agreement statistic that validates it."""
+
+
+@dataclass(frozen=True)
+class JudgeValidity:
+    """One judge's measured agreement with human labels."""
+
+    kind: str
+    """"rubric", "convergent" or "entailment"."""
+    judge: str
+    """The judge: its model identity or name (claims name it with `record_claim(..., judge=...)`)."""
+    statistic: str
+    """What was measured, e.g. "Cohen's kappa vs MacGyver labels"."""
+    estimate: float | None
+    """Point estimate; None when undefined."""
+    low: float | None
+    """Lower end of the 95 % CI; None when undefined."""
+    high: float | None
+    """Upper end of the 95 % CI; None when undefined."""
+    n: int
+    """Items (stories, solutions, ideas) the agreement was measured on."""
+    stage: str
+    """Stage that measured it."""
+    run_id: str
+    """Run that measured it."""
+
+    @property
+    def validated(self) -> bool:
+        """True when the CI is defined and lies above 0 (chance)."""
+        return self.low is not None and self.high is not None and self.low > 0
+
+    def describe(self) -> str:
+        """E.g. "Cohen's kappa vs MacGyver labels 0.12 [-0.05, 0.3], n = 30 (judge X)"."""
+        if self.estimate is None:
+            return f"{self.statistic} undefined, n = {self.n} ({self.judge})"
+        ci = "" if self.low is None or self.high is None else f" [{self.low:.2g}, {self.high:.2g}]"
+        return f"{self.statistic} {self.estimate:.2g}{ci}, n = {self.n} ({self.judge})"
+
+
+def validity_path() -> Path:
+    """The judge-validity file of the current results folder."""
+    return results_dir() / "judge_validity.jsonl"
+
+
+def _float(x: float | None, name: str) -> float | None:
+    if x is None:
+        return None
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"record_judge_validity: {name}={x!r} is not a number; pass a float or None") from None
+    return None if math.isnan(x) else x
+
+
+def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, estimate: float | None, low: float | None,
+                          high: float | None, n: int, *, stage: str = "") -> JudgeValidity:
+    """Record (or replace) the agreement of `judge` (of `kind`) with human labels; return the record.
+
+    `statistic` names what was measured; `estimate`, `low`, `high` are its value and 95 % CI (NaN is stored as
+    undefined); `n` the number of items. `stage` defaults to $LLMCREATIVITY_STAGE. Nothing is written under a
+    scratch profile.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind={kind!r} is not a judge kind; use one of {sorted(KINDS)}")
+    if not judge.strip() or not statistic.strip():
+        raise ValueError("record_judge_validity needs a non-empty judge and statistic")
+    est, lo, hi = _float(estimate, "estimate"), _float(low, "low"), _float(high, "high")
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"judge {judge!r}: low={lo} exceeds high={hi}; pass the interval in order")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"judge {judge!r}: n={n!r} must be a non-negative int (the number of items)")
+    record = JudgeValidity(kind, judge.strip(), statistic.strip(), est, lo, hi, n,
+                           stage or os.environ.get("LLMCREATIVITY_STAGE", "interactive"), current_run().run_id)
+    if is_scratch():
+        return record
+    kept = [v for v in read_judge_validity() if (v.kind, v.judge) != (kind, record.judge)] + [record]
+    path = validity_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text("".join(json.dumps(asdict(v), sort_keys=True) + "\n" for v in kept))
+    os.replace(tmp, path)
+    return record
+
+
+def read_judge_validity(path: Path | None = None) -> list[JudgeValidity]:
+    """Recorded judge agreements; a malformed line raises naming the file and line."""
+    path = validity_path() if path is None else path
+    if not path.exists():
+        return []
+    out = []
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(JudgeValidity(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError) as e:
+                raise ValueError(f"{path} line {i} is not a judge-validity record ({e}); "
+                                 "delete the line and re-run its stage") from e
+    return out
+
+
+def judges_for(kind: str, judge: str, records: Iterable[JudgeValidity]) -> list[JudgeValidity]:
+    """The records a claim resting on a `kind` judge is gated on: the one named `judge` when the claim names it
+    (matched exactly, else as a substring of the record's judge), else every record of that kind."""
+    same = [v for v in records if v.kind == kind]
+    if judge:
+        exact = [v for v in same if v.judge == judge]
+        return exact or [v for v in same if judge in v.judge]
+    return same

@@ -1,0 +1,201 @@
+"""The claims page: every claim of `claim_table.CLAIMS` with the verdict a reader may trust.
+
+For each claim the page shows what the ledger concludes from the recorded claim (`claims.read_claims`),
+the recorded judge agreements (`judge_validity`) and the run manifest:
+
+- "not run" when no stage recorded it; "not testable here" (with the reason) when the stage said so;
+- "inconclusive: sample too small" when n < the claim's `min_n`;
+- "judge not validated" instead of supported / not supported when the claim rests on an LLM judge whose
+  agreement with human labels is unmeasured or has a 95 % CI that reaches 0 (chance);
+- *stale* when the run that recorded it is not the latest run of its stage in the manifest (a `--stage`
+  re-run is the latest for that stage), or that run failed: a stale verdict is never shown as current.
+
+`claims_markdown` writes a compact table, the forest plot (`forest_plot`) and the long text and provenance below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .claim_table import CLAIMS, ClaimSpec
+from .claims import SAMPLE_TOO_SMALL, Claim
+from .judge_validity import KINDS, JudgeValidity, judges_for
+
+NOT_RUN = "not run"
+JUDGE_NOT_VALIDATED = "judge not validated"
+TOO_SMALL = f"inconclusive: {SAMPLE_TOO_SMALL}"
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One line of the claims page."""
+
+    claim_id: str
+    """The claim's id."""
+    spec: ClaimSpec | None
+    """Its spec (None for a claim the project adds)."""
+    claim: Claim | None
+    """The recorded claim, or None when no stage recorded it."""
+    verdict: str
+    """The verdict shown: a `verdicts.LABELS` label, `TOO_SMALL`, `JUDGE_NOT_VALIDATED` or `NOT_RUN`."""
+    note: str
+    """Why the shown verdict differs from the stage's, or the stage's reason."""
+    judges: tuple[JudgeValidity, ...]
+    """The judge agreements the claim was gated on."""
+    stale: str
+    """Why the record is stale; empty when it comes from the latest run of its stage."""
+
+
+def stale_reason(claim: Claim, manifest_stages: dict[str, Any]) -> str:
+    """Why `claim` is not from the latest run of its stage (empty when it is).
+
+    Stale when the stage has no manifest entry, the entry's run id differs from the claim's (a later run,
+    full or `--stage`, did not re-record it), the claim has no run id (recorded outside the runner), or that
+    run did not finish ("failed" / "running").
+    """
+    entry = manifest_stages.get(claim.stage)
+    if entry is None:
+        return f"stage {claim.stage!r} has no run in the manifest"
+    if not claim.run_id or claim.run_id == "interactive":
+        return "recorded outside the runner (no run id)"
+    latest = entry.get("run_id", "")
+    if latest != claim.run_id:
+        return f"recorded by run {claim.run_id}; the latest run of {claim.stage} is {latest or 'unknown'}"
+    if entry.get("status") != "ok":
+        return f"its run of {claim.stage} is {entry.get('status')}"
+    return ""
+
+
+def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity],
+               manifest_stages: dict[str, Any]) -> LedgerRow:
+    """The shown verdict of one claim: minimum sample first, then the judge gate; staleness beside it."""
+    spec = CLAIMS.get(claim_id)
+    if claim is None:
+        return LedgerRow(claim_id, spec, None, NOT_RUN, "no stage recorded it in this run", (), "")
+    verdict, note = claim.verdict, claim.reason
+    decided = verdict in ("supported", "not supported")
+    if claim.reason.startswith(SAMPLE_TOO_SMALL):
+        verdict = TOO_SMALL
+    elif spec is not None and decided and claim.n < spec.min_n:
+        verdict, note = TOO_SMALL, f"n = {claim.n} {spec.unit} < {spec.min_n}"
+    judges: tuple[JudgeValidity, ...] = ()
+    if spec is not None and spec.judge != "none":
+        judges = tuple(judges_for(spec.judge, claim.judge, validity))
+        failing = [v for v in judges if not v.validated]
+        if spec.gated and verdict in ("supported", "not supported") and (failing or not judges):
+            why = ("no agreement with human labels is recorded for the " + spec.judge + " judge" if not judges
+                   else "its CI reaches chance: " + "; ".join(v.describe() for v in failing))
+            verdict, note = JUDGE_NOT_VALIDATED, f"the stage's rule said {claim.verdict}, but {why}"
+    return LedgerRow(claim_id, spec, claim, verdict, note, judges, stale_reason(claim, manifest_stages))
+
+
+def ledger_rows(claims: list[Claim], validity: list[JudgeValidity],
+                manifest_stages: dict[str, Any]) -> list[LedgerRow]:
+    """Every claim of `CLAIMS` in order, then any other recorded claim."""
+    by_id = {c.claim_id: c for c in claims}
+    ids = list(CLAIMS) + [c.claim_id for c in claims if c.claim_id not in CLAIMS]
+    return [ledger_row(i, by_id.get(i), validity, manifest_stages) for i in ids]
+
+
+def _fmt(x: float | None) -> str:
+    return "" if x is None else f"{x:.3g}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "/").replace("\n", " ")
+
+
+def _paper_cell(spec: ClaimSpec | None) -> str:
+    if spec is None:
+        return ""
+    if spec.paper_value is None:
+        return "in words"
+    return f"{spec.paper_value:.3g} ({spec.paper_scale})"
+
+
+def _table_row(r: LedgerRow) -> str:
+    c, spec = r.claim, r.spec
+    short = spec.short if spec else (c.text if c else "")
+    if c is None:
+        return f"| {r.claim_id} | {_cell(short)} | {NOT_RUN} | | | {_paper_cell(spec)} | |"
+    stat = _fmt(c.statistic) + (f" [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None else "")
+    min_n = f" / {spec.min_n}" if spec else ""
+    verdict = f"**{r.verdict}**" + (" *(stale)*" if r.stale else "")
+    run = c.profile + (", **stale**" if r.stale else "")
+    return f"| {r.claim_id} | {_cell(short)} | {verdict} | {stat} | {c.n}{min_n} | {_paper_cell(spec)} | {run} |"
+
+
+def _details(r: LedgerRow) -> str:
+    spec, c = r.spec, r.claim
+    head = f"**{r.claim_id}** ({spec.paper if spec else 'this project'}). {spec.claim if spec else ''}".rstrip()
+    items = []
+    if spec is not None:
+        items.append(f"The paper: {spec.paper_figure}. Minimum sample: {spec.min_n} {spec.unit}. Judge: {spec.judge}"
+                     + ("" if spec.gated or spec.judge == "none" else " (the claim measures the judge itself)") + ".")
+    if c is None:
+        items.append("Not run: no stage recorded it in this run.")
+    else:
+        items.append(f"Measured (stage `{c.stage}`): {c.text}" + (f" Statistic: {c.measure}." if c.measure else ""))
+        items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
+        if r.judges:
+            items.append("Judge agreement with humans: " + "; ".join(v.describe() for v in r.judges) + ".")
+        models = ", ".join(f"`{m}`" for m in c.models) or "none recorded"
+        items.append(f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters "
+                     f"`{c.params_sha256 or 'unknown'}`, recorded {c.recorded_at}; models: {models}.")
+        if r.stale:
+            items.append(f"**Stale**: {r.stale}.")
+    return head + "\n\n" + "\n".join(f"- {_cell(x)}" for x in items)
+
+
+def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
+                    manifest_stages: dict[str, Any] | None = None, figure: str | None = None) -> str:
+    """The page body: a 7-column table of every claim, the forest plot `figure` (a path relative to the page;
+    left out when None) and each claim's long text and provenance."""
+    rows = ledger_rows(claims, validity or [], manifest_stages or {})
+    out = ["| id | claim | verdict | statistic [95 % CI] | n / min | paper | profile |",
+           "|---|---|---|---|---|---|---|"]
+    out += [_table_row(r) for r in rows]
+    if figure:
+        out += ["", f"![Every claim's statistic with its 95 % CI, beside the paper's figure where the paper gives one "
+                    f"on the same scale]({figure})"]
+    out += ["", "## Each claim in full", "",
+            "Agreement statistics that validate a judge: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + "."]
+    for r in rows:
+        out += ["", _details(r)]
+    return "\n".join(out)
+
+
+def forest_plot(rows: list[LedgerRow], path: Path) -> Path | None:
+    """Save one forest plot of every recorded statistic with its 95 % CI (a cross marks the paper's figure
+    where the claim's measure is on the paper's scale); None when no claim has a statistic."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [r for r in rows if r.claim is not None and r.claim.statistic is not None]
+    if not shown:
+        return None
+    colors = {"supported": "tab:green", "not supported": "tab:red"}
+    fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(shown) + 1.2))
+    for y, r in enumerate(reversed(shown)):
+        c = r.claim
+        color = "0.6" if r.stale else colors.get(r.verdict, "tab:gray")
+        if c.ci_low is not None and c.ci_high is not None:
+            ax.plot([c.ci_low, c.ci_high], [y, y], color=color, lw=2)
+        ax.plot(c.statistic, y, "o", color=color)
+        spec = r.spec
+        if spec and spec.paper_value is not None and spec.paper_scale and spec.paper_scale in c.measure.lower():
+            ax.plot(spec.paper_value, y, "x", color="black", ms=8, mew=2)
+    ax.set_yticks(range(len(shown)), [f"{r.claim_id}: {r.verdict}" + (" (stale)" if r.stale else "")
+                                      for r in reversed(shown)])
+    ax.axvline(0, color="0.8", lw=1, zorder=0)
+    ax.set_xlabel("statistic (each claim on its own scale; see its measure below)")
+    ax.set_title("Claims: statistic and 95 % CI (x = the paper's figure)", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,168 @@
+"""The claims page: judge gate, staleness, every claim listed, table width, forest plot; provenance from the runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llmcreativity.pipeline.claim_table import CLAIMS
+from llmcreativity.pipeline.claims import claims_path, read_claims, record_claim
+from llmcreativity.pipeline.execution import run
+from llmcreativity.pipeline.judge_validity import read_judge_validity, record_judge_validity, validity_path
+from llmcreativity.pipeline.ledger import (
+    JUDGE_NOT_VALIDATED,
+    NOT_RUN,
+    TOO_SMALL,
+    claims_markdown,
+    forest_plot,
+    ledger_rows,
+)
+from llmcreativity.pipeline.manifest import read_manifest
+from llmcreativity.pipeline.stages import Stage
+from llmcreativity.verdicts import Verdict, not_testable
+
+TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
+RUN = "run-1"
+
+
+@pytest.fixture(autouse=True)
+def results(tmp_path, monkeypatch):
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("LLMCREATIVITY_PROFILE", "default")
+    monkeypatch.setenv("LLMCREATIVITY_RUN_ID", RUN)
+    return tmp_path / "results"
+
+
+def current(*stages: str) -> dict:
+    return {s: {"status": "ok", "run_id": RUN} for s in stages}
+
+
+def row(claim_id: str, manifest: dict | None = None):
+    rows = ledger_rows(read_claims(), read_judge_validity(), manifest if manifest is not None else current("eval"))
+    return next(r for r in rows if r.claim_id == claim_id)
+
+
+def supported(n: int = 10) -> Verdict:
+    return Verdict("supported", "all comparisons favour review", 0.4, 0.1, 0.7, n, "mean paired difference")
+
+
+@pytest.mark.parametrize(("low", "high", "shown"), [(-0.1, 0.5, JUDGE_NOT_VALIDATED), (0.0, 0.4, JUDGE_NOT_VALIDATED),
+                                                    (None, None, JUDGE_NOT_VALIDATED), (0.1, 0.5, "supported")])
+def test_a_judge_based_claim_reads_judge_not_validated_when_the_judges_ci_reaches_chance(low, high, shown):
+    record_claim("eval", "A1", "Review beats baselines on the judge.", supported())
+    record_judge_validity("rubric", "qwen-1.5b", "Spearman rho vs HANNA", 0.2, low, high, 12, stage="eval")
+    r = row("A1")
+    assert r.verdict == shown and r.claim.verdict == "supported"
+    if shown == JUDGE_NOT_VALIDATED:
+        assert "the stage's rule said supported" in r.note and "qwen-1.5b" in r.note
+
+
+def test_a_judge_based_claim_without_any_measured_agreement_is_not_validated():
+    record_claim("eval", "A1", "t", supported())
+    assert row("A1").verdict == JUDGE_NOT_VALIDATED and "no agreement with human labels" in row("A1").note
+
+
+def test_a_named_judge_is_gated_on_its_own_agreement_and_an_unnamed_one_on_every_judge_of_its_kind():
+    record_judge_validity("convergent", "p_yes (qwen-0.5b)", "kappa", 0.4, 0.2, 0.6, 40)
+    record_judge_validity("convergent", "retrieval (qwen-0.5b)", "kappa", 0.0, -0.2, 0.2, 40)
+    weak = Verdict("supported", "weak", 0.05, -0.1, 0.2, 8, "Spearman rho")
+    record_claim("judge", "B6", "t", weak, judge="p_yes (qwen-0.5b)")
+    assert row("B6", current("judge")).verdict == "supported"
+    record_claim("judge", "B6", "t", weak)
+    assert row("B6", current("judge")).verdict == JUDGE_NOT_VALIDATED
+
+
+def test_a_claim_measuring_the_judge_itself_carries_its_agreement_but_keeps_its_verdict():
+    record_claim("eval", "A5", "t", Verdict("not supported", "rho near 0", 0.0, -0.3, 0.3, 40, "rho"))
+    record_judge_validity("rubric", "qwen", "rho", 0.0, -0.3, 0.3, 40)
+    r = row("A5")
+    assert r.verdict == "not supported" and [v.judge for v in r.judges] == ["qwen"]
+
+
+def test_inconclusive_verdicts_are_not_replaced_by_the_judge_gate_and_small_samples_read_too_small():
+    record_claim("se", "B1", "t", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
+    record_claim("se", "B3", "t", Verdict("supported", "CI above 0", 0.6, 0.2, 0.9, 3))
+    manifest = current("se")
+    assert row("B1", manifest).verdict == "inconclusive"
+    assert row("B3", manifest).verdict == TOO_SMALL
+
+
+@pytest.mark.parametrize(("entry", "why"), [
+    ({"status": "ok", "run_id": "run-2"}, "the latest run of se is run-2"),
+    ({"status": "failed", "run_id": RUN}, "is failed"),
+    (None, "has no run in the manifest"),
+])
+def test_a_claim_not_from_the_latest_successful_run_of_its_stage_is_stale(entry, why):
+    record_claim("se", "B1", "t", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
+    r = row("B1", {} if entry is None else {"se": entry})
+    assert why in r.stale
+    table = claims_markdown(read_claims(), [], {} if entry is None else {"se": entry})
+    b1 = next(line for line in table.splitlines() if line.startswith("| B1 |"))
+    assert "*(stale)*" in b1 and "**stale**" in b1
+    assert row("B1", current("se")).stale == ""
+
+
+def test_a_claim_recorded_outside_the_runner_is_stale(monkeypatch):
+    monkeypatch.delenv("LLMCREATIVITY_RUN_ID")
+    record_claim("se", "B1", "t", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
+    assert "outside the runner" in row("B1", current("se")).stale
+
+
+def test_the_page_lists_every_claim_marking_not_run_and_not_testable_in_seven_columns():
+    record_claim("eval", "A3", "t", not_testable("the large model is not larger than the writer"))
+    record_claim("extra", "X1", "A claim the project adds.", Verdict("supported", "r", 1.0, 0.5, 1.5, 3))
+    page = claims_markdown(read_claims(), [], current("eval", "extra"))
+    table = [line for line in page.splitlines() if line.startswith("| ")]
+    assert [line.split("|")[1].strip() for line in table[1:]] == [*CLAIMS, "X1"]
+    assert all(line.count("|") == 8 for line in table)
+    assert f"| {NOT_RUN} |" in next(line for line in table if line.startswith("| A1 |"))
+    assert "**not testable here**" in next(line for line in table if line.startswith("| A3 |"))
+    assert "the large model is not larger than the writer" in page
+    assert "| 0.63 (saving) |" in next(line for line in table if line.startswith("| B5 |"))
+    assert "kappa 0.56 vs 0.49 (cosine)" in page
+
+
+def test_forest_plot_draws_the_recorded_statistics(tmp_path):
+    assert forest_plot(ledger_rows([], [], {}), tmp_path / "none.png") is None
+    record_claim("judge", "B5", "t", Verdict("inconclusive", "r", 0.4, 0.2, 0.6, 30, "token saving 1 - t/t"))
+    path = forest_plot(ledger_rows(read_claims(), [], current("judge")), tmp_path / "forest.png")
+    assert path.stat().st_size > 5000
+
+
+def test_judge_validity_rejects_bad_input_and_a_smoke_profile_writes_nothing(monkeypatch):
+    with pytest.raises(ValueError, match="kind='human' is not a judge kind"):
+        record_judge_validity("human", "j", "rho", 0.1, 0.0, 0.2, 5)
+    with pytest.raises(ValueError, match="low=0.3 exceeds high=0.2"):
+        record_judge_validity("rubric", "j", "rho", 0.1, 0.3, 0.2, 5)
+    monkeypatch.setenv("LLMCREATIVITY_PROFILE", "smoke")
+    record_judge_validity("rubric", "j", "rho", 0.1, 0.0, 0.2, 5)
+    assert not validity_path().exists()
+
+
+def _stage(notebook: Path) -> list[Stage]:
+    return [Stage("tiny", str(notebook), "Tiny", profiles={"default": {"n": 30}, "smoke": {"n": 3}})]
+
+
+def test_the_runner_stamps_claims_with_its_run_and_a_stage_rerun_that_does_not_record_makes_them_stale(
+        results, tmp_path, monkeypatch):
+    monkeypatch.delenv("LLMCREATIVITY_RUN_ID")
+    monkeypatch.delenv("LLMCREATIVITY_PROFILE")
+    [first] = run("default", [], stages=_stage(TINY), log=lambda _: None)
+    [claim] = read_claims()
+    assert claim.run_id == first["run_id"] and claim.params_sha256 == first["parameters_sha256"]
+    assert row("B1", read_manifest()["stages"]).stale == ""
+    silent = tmp_path / "silent.md"
+    silent.write_text(TINY.read_text().replace('record_claim("tiny"', 'print("tiny"'))
+    [second] = run("default", [], only="tiny", stages=_stage(silent), log=lambda _: None)
+    assert second["run_id"] != first["run_id"] and read_claims() == [claim]
+    assert f"the latest run of tiny is {second['run_id']}" in row("B1", read_manifest()["stages"]).stale
+
+
+def test_a_smoke_run_leaves_claims_jsonl_untouched(results, monkeypatch):
+    monkeypatch.delenv("LLMCREATIVITY_PROFILE")
+    record_claim("tiny", "B1", "recorded by a real run", Verdict("inconclusive", "r", 0.1, -0.2, 0.4, 9))
+    before = claims_path().read_bytes(), claims_path().stat().st_mtime_ns
+    run("smoke", [], stages=_stage(TINY), log=lambda _: None)
+    assert (claims_path().read_bytes(), claims_path().stat().st_mtime_ns) == before
+    assert not (results / "smoke" / "claims.jsonl").exists()
