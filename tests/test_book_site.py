@@ -73,6 +73,34 @@ def test_claims_page_is_generated_from_the_recorded_claims(book):
     assert "<strong>inconclusive</strong>" in text and "not run" in text
 
 
+_CLAIMS_LAYOUT = """
+(() => {
+  const tables = Array.from(document.querySelectorAll("article table, main table"));
+  return JSON.stringify({
+    page: document.documentElement.scrollWidth, view: window.innerWidth,
+    tables: tables.map(t => [t.scrollWidth, t.parentElement.clientWidth, t.querySelectorAll("thead th").length]),
+  });
+})()
+"""
+
+
+def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book):
+    import json
+
+    from llmcreativity.pipeline.claim_table import CLAIMS
+
+    _, html = book
+    text = (html / "claims.html").read_text()
+    assert all(f"<td><p>{claim_id}</p></td>" in text or f"<td>{claim_id}</td>" in text for claim_id in CLAIMS)
+    with serve(html) as base, Chromium() as browser:
+        report = browser.inspect(base + "claims.html", SCREENSHOTS / "claims.png")
+        layout = json.loads(browser.evaluate(_CLAIMS_LAYOUT))
+    assert report.images and all(ok for _, ok in report.images), report.images
+    assert layout["view"] == 1280 and layout["page"] <= layout["view"], layout
+    [(width, room, columns)] = layout["tables"]
+    assert columns <= 7 and width <= room, layout
+
+
 def test_book_in_headless_chromium_loads_figures_typesets_math_and_stays_local(book):
     _, html = book
     with serve(html) as base, Chromium() as browser:

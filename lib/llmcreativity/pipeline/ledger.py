@@ -122,9 +122,10 @@ def _table_row(r: LedgerRow) -> str:
         return f"| {r.claim_id} | {_cell(short)} | {NOT_RUN} | | | {_paper_cell(spec)} | |"
     stat = _fmt(c.statistic) + (f" [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None else "")
     min_n = f" / {spec.min_n}" if spec else ""
+    n = "" if c.verdict == "not testable here" else f"{c.n}{min_n}"
     verdict = f"**{r.verdict}**" + (" *(stale)*" if r.stale else "")
     run = c.profile + (", **stale**" if r.stale else "")
-    return f"| {r.claim_id} | {_cell(short)} | {verdict} | {stat} | {c.n}{min_n} | {_paper_cell(spec)} | {run} |"
+    return f"| {r.claim_id} | {_cell(short)} | {verdict} | {stat} | {n} | {_paper_cell(spec)} | {run} |"
 
 
 def _details(r: LedgerRow) -> str:
