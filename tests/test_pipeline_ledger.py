@@ -64,8 +64,8 @@ def test_a_judge_based_claim_without_any_measured_agreement_is_not_validated():
 
 
 def test_a_named_judge_is_gated_on_its_own_agreement_and_an_unnamed_one_on_every_judge_of_its_kind():
-    record_judge_validity("convergent", "p_yes (qwen-0.5b)", "kappa", 0.4, 0.2, 0.6, 40)
-    record_judge_validity("convergent", "retrieval (qwen-0.5b)", "kappa", 0.0, -0.2, 0.2, 40)
+    record_judge_validity("convergent", "p_yes (qwen-0.5b)", "kappa", 0.4, 0.2, 0.6, 40, stage="judge")
+    record_judge_validity("convergent", "retrieval (qwen-0.5b)", "kappa", 0.0, -0.2, 0.2, 40, stage="judge")
     weak = Verdict("supported", "weak", 0.05, -0.1, 0.2, 8, "Spearman rho")
     record_claim("judge", "B6", "t", weak, judge="p_yes (qwen-0.5b)")
     assert row("B6", current("judge")).verdict == "supported"
@@ -73,9 +73,17 @@ def test_a_named_judge_is_gated_on_its_own_agreement_and_an_unnamed_one_on_every
     assert row("B6", current("judge")).verdict == JUDGE_NOT_VALIDATED
 
 
+def test_only_agreements_from_the_latest_successful_run_of_their_stage_gate_a_claim(monkeypatch):
+    record_claim("eval", "A1", "t", supported())
+    record_judge_validity("rubric", "qwen", "rho", 0.5, 0.2, 0.8, 40, stage="eval")
+    assert row("A1").verdict == "supported"
+    assert row("A1", {"eval": {"status": "ok", "run_id": "run-2"}}).verdict == JUDGE_NOT_VALIDATED
+    assert row("A1", {"eval": {"status": "failed", "run_id": RUN}}).verdict == JUDGE_NOT_VALIDATED
+
+
 def test_a_claim_measuring_the_judge_itself_carries_its_agreement_but_keeps_its_verdict():
     record_claim("eval", "A5", "t", Verdict("not supported", "rho near 0", 0.0, -0.3, 0.3, 40, "rho"))
-    record_judge_validity("rubric", "qwen", "rho", 0.0, -0.3, 0.3, 40)
+    record_judge_validity("rubric", "qwen", "rho", 0.0, -0.3, 0.3, 40, stage="eval")
     r = row("A5")
     assert r.verdict == "not supported" and [v.judge for v in r.judges] == ["qwen"]
 

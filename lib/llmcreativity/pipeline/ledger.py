@@ -6,7 +6,8 @@ the recorded judge agreements (`judge_validity`) and the run manifest:
 - "not run" when no stage recorded it; "not testable here" (with the reason) when the stage said so;
 - "inconclusive: sample too small" when n < the claim's `min_n`;
 - "judge not validated" instead of supported / not supported when the claim rests on an LLM judge whose
-  agreement with human labels is unmeasured or has a 95 % CI that reaches 0 (chance);
+  agreement with human labels is unmeasured or has a 95 % CI that reaches 0 (chance); only agreements
+  measured by the latest successful run of their stage count (`current_validity`);
 - *stale* when the run that recorded it is not the latest run of its stage in the manifest (a `--stage`
   re-run is the latest for that stage), or that run failed: a stale verdict is never shown as current.
 
@@ -68,6 +69,13 @@ def stale_reason(claim: Claim, manifest_stages: dict[str, Any]) -> str:
     return ""
 
 
+def current_validity(validity: list[JudgeValidity], manifest_stages: dict[str, Any]) -> list[JudgeValidity]:
+    """The judge agreements measured by the latest successful run of their stage (older ones are not evidence
+    about the judges of this run)."""
+    return [v for v in validity if manifest_stages.get(v.stage, {}).get("run_id") == v.run_id
+            and manifest_stages[v.stage].get("status") == "ok"]
+
+
 def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity],
                manifest_stages: dict[str, Any]) -> LedgerRow:
     """The shown verdict of one claim: minimum sample first, then the judge gate; staleness beside it."""
@@ -82,7 +90,7 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
         verdict, note = TOO_SMALL, f"n = {claim.n} {spec.unit} < {spec.min_n}"
     judges: tuple[JudgeValidity, ...] = ()
     if spec is not None and spec.judge != "none":
-        judges = tuple(judges_for(spec.judge, claim.judge, validity))
+        judges = tuple(judges_for(spec.judge, claim.judge, current_validity(validity, manifest_stages)))
         failing = [v for v in judges if not v.validated]
         if spec.gated and verdict in ("supported", "not supported") and (failing or not judges):
             why = ("no agreement with human labels is recorded for the " + spec.judge + " judge" if not judges
