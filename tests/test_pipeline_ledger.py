@@ -160,6 +160,8 @@ def test_the_runner_stamps_claims_with_its_run_and_a_stage_rerun_that_does_not_r
     [claim] = read_claims()
     assert claim.run_id == first["run_id"] and claim.params_sha256 == first["parameters_sha256"]
     assert row("B1", read_manifest()["stages"]).stale == ""
+    executed = (results / "executed" / "tiny.ipynb").read_text()
+    assert f"run `{first['run_id']}` (parameters `{first['parameters_sha256']}`)" in executed
     silent = tmp_path / "silent.md"
     silent.write_text(TINY.read_text().replace('record_claim("tiny"', 'print("tiny"'))
     [second] = run("default", [], only="tiny", stages=_stage(silent), log=lambda _: None)

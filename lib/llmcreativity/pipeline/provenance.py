@@ -94,6 +94,10 @@ class Provenance:
     """SHA-256 of the stage's MyST source, or empty when the stage is not registered."""
     executed_at: str
     """Local time the record was made."""
+    run_id: str = INTERACTIVE_RUN
+    """Id of the run (`current_run`); the claims this notebook recorded carry the same id."""
+    params_sha256: str = ""
+    """Hash of the parameter values the runner passed (`parameters_hash`); empty outside the runner."""
 
 
 @dataclass(frozen=True)
@@ -240,6 +244,8 @@ def collect(stage: str, parameters: dict[str, Any], notebook: str | None = None)
         commit=_commit(),
         notebook_sha256=sha256_file(source) if source and source.exists() else "",
         executed_at=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        run_id=os.environ.get(RUN_ENV, INTERACTIVE_RUN),
+        params_sha256=os.environ.get(PARAMS_ENV, ""),
     )
 
 
@@ -249,7 +255,8 @@ def _cell(value: Any) -> str:
 
 def to_markdown(p: Provenance) -> str:
     """The record as Markdown tables."""
-    lines = [f"Stage `{p.stage}`, profile `{p.profile}`, executed {p.executed_at}, project commit `{p.commit}`, "
+    lines = [f"Stage `{p.stage}`, profile `{p.profile}`, run `{p.run_id}` "
+             f"(parameters `{p.params_sha256 or 'unknown'}`), executed {p.executed_at}, project commit `{p.commit}`, "
              f"notebook source SHA-256 `{p.notebook_sha256[:16] or 'unknown'}`.",
              "", "| model | object | calls |", "|---|---|---|"]
     lines += [f"| `{m.identity}` | {m.kind} | {'' if m.calls is None else m.calls} |" for m in p.models]
