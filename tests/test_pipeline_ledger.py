@@ -176,3 +176,11 @@ def test_a_smoke_run_leaves_claims_jsonl_untouched(results, monkeypatch):
     run("smoke", [], stages=_stage(TINY), log=lambda _: None)
     assert (claims_path().read_bytes(), claims_path().stat().st_mtime_ns) == before
     assert not (results / "smoke" / "claims.jsonl").exists()
+
+
+def test_the_claim_table_holds_every_claim_of_both_papers_with_a_minimum_sample_and_an_honest_paper_figure():
+    assert list(CLAIMS) == [f"A{i}" for i in range(1, 6)] + [f"B{i}" for i in range(1, 12)]
+    for c in CLAIMS.values():
+        assert c.min_n >= 5 and c.unit and c.judge in ("rubric", "convergent", "entailment", "none")
+        assert (c.paper_value is None) == (c.paper_scale == "") == ("(qualitative)" in c.paper_figure), c.claim_id
+        assert c.gated or c.judge != "none"

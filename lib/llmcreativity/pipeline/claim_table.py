@@ -57,7 +57,7 @@ class ClaimSpec:
 CLAIMS: dict[str, ClaimSpec] = {c.claim_id: c for c in [
     ClaimSpec("A1", PAPER_A, "LLM Review beats every baseline framework on the LLM judge's creativity dimensions.",
               "Review > every baseline, judge scores",
-              "Review scores highest of the five frameworks on the judge's dimensions (qualitative)", None, "",
+              "Review consistently outperforms the multi-agent baselines (abstract, qualitative)", None, "",
               5, "prompts", "rubric"),
     ClaimSpec("A2", PAPER_A, "LLM Review beats every baseline framework on the four rule-based novelty metrics "
               "(surprisal, KL divergence, semantic novelty, volume gain).",
@@ -65,12 +65,12 @@ CLAIMS: dict[str, ClaimSpec] = {c.claim_id: c for c in [
               "Review scores highest on the rule-based novelty metrics (qualitative)", None, "", 5, "prompts", "none"),
     ClaimSpec("A3", PAPER_A, "A small model writing with LLM Review beats a larger model writing as a single agent.",
               "small + Review > larger single agent",
-              "a smaller model with Review outscores a larger single agent (qualitative)", None, "",
+              "smaller models with Review can surpass larger single agents (abstract, qualitative)", None, "",
               5, "prompts", "rubric"),
     ClaimSpec("A4", PAPER_A, "Interaction homogenizes stories: Debate and Discussion converge over rounds, Review "
               "does not.", "Debate/Discussion converge, Review not",
-              "stories of interacting agents grow more alike over rounds; Review's do not (qualitative)", None, "",
-              5, "prompts", "none"),
+              "interaction induces homogenization; blind review keeps trajectories divergent (abstract, qualitative)",
+              None, "", 5, "prompts", "none"),
     ClaimSpec("A5", PAPER_A, "The rubric LLM judge agrees with human consensus scores.", "rubric judge ~ humans",
               "the judge's scores agree with human consensus ratings (qualitative)", None, "", 30, "stories", "rubric",
               gated=False),
