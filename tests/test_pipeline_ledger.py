@@ -182,5 +182,5 @@ def test_the_claim_table_holds_every_claim_of_both_papers_with_a_minimum_sample_
     assert list(CLAIMS) == [f"A{i}" for i in range(1, 6)] + [f"B{i}" for i in range(1, 12)]
     for c in CLAIMS.values():
         assert c.min_n >= 5 and c.unit and c.judge in ("rubric", "convergent", "entailment", "none")
-        assert (c.paper_value is None) == (c.paper_scale == "") == ("(qualitative)" in c.paper_figure), c.claim_id
+        assert (c.paper_value is None) == (c.paper_scale == "") == c.paper_figure.endswith("qualitative)"), c.claim_id
         assert c.gated or c.judge != "none"
