@@ -67,11 +67,12 @@ def prepare_notebook(p: Plan) -> nbformat.NotebookNode:
 
 
 def _snapshot(profile: str) -> dict[str, tuple[int, int]]:
-    """(mtime, size) of each file in the profile's results folder, bookkeeping and other profiles' folders left out."""
+    """(mtime, size) of each file in the profile's results folder, bookkeeping (executed notebooks, the claims and
+    judge-validity ledgers) and other profiles' folders left out."""
     root = results_dir(profile)
     if not root.exists():
         return {}
-    skip = {executed_dir(profile).resolve(), (root / "claims.jsonl").resolve()}
+    skip = {executed_dir(profile).resolve(), *((root / f).resolve() for f in ("claims.jsonl", "judge_validity.jsonl"))}
     skip |= {p.resolve() for p in root.iterdir() if p.is_dir() and p.name in SCRATCH_PROFILES}
     found: dict[str, tuple[int, int]] = {}
     for path in root.rglob("*"):
