@@ -23,9 +23,9 @@ from .runner import run_chains
 from .stepwise import run_chain, run_step
 
 __all__ = [
-    "HYPOGEN_PROMPT", "MACGYVER_PROMPT", "SCIFI_PROMPT", "STEP_SAMPLING", "Candidate", "Chain", "Clustering", "EmbeddingSimilarityJudge",
-    "EntailmentJudge", "LLMEntailmentJudge", "NLIEntailmentJudge", "Problem", "StepPrompt", "StepResult",
-    "StepwiseSettings", "chain_id", "cluster_by_bidirectional_entailment", "cluster_log_probabilities",
+    "HYPOGEN_PROMPT", "MACGYVER_PROMPT", "SCIFI_PROMPT", "STEP_SAMPLING", "Candidate", "Chain", "Clustering",
+    "EmbeddingSimilarityJudge", "EntailmentJudge", "LLMEntailmentJudge", "NLIEntailmentJudge", "Problem", "StepPrompt",
+    "StepResult", "StepwiseSettings", "chain_id", "cluster_by_bidirectional_entailment", "cluster_log_probabilities",
     "discrete_semantic_entropy", "hypogen_astro_problems", "length_normalized_semantic_entropy", "macgyver_problems",
     "probability_weighted_semantic_entropy", "run_chain", "run_chains", "run_step", "scifi_problems",
 ]

@@ -52,9 +52,9 @@ def check_similarity_embedder(judge: EntailmentJudge, embedder: TextEmbedder) ->
     with its cosine by construction; any other embedder (or entailment clustering) is fine.
     """
     if isinstance(judge, EmbeddingSimilarityJudge) and judge.embedder.identity == embedder.identity:
-        raise ValueError(f"the similarity embedder {embedder.identity!r} also clusters the candidates ({judge.identity})"
-                         ": B4 would hold by construction; choose another similarity embedder or cluster by "
-                         "entailment")
+        raise ValueError(f"the similarity embedder {embedder.identity!r} also clusters the candidates "
+                         f"({judge.identity}): B4 would hold by construction; choose another similarity embedder "
+                         "or cluster by entailment")
 
 
 def _one_domain(chains: pd.DataFrame, steps: pd.DataFrame, domain: str, n_resamples: int,

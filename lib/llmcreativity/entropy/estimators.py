@@ -27,7 +27,6 @@ from typing import Literal
 import numpy as np
 from scipy.special import logsumexp
 
-
 Duplicates = Literal["every", "distinct"]
 """How a sequence sampled k times counts in its cluster's mass: k times ("every") or once ("distinct")."""
 DUPLICATE_RULES: tuple[str, ...] = ("every", "distinct")
