@@ -27,7 +27,9 @@ class StepwiseSettings:
     """Sampling and stopping settings of one step-wise run.
 
     Stored (and hashed into the chain id) in the flat form of `to_dict`: n, temperature, top_p,
-    max_tokens, seed, step_cap, stop_fraction, batched, cluster_batch, continuation.
+    max_tokens, seed, step_cap, stop_fraction, batched, cluster_batch and, unless it is the rule every
+    chain stored before greedy chaining used ("best_sample"), continuation; so a greedy chain never
+    shares an id with a best-sample chain, and best-sample chains keep their ids.
     """
 
     sampling: GenerateConfig = STEP_SAMPLING
@@ -62,11 +64,13 @@ class StepwiseSettings:
         return self.sampling.merge(stop=stop)
 
     def to_dict(self) -> dict[str, Any]:
-        """The flat plain-JSON form stored in every chain ("stop" only when `sampling` sets one)."""
+        """The flat plain-JSON form stored in every chain ("stop" only when `sampling` sets one; "continuation" only
+        when it is not "best_sample")."""
         flat = self.sampling.to_flat()
         seed = flat.pop("seed")  # stored after the stopping rule, as in every chain written so far
         return {**flat, "step_cap": self.step_cap, "stop_fraction": self.stop_fraction, "seed": seed,
-                "batched": self.batched, "cluster_batch": self.cluster_batch, "continuation": self.continuation}
+                "batched": self.batched, "cluster_batch": self.cluster_batch,
+                **({} if self.continuation == "best_sample" else {"continuation": self.continuation})}
 
     def greedy_config(self) -> GenerateConfig:
         """The config of a step's one greedy continuation: `generate_config` with n = 1 and temperature 0."""
