@@ -149,3 +149,52 @@ def test_chain_level_intervals_resample_problems_not_chains():
     by_row = spearman_with_ci(x, y, n_resamples=300)
     assert by_problem["n"] == 20 and by_problem["n_groups"] == 4 and by_row["n_groups"] == 20
     assert by_problem["high"] - by_problem["low"] > by_row["high"] - by_row["low"]  # rows pretend 20 points
+
+
+class TemperatureBackend:
+    """Samples k = 1 + floor(3 T) different first words at temperature T (every reply 3 tokens of log p -1);
+    the temperature-0 call answers "Greedy step"."""
+
+    identity = "temperature-scripted"
+
+    def __init__(self):
+        self.inner = ScriptedBackend(lambda p, i: "")
+
+    def generate(self, prompts, config):
+        from llmcreativity.llm.types import Completion, Usage
+
+        words = ["cut", "tie", "pull", "push", "fold", "wrap"]
+        k = 1 + int(3 * config.temperature)
+        texts = ["Greedy step now"] if config.temperature == 0 else [f"{words[i % k]} the rope" for i in
+                                                                       range(config.n)]
+        return [[Completion(t, t.split(), [-1.0] * 3, "stop", Usage(1, 3, 0.0)) for t in texts] for _ in prompts]
+
+    def score(self, context, continuation):
+        return self.inner.score(context, continuation)
+
+    def answer_probs(self, prompt, answers):
+        return self.inner.answer_probs(prompt, answers)
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+
+def test_b1_verdict_runs_from_entailment_clusters_through_problem_level_intervals(tmp_path):
+    from llmcreativity.entropy.domains import hypogen_astro_problems, macgyver_problems
+
+    problems = {"macgyver": macgyver_problems(limit=3), "hypogen-astro": hypogen_astro_problems(limit=3)}
+    settings = [StepwiseSettings(STEP_SAMPLING.merge(n=6, temperature=t), step_cap=1) for t in (0.3, 0.9, 1.5)]
+    for judge, decides in ((FirstWordJudge(), True), (EmbeddingSimilarityJudge(CountEmbedder(), threshold=0.99),
+                                                       False)):
+        run = run_grid(["smollm2-135m"], judge, problems, settings, tmp_path / f"{decides}.jsonl",
+                       load=lambda name: CachedBackend(TemperatureBackend(), cache=None))
+        assert all(c.solution == ("Greedy step now",) for c in run.chains)
+        steps = model_step_table(run.chains, CountEmbedder(), run.names)
+        table = chain_table(steps, run.chains, {p.id: p.text for ps in problems.values() for p in ps})
+        corr = se_correlations(table, steps, n_resamples=200)
+        b1 = se_verdicts(corr, "scripted", entailment=is_entailment(judge))["B1"][1]
+        if decides:
+            assert b1.label == "supported" and b1.statistic == pytest.approx(1.0) and b1.n == 18
+            assert "over 6 problems" in b1.measure
+        else:
+            assert b1.label == "not testable here"
