@@ -3,7 +3,13 @@
 import pandas as pd
 import pytest
 
-from llmcreativity.entropy.domains import MACGYVER_PROMPT, SCIFI_PROMPT, macgyver_problems, scifi_problems
+from llmcreativity.entropy.domains import (
+    MACGYVER_PROMPT,
+    SCIFI_PROMPT,
+    hypogen_astro_problems,
+    macgyver_problems,
+    scifi_problems,
+)
 from llmcreativity.paths import data_dir
 
 
@@ -51,3 +57,51 @@ def test_scifi_prompt_asks_for_sentences():
                                         ("Stop the leak with tape", False), ("STOPPER it", False), ("", False)])
 def test_stop_word_is_matched_as_the_first_word(text, stop):
     assert MACGYVER_PROMPT.is_stop(text) is stop
+
+
+def test_hypogen_astro_loads_the_90_usable_problems_with_stable_ids():
+    problems = hypogen_astro_problems()
+    assert len(problems) == 90 and len({p.id for p in problems}) == 90
+    assert all(p.domain == "hypogen-astro" and p.text and p.text.lower() != "not applicable" for p in problems)
+    assert "hypogen-astro-12" not in {p.id for p in problems}  # data row 12 is the "Not applicable" row
+    assert problems[0].id == "hypogen-astro-1" and problems[0].text.startswith("How can young stellar objects")
+    assert [p.id for p in hypogen_astro_problems(limit=2)] == ["hypogen-astro-1", "hypogen-astro-2"]
+
+
+def test_hypogen_astro_missing_file_and_missing_columns_say_how_to_fix(tmp_path):
+    with pytest.raises(FileNotFoundError, match="hypogen-astro.*LLMCREATIVITY_DATA"):
+        hypogen_astro_problems(tmp_path / "nope.csv")
+    f = tmp_path / "x.csv"
+    pd.DataFrame({"Question": ["q"]}).to_csv(f, index=False)
+    with pytest.raises(ValueError, match="Problem"):
+        hypogen_astro_problems(f)
+
+
+def test_hypogen_astro_runs_through_the_step_wise_protocol_on_a_scripted_model(tmp_path):
+    from entropy_helpers import FirstWordJudge, GreedyAwareBackend
+    from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings
+    from llmcreativity.entropy.grid import run_grid
+    from llmcreativity.entropy.tables import chain_table, model_step_table
+    from llmcreativity.llm import CachedBackend
+
+    def sample(prompt, i):
+        return "STOP" if prompt.count("\nStep ") > 2 else ["Model the light curve", "Fit a spectrum"][i % 2]
+
+    lm = CachedBackend(GreedyAwareBackend(sample, lambda p: "Model the light curve"), cache=None)
+    problems = {"hypogen-astro": hypogen_astro_problems(limit=2)}
+    run = run_grid(["smollm2-135m"], FirstWordJudge(), problems, [StepwiseSettings(STEP_SAMPLING.merge(n=4),
+                   step_cap=4)], tmp_path / "chains.jsonl", load=lambda name: lm)
+    assert len(run.chains) == 2 and all(c.domain == "hypogen-astro" and c.ended == "stop" for c in run.chains)
+    assert all("Approach:" in p and "astrophysics" in p for p in lm.inner.sampled.seen)
+    assert run.chains[0].solution == ("Model the light curve", "Model the light curve")
+
+    class Emb:
+        identity = "constant"
+
+        def encode(self, texts):
+            import numpy as np
+            return np.ones((len(texts), 3))
+
+    steps = model_step_table(run.chains, Emb(), run.names)
+    table = chain_table(steps, run.chains, {p.id: p.text for p in problems["hypogen-astro"]})
+    assert set(table["domain"]) == {"hypogen-astro"} and table["se_discrete"].gt(0).all()

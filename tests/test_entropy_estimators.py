@@ -42,11 +42,37 @@ def test_probability_weighted_entropy_uneven_masses_by_hand():
     assert h == pytest.approx(-(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))
 
 
-def test_duplicate_samples_count_once_in_cluster_mass():
-    # "a" (p=0.9) sampled five times: without deduplication cluster 0 would hold 4.5 > 1
-    lp = cluster_log_probabilities([0] * 5 + [1], [math.log(0.9)] * 5 + [math.log(0.1)], ["a"] * 5 + ["b"])
-    assert math.exp(lp[0]) == pytest.approx(0.9)
-    assert math.exp(lp[1]) == pytest.approx(0.1)
+def test_every_sample_counts_by_default_and_distinct_counts_each_sequence_once():
+    # "a" (p=0.9) sampled five times and "b" (p=0.1) once
+    ids, lp, texts = [0] * 5 + [1], [math.log(0.9)] * 5 + [math.log(0.1)], ["a"] * 5 + ["b"]
+    every = cluster_log_probabilities(ids, lp, texts)
+    assert math.exp(every[0]) == pytest.approx(4.5 / 4.6) and math.exp(every[1]) == pytest.approx(0.1 / 4.6)
+    distinct = cluster_log_probabilities(ids, lp, texts, duplicates="distinct")
+    assert math.exp(distinct[0]) == pytest.approx(0.9) and math.exp(distinct[1]) == pytest.approx(0.1)
+
+
+def _entropy(masses):
+    q = np.asarray(masses, dtype=float) / np.sum(masses)
+    return float(-np.sum(q * np.log(q)))
+
+
+def test_duplicate_heavy_low_temperature_step_separates_the_two_rules():
+    # a low-temperature step: the mode (p=0.3) sampled nine times, one other answer (p=0.2) once
+    ids, lp, texts = [0] * 9 + [1], [math.log(0.3)] * 9 + [math.log(0.2)], ["mode"] * 9 + ["other"]
+    every = probability_weighted_semantic_entropy(ids, lp, texts)
+    distinct = probability_weighted_semantic_entropy(ids, lp, texts, duplicates="distinct")
+    assert every == pytest.approx(_entropy([9 * 0.3, 0.2]))
+    assert distinct == pytest.approx(_entropy([0.3, 0.2]))
+    assert distinct > 2.5 * every  # the distinct rule forgets that the mode came back nine times
+    # the length-normalized estimator follows the same rule
+    toks = [[math.log(0.3)]] * 9 + [[math.log(0.2)]]
+    assert length_normalized_semantic_entropy(ids, toks, texts) == pytest.approx(every)
+    assert length_normalized_semantic_entropy(ids, toks, texts, duplicates="distinct") == pytest.approx(distinct)
+
+
+def test_unknown_duplicate_rule_is_refused():
+    with pytest.raises(ValueError, match="duplicates='all'.*every.*distinct"):
+        probability_weighted_semantic_entropy([0, 1], [-1.0, -1.0], ["a", "b"], duplicates="all")
 
 
 def test_tiny_log_probabilities_do_not_underflow():

@@ -28,3 +28,7 @@ def test_real_model_step_yields_log_probabilities_and_finite_entropy():
     assert 0 <= step.se_discrete <= math.log(3) + 1e-9
     assert math.isfinite(step.se_length_normalized)
     assert step.judge_calls == judge.calls
+    if not step.ended:  # the greedy continuation is deterministic: the same text on a second run without cache
+        again = run_step(lm.inner, judge, macgyver_problems(limit=1)[0], MACGYVER_PROMPT,
+                         StepwiseSettings(STEP_SAMPLING.merge(n=3, max_tokens=6, temperature=1.0)), [], 1)
+        assert again.continuation.text == step.continuation.text == step.appended

@@ -1,11 +1,11 @@
-"""The step-wise protocol: sampling, STOP rule, greedy chaining, records and resuming."""
+"""The step-wise protocol: sampling, STOP rule, greedy chaining (and the best-sample option), records and resuming."""
 
 import json
 import math
 
 import pytest
 
-from entropy_helpers import FirstWordJudge
+from entropy_helpers import FirstWordJudge, GreedyAwareBackend
 from llmcreativity.entropy import STEP_SAMPLING, Chain, StepwiseSettings, run_chain, run_chains
 from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
 from llmcreativity.llm import CachedBackend, ScriptedBackend
@@ -37,28 +37,67 @@ def test_chain_ends_when_half_of_the_candidates_say_stop():
                       StepwiseSettings(STEP_SAMPLING, step_cap=5))
     assert chain.ended == "stop"
     assert len(chain.steps) == 3
-    assert chain.steps[-1].stop_votes == 5 and chain.steps[-1].chosen is None
+    assert chain.steps[-1].stop_votes == 5 and chain.steps[-1].appended is None and chain.steps[-1].ended
 
 
 def test_chain_continues_when_fewer_than_half_say_stop():
-    chain = run_chain(lm_for(stop_after(1, 0.4)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
-                      StepwiseSettings(STEP_SAMPLING, step_cap=3))
+    chain = run_chain(CachedBackend(greedy_lm(stop_after(1, 0.4)), cache=None), FirstWordJudge(), PROBLEM,
+                      MACGYVER_PROMPT, StepwiseSettings(STEP_SAMPLING, step_cap=3))
     assert chain.ended == "cap"
-    assert len(chain.steps) == 3 and all(s.chosen is not None for s in chain.steps)
+    assert len(chain.steps) == 3 and all(s.appended is not None for s in chain.steps)
 
 
-def test_greedy_chaining_appends_the_most_probable_candidate():
-    # the scripted model gives -1 per word, so the shortest candidate has the highest probability
-    chain = run_chain(lm_for(stop_after(9, 0)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+def greedy_lm(responder=None):
+    """Samples cycle the four replies of `stop_after(9, 0)`; the temperature-0 call answers "Greedy step k"."""
+    return GreedyAwareBackend(responder or stop_after(9, 0), lambda p: f"Greedy step {steps_done(p) + 1}")
+
+
+def test_chain_appends_the_temperature_0_continuation_not_a_sample():
+    lm = greedy_lm()
+    chain = run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
                       StepwiseSettings(STEP_SAMPLING, step_cap=2))
+    assert chain.solution == ("Greedy step 1", "Greedy step 2")
+    sampled = {c.text for s in chain.steps for c in s.candidates}
+    assert not sampled & set(chain.solution)  # no sampled candidate made it into the chain
+    assert [(c.n, c.temperature) for c in lm.configs] == [(10, 0.8), (1, 0.0)] * 2  # n samples, then one greedy
+    assert all(s.chosen is None and s.continuation.text == t for s, t in zip(chain.steps, chain.solution, strict=True))
+    assert lm.sampled.seen[-1].endswith("Step 1: Greedy step 1\nStep 2:")  # the greedy step is fed back
+
+
+def test_entropy_comes_from_the_samples_not_the_greedy_continuation():
+    step = run_chain(CachedBackend(greedy_lm(), cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                     StepwiseSettings(STEP_SAMPLING, step_cap=1)).steps[0]
+    assert len(step.candidates) == 10 and step.n_clusters == 3  # Grip / Tap / Pry, no "Greedy" cluster
+
+
+def test_a_stop_or_empty_greedy_continuation_ends_the_chain():
+    for reply, ended in (("STOP", "stop"), ("", "empty")):
+        lm = GreedyAwareBackend(stop_after(9, 0), lambda p, r=reply: r if steps_done(p) >= 1 else "Grip it")
+        chain = run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                          StepwiseSettings(STEP_SAMPLING, step_cap=5))
+        assert chain.ended == ended and chain.solution == ("Grip it",) and len(chain.steps) == 2
+
+
+def test_best_sample_option_appends_the_most_probable_sampled_candidate():
+    # the scripted model gives -1 per word, so the shortest candidate has the highest probability
+    lm = greedy_lm()
+    chain = run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                      StepwiseSettings(STEP_SAMPLING, step_cap=2, continuation="best_sample"))
     assert chain.solution == ("Pry it up", "Pry it up")
+    assert all(c.temperature > 0 for c in lm.configs)  # no greedy call under this option
+    assert lm.sampled.seen[-1].endswith("Step 1: Pry it up\nStep 2:")
 
 
-def test_chosen_steps_are_fed_back_into_the_next_prompt():
-    lm = ScriptedBackend(stop_after(9, 0))
-    run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
-              StepwiseSettings(STEP_SAMPLING, step_cap=2))
-    assert lm.seen[-1].endswith("Step 1: Pry it up\nStep 2:")
+def test_unknown_continuation_rule_is_refused():
+    with pytest.raises(ValueError, match="continuation='beam'.*greedy.*best_sample"):
+        StepwiseSettings(continuation="beam")
+
+
+def test_settings_stored_before_greedy_chaining_read_back_as_best_sample():
+    stored = StepwiseSettings(STEP_SAMPLING).to_dict()
+    assert stored["continuation"] == "greedy"
+    del stored["continuation"]
+    assert StepwiseSettings.from_dict(stored).continuation == "best_sample"
 
 
 def test_step_entropies_match_the_clusters():
@@ -68,12 +107,13 @@ def test_step_entropies_match_the_clusters():
     assert step.n_clusters == 3
     p = [0.6, 0.2, 0.2]
     assert step.se_discrete == pytest.approx(-sum(q * math.log(q) for q in p))
-    # distinct members: Grip the lid with the towel (6 words), Grip it harder now (4), Tap ... (6), Pry it up (3)
-    m = [math.exp(-6) + math.exp(-4), math.exp(-6), math.exp(-3)]
+    # every sample counts: Grip the lid with the towel (6 words) x3, Grip it harder now (4) x3, Tap ... (6) x2,
+    # Pry it up (3) x2
+    m = [3 * math.exp(-6) + 3 * math.exp(-4), 2 * math.exp(-6), 2 * math.exp(-3)]
     q = [v / sum(m) for v in m]
     assert step.se_probability == pytest.approx(-sum(v * math.log(v) for v in q))
-    # every word scores -1, so each distinct text has mean log-prob -1: masses 2e^-1, e^-1, e^-1
-    assert step.se_length_normalized == pytest.approx(-(0.5 * math.log(0.5) + 2 * 0.25 * math.log(0.25)))
+    # every word scores -1, so each sample has mean log-prob -1: masses 6e^-1, 2e^-1, 2e^-1 (the discrete SE)
+    assert step.se_length_normalized == pytest.approx(step.se_discrete)
 
 
 def test_stop_candidates_share_one_cluster_without_judge_calls():
@@ -98,10 +138,10 @@ def test_empty_candidate_carries_no_probability_mass():
 
 
 def test_one_by_one_sampling_makes_n_calls_of_one_sample():
-    lm = lm_for(stop_after(9, 0))
-    run_chain(lm, FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+    lm = greedy_lm()
+    run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
               StepwiseSettings(STEP_SAMPLING.merge(n=6), step_cap=1, batched=False))
-    assert len(lm.records) == 6
+    assert [(c.n, c.seed) for c in lm.configs if c.temperature > 0] == [(1, i) for i in range(6)]
 
 
 def test_run_chains_resumes_without_recomputing(tmp_path):
@@ -131,9 +171,10 @@ def test_truncated_last_record_is_recomputed(tmp_path):
 
 
 def test_chain_round_trips_through_json():
-    chain = run_chain(lm_for(stop_after(1, 0.6)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
-                      StepwiseSettings(STEP_SAMPLING, step_cap=3))
-    assert Chain.from_dict(json.loads(json.dumps(chain.to_dict()))) == chain
+    for rule in ("greedy", "best_sample"):
+        chain = run_chain(CachedBackend(greedy_lm(stop_after(1, 0.6)), cache=None), FirstWordJudge(), PROBLEM,
+                          MACGYVER_PROMPT, StepwiseSettings(STEP_SAMPLING, step_cap=3, continuation=rule))
+        assert Chain.from_dict(json.loads(json.dumps(chain.to_dict()))) == chain
 
 
 @pytest.mark.parametrize("kwargs, name", [({"step_cap": 0}, "step_cap"), ({"stop_fraction": 0}, "stop_fraction"),

@@ -12,8 +12,18 @@ import pytest
 
 from entropy_helpers import FirstWordJudge
 from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings
-from llmcreativity.entropy.claims import CHAIN_PAIRS, STEP_PAIRS, se_correlations, se_verdicts
+from llmcreativity.entropy.analysis import spearman_with_ci
+from llmcreativity.entropy.claims import (
+    CHAIN_PAIRS,
+    STEP_PAIRS,
+    check_similarity_embedder,
+    is_entailment,
+    se_correlations,
+    se_verdicts,
+    verdict_table,
+)
 from llmcreativity.entropy.domains import Problem
+from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge, LLMEntailmentJudge
 from llmcreativity.entropy.figures import plot_entropy_panels
 from llmcreativity.entropy.grid import run_grid
 from llmcreativity.entropy.tables import chain_table, model_step_table, solution_text, temperature_summary
@@ -70,25 +80,121 @@ def test_solution_text_numbers_the_steps():
 
 
 def _tables():
+    """Chains and steps built to show B1, B3 and B4: 6 problems (5 chains and 5 steps each), 2 domains."""
     rng = np.random.default_rng(0)
-    t = np.repeat([0.3, 0.9, 1.5], 10)
-    chains = pd.DataFrame({"temperature": t, "se_discrete": t + rng.normal(0, 0.05, t.size),
-                           "se_probability": t, "se_length_normalized": t, "params_m": np.tile([135, 270], 15),
-                           "model_name": np.tile(["a", "b"], 15), "n_clusters": 1, "mean_cosine": 0.5})
+    t = np.repeat([0.3, 0.6, 0.9, 1.2, 1.5], 6)
+    problems = np.tile([f"p{k}" for k in range(6)], 5)
+    domain = np.where(np.isin(problems, ["p0", "p1", "p2"]), "macgyver", "hypogen-astro")
+    se = t + rng.normal(0, 0.05, t.size)
+    chains = pd.DataFrame({"temperature": t, "problem_id": problems, "domain": domain, "se_probability": se,
+                           "se_discrete": se, "se_length_normalized": se, "se_probability_distinct": se,
+                           "params_m": np.tile([135, 270], 15), "model_name": np.tile(["a", "b"], 15),
+                           "n_clusters": 1, "mean_cosine": 0.5})
     c = np.arange(30) % 5 + 1.0
-    steps = pd.DataFrame({"n_clusters": c, "se_discrete": np.log(c), "se_probability": np.log(c),
-                          "mean_cosine": 1 / c, "distinct_2": c, "self_bleu": 1 / c, "model_name": "a"})
+    steps = pd.DataFrame({"n_clusters": c, "problem_id": problems, "domain": domain, "se_discrete": np.log(c),
+                          "se_probability": np.log(c), "se_length_normalized": np.log(c),
+                          "se_probability_distinct": np.log(c), "mean_cosine": 1 / c, "distinct_2": c,
+                          "self_bleu": 1 / c, "model_name": "a"})
     return chains, steps
 
 
-def test_se_verdicts_support_b1_b3_b4_on_data_built_to_show_them():
+def test_se_verdicts_come_from_the_primary_se_over_problems_overall_and_per_domain():
     chains, steps = _tables()
     corr = se_correlations(chains, steps, n_resamples=200)
-    assert len(corr) == len(CHAIN_PAIRS) + len(STEP_PAIRS)
-    verdicts = se_verdicts(corr, "test data")
+    assert len(corr) == 3 * (len(CHAIN_PAIRS) + len(STEP_PAIRS))  # all domains, then each of the two
+    assert set(corr["domain"]) == {"all", "macgyver", "hypogen-astro"}
+    assert (corr.loc[corr["domain"] == "all", "n_groups"] == 6).all()
+    verdicts = se_verdicts(corr, "test data", entailment=True)
     assert {k: v.label for k, (_, v) in verdicts.items() if k != "B2"} == {
         "B1": "supported", "B3": "supported", "B4": "supported"}
     text, b1 = verdicts["B1"]
     assert text == "SE rises with sampling temperature (test data)." and b1.n == 30 and b1.statistic > 0.9
+    assert "probability-weighted" in b1.measure and "over 6 problems" in b1.measure
+    per_domain = verdict_table(corr, "test data", entailment=True)
+    assert len(per_domain) == 12 and set(per_domain["domain"]) == {"all", "macgyver", "hypogen-astro"}
     fig = plot_entropy_panels(chains, steps)
     assert len(fig.axes) == 4
+
+
+def test_embedding_approximation_clusters_never_decide_a_verdict():
+    chains, steps = _tables()
+    corr = se_correlations(chains, steps, n_resamples=100)
+    verdicts = se_verdicts(corr, "test data", entailment=False)
+    assert {v.label for _, v in verdicts.values()} == {"not testable here"}
+    assert all("embedding-similarity approximation" in v.reason for _, v in verdicts.values())
+
+
+def test_only_the_embedding_approximation_counts_as_not_entailment():
+    emb = CountEmbedder()
+    assert is_entailment(FirstWordJudge()) and is_entailment(LLMEntailmentJudge(ScriptedBackend(lambda p, i: "")))
+    assert not is_entailment(EmbeddingSimilarityJudge(emb))
+
+
+def test_b4_refuses_the_clustering_embedder_as_the_similarity_embedder():
+    class Other(CountEmbedder):
+        identity = "other"
+
+    with pytest.raises(ValueError, match="also clusters the candidates.*another similarity embedder"):
+        check_similarity_embedder(EmbeddingSimilarityJudge(CountEmbedder()), CountEmbedder())
+    check_similarity_embedder(EmbeddingSimilarityJudge(CountEmbedder()), Other())  # a different embedder is fine
+    check_similarity_embedder(FirstWordJudge(), CountEmbedder())  # entailment clusters: any embedder
+
+
+def test_chain_level_intervals_resample_problems_not_chains():
+    # 4 problems x 5 chains; the chains of a problem are copies, so only 4 independent points exist
+    rng = np.random.default_rng(1)
+    x0, y0 = rng.normal(size=4), rng.normal(size=4)
+    x, y, g = np.repeat(x0, 5), np.repeat(y0, 5), np.repeat(["a", "b", "c", "d"], 5)
+    by_problem = spearman_with_ci(x, y, groups=g, n_resamples=300)
+    by_row = spearman_with_ci(x, y, n_resamples=300)
+    assert by_problem["n"] == 20 and by_problem["n_groups"] == 4 and by_row["n_groups"] == 20
+    assert by_problem["high"] - by_problem["low"] > by_row["high"] - by_row["low"]  # rows pretend 20 points
+
+
+class TemperatureBackend:
+    """Samples k = 1 + floor(3 T) different first words at temperature T (every reply 3 tokens of log p -1);
+    the temperature-0 call answers "Greedy step"."""
+
+    identity = "temperature-scripted"
+
+    def __init__(self):
+        self.inner = ScriptedBackend(lambda p, i: "")
+
+    def generate(self, prompts, config):
+        from llmcreativity.llm.types import Completion, Usage
+
+        words = ["cut", "tie", "pull", "push", "fold", "wrap"]
+        k = 1 + int(3 * config.temperature)
+        texts = ["Greedy step now"] if config.temperature == 0 else [f"{words[i % k]} the rope" for i in
+                                                                       range(config.n)]
+        return [[Completion(t, t.split(), [-1.0] * 3, "stop", Usage(1, 3, 0.0)) for t in texts] for _ in prompts]
+
+    def score(self, context, continuation):
+        return self.inner.score(context, continuation)
+
+    def answer_probs(self, prompt, answers):
+        return self.inner.answer_probs(prompt, answers)
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+
+def test_b1_verdict_runs_from_entailment_clusters_through_problem_level_intervals(tmp_path):
+    from llmcreativity.entropy.domains import hypogen_astro_problems, macgyver_problems
+
+    problems = {"macgyver": macgyver_problems(limit=3), "hypogen-astro": hypogen_astro_problems(limit=3)}
+    settings = [StepwiseSettings(STEP_SAMPLING.merge(n=6, temperature=t), step_cap=1) for t in (0.3, 0.9, 1.5)]
+    for judge, decides in ((FirstWordJudge(), True), (EmbeddingSimilarityJudge(CountEmbedder(), threshold=0.99),
+                                                       False)):
+        run = run_grid(["smollm2-135m"], judge, problems, settings, tmp_path / f"{decides}.jsonl",
+                       load=lambda name: CachedBackend(TemperatureBackend(), cache=None))
+        assert all(c.solution == ("Greedy step now",) for c in run.chains)
+        steps = model_step_table(run.chains, CountEmbedder(), run.names)
+        table = chain_table(steps, run.chains, {p.id: p.text for ps in problems.values() for p in ps})
+        corr = se_correlations(table, steps, n_resamples=200)
+        b1 = se_verdicts(corr, "scripted", entailment=is_entailment(judge))["B1"][1]
+        if decides:
+            assert b1.label == "supported" and b1.statistic == pytest.approx(1.0) and b1.n == 18
+            assert "over 6 problems" in b1.measure
+        else:
+            assert b1.label == "not testable here"

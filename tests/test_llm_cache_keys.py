@@ -40,7 +40,9 @@ def test_framework_settings_stored_with_stories_are_unchanged():
 
 
 def test_stepwise_calls_and_chain_ids_are_unchanged():
-    settings = StepwiseSettings(STEP_SAMPLING.merge(n=6, temperature=0.9, max_tokens=24), step_cap=2)
+    # the chains stored before greedy chaining appended the best sample; greedy chains get new ids
+    settings = StepwiseSettings(STEP_SAMPLING.merge(n=6, temperature=0.9, max_tokens=24), step_cap=2,
+                                continuation="best_sample")
     cfg = settings.generate_config()
     assert cfg.to_dict() == {"n": 6, "temperature": 0.9, "top_p": 1.0, "max_tokens": 24, "stop": ["\n"], "seed": 0}
     assert cache_key("m", "generate", "Problem: x\nStep 1:", cfg.to_dict(), 0) == \
@@ -50,6 +52,9 @@ def test_stepwise_calls_and_chain_ids_are_unchanged():
     assert json.dumps(settings.to_dict()) == json.dumps(stored)  # same values in the same key order
     problem = Problem("p1", "macgyver", "Open a jar.")
     assert chain_id(problem, "m", "j", MACGYVER_PROMPT, settings) == "85453ba7ca91ea055a81"
+    greedy = StepwiseSettings(settings.sampling, step_cap=2)
+    assert greedy.to_dict() == {**stored, "continuation": "greedy"}
+    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, greedy) != "85453ba7ca91ea055a81"
 
 
 class ConfigRecorder(ScriptedBackend):

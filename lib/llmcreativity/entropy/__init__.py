@@ -2,7 +2,16 @@
 
 from .chains import STEP_SAMPLING, Candidate, Chain, StepResult, StepwiseSettings, chain_id
 from .clustering import Clustering, cluster_by_bidirectional_entailment
-from .domains import MACGYVER_PROMPT, SCIFI_PROMPT, Problem, StepPrompt, macgyver_problems, scifi_problems
+from .domains import (
+    HYPOGEN_PROMPT,
+    MACGYVER_PROMPT,
+    SCIFI_PROMPT,
+    Problem,
+    StepPrompt,
+    hypogen_astro_problems,
+    macgyver_problems,
+    scifi_problems,
+)
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge, LLMEntailmentJudge, NLIEntailmentJudge
 from .estimators import (
     cluster_log_probabilities,
@@ -14,9 +23,9 @@ from .runner import run_chains
 from .stepwise import run_chain, run_step
 
 __all__ = [
-    "MACGYVER_PROMPT", "SCIFI_PROMPT", "STEP_SAMPLING", "Candidate", "Chain", "Clustering", "EmbeddingSimilarityJudge",
-    "EntailmentJudge", "LLMEntailmentJudge", "NLIEntailmentJudge", "Problem", "StepPrompt", "StepResult",
-    "StepwiseSettings", "chain_id", "cluster_by_bidirectional_entailment", "cluster_log_probabilities",
-    "discrete_semantic_entropy", "length_normalized_semantic_entropy", "macgyver_problems",
+    "HYPOGEN_PROMPT", "MACGYVER_PROMPT", "SCIFI_PROMPT", "STEP_SAMPLING", "Candidate", "Chain", "Clustering",
+    "EmbeddingSimilarityJudge", "EntailmentJudge", "LLMEntailmentJudge", "NLIEntailmentJudge", "Problem", "StepPrompt",
+    "StepResult", "StepwiseSettings", "chain_id", "cluster_by_bidirectional_entailment", "cluster_log_probabilities",
+    "discrete_semantic_entropy", "hypogen_astro_problems", "length_normalized_semantic_entropy", "macgyver_problems",
     "probability_weighted_semantic_entropy", "run_chain", "run_chains", "run_step", "scifi_problems",
 ]

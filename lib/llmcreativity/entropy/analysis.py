@@ -11,8 +11,10 @@ import pandas as pd
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from ..stats import bootstrap_ci, spearman
+from ..stats.bootstrap import cluster_bootstrap_ci
 from .chains import Chain
 from .entailment import EntailmentJudge
+from .estimators import length_normalized_semantic_entropy, probability_weighted_semantic_entropy
 
 
 def _or_nan(f: Any, *args: Any) -> float:
@@ -23,9 +25,18 @@ def _or_nan(f: Any, *args: Any) -> float:
         return float("nan")
 
 
+def _distinct_rule(step: Any, estimator: Any, scores: list[Any]) -> float:
+    """`estimator` with `duplicates="distinct"` on a stored step, NaN when no candidate has a token."""
+    if not any(c.logprobs for c in step.candidates):
+        return float("nan")
+    return float(estimator(step.cluster_ids, scores, [c.text for c in step.candidates], duplicates="distinct"))
+
+
 def step_table(chains: Sequence[Chain], embedder: TextEmbedder | None = None) -> pd.DataFrame:
     """One row per step: settings, entropies, cluster count and surface diversity of its candidates.
 
+    The stored SEs count every sample (`duplicates="every"`); `se_probability_distinct` and
+    `se_length_normalized_distinct` recompute them with each distinct sequence counted once.
     Surface diversity is computed over the non-empty candidate texts: Distinct-1/2, Self-BLEU and,
     when an embedder is given, the mean pairwise cosine of their embeddings.
     """
@@ -38,7 +49,12 @@ def step_table(chains: Sequence[Chain], embedder: TextEmbedder | None = None) ->
                 "judge": ch.judge, "temperature": ch.settings.sampling.temperature, "n": ch.settings.sampling.n,
                 "step": s.index,
                 "n_clusters": s.n_clusters, "se_discrete": s.se_discrete, "se_probability": s.se_probability,
-                "se_length_normalized": s.se_length_normalized, "judge_calls": s.judge_calls,
+                "se_length_normalized": s.se_length_normalized,
+                "se_probability_distinct": _distinct_rule(s, probability_weighted_semantic_entropy,
+                                                          [c.sum_logprob for c in s.candidates]),
+                "se_length_normalized_distinct": _distinct_rule(s, length_normalized_semantic_entropy,
+                                                                [c.logprobs for c in s.candidates]),
+                "judge_calls": s.judge_calls,
                 "stop_votes": s.stop_votes, "n_nonempty": len(texts),
                 "distinct_1": _or_nan(distinct_n, texts, 1), "distinct_2": _or_nan(distinct_n, texts, 2),
                 "self_bleu": _or_nan(self_bleu, texts),
@@ -50,27 +66,43 @@ def step_table(chains: Sequence[Chain], embedder: TextEmbedder | None = None) ->
     return pd.DataFrame(rows)
 
 
-def spearman_with_ci(x: Sequence[float], y: Sequence[float], *, n_resamples: int = 1000,
-                     seed: int = 0) -> dict[str, float]:
-    """Spearman's rho of paired (x, y) with its p-value and a percentile bootstrap 95 % CI (rows resampled).
+def spearman_with_ci(x: Sequence[float], y: Sequence[float], *, groups: Sequence[Any] | None = None,
+                     n_resamples: int = 1000, seed: int = 0) -> dict[str, float]:
+    """Spearman's rho of paired (x, y) with its p-value and a percentile bootstrap 95 % CI.
 
-    Pairs with a NaN on either side are dropped first; `n` is the number of pairs used.
+    Without `groups` the rows are resampled; with `groups` (one label per row, e.g. the problem) whole
+    groups are (`stats.bootstrap.cluster_bootstrap_ci`), so rows of one group stay together. Pairs with
+    a NaN on either side are dropped first; `n` is the number of pairs used and `n_groups` the number of
+    groups among them (equal to `n` without `groups`). Fewer than 2 groups give a NaN interval.
     """
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = np.isfinite(a) & np.isfinite(b)
     a, b = a[keep], b[keep]
     rho, p = spearman(a, b)
-    ci = bootstrap_ci([a, b], lambda u, v: spearman(u, v)[0], n_resamples=n_resamples, seed=seed)
-    return {"rho": rho, "p": p, "low": ci.low, "high": ci.high, "n": int(a.size)}
+    if groups is None:
+        ci = bootstrap_ci([a, b], lambda u, v: spearman(u, v)[0], n_resamples=n_resamples, seed=seed)
+        return {"rho": rho, "p": p, "low": ci.low, "high": ci.high, "n": int(a.size), "n_groups": int(a.size)}
+    g = np.asarray(groups, dtype=object)
+    if g.size != keep.size:
+        raise ValueError(f"groups has {g.size} labels for {keep.size} pairs: give one group label per pair")
+    g = g[keep]
+    n_groups = len(set(g.tolist()))
+    if n_groups < 2:
+        return {"rho": rho, "p": p, "low": np.nan, "high": np.nan, "n": int(a.size), "n_groups": n_groups}
+    ci = cluster_bootstrap_ci([a, b], g, lambda u, v: spearman(u, v)[0], n_resamples=n_resamples, seed=seed)
+    return {"rho": rho, "p": p, "low": ci.low, "high": ci.high, "n": int(a.size), "n_groups": n_groups}
 
 
-def correlation_table(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], *, n_resamples: int = 1000,
-                      seed: int = 0) -> pd.DataFrame:
-    """`spearman_with_ci` for each (x column, y column) of `df`, one row per pair."""
-    missing = {c for p in pairs for c in p} - set(df.columns)
+def correlation_table(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], *, group: str | None = None,
+                      n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """`spearman_with_ci` for each (x column, y column) of `df`, one row per pair; with `group` (a column, e.g.
+    "problem_id") the bootstrap resamples its values, not rows."""
+    missing = ({c for p in pairs for c in p} | ({group} if group else set())) - set(df.columns)
     if missing:
         raise KeyError(f"columns {sorted(missing)} are not in the table; it has {list(df.columns)}")
-    return pd.DataFrame([{"x": x, "y": y, **spearman_with_ci(df[x], df[y], n_resamples=n_resamples, seed=seed)}
+    groups = df[group] if group else None
+    return pd.DataFrame([{"x": x, "y": y, **spearman_with_ci(df[x], df[y], groups=groups, n_resamples=n_resamples,
+                                                             seed=seed)}
                          for x, y in pairs])
 
 

@@ -15,13 +15,21 @@ from .domains import Problem, StepPrompt
 STEP_SAMPLING = GenerateConfig(n=10, temperature=0.8, max_tokens=48)
 """Default sampling of a step: 10 candidates at temperature 0.8, at most 48 tokens each."""
 
+Continuation = Literal["greedy", "best_sample"]
+"""What a step appends to the chain: one temperature-0 continuation ("greedy", the paper's protocol) or the
+sampled candidate with the highest sequence log-probability ("best_sample", which favours short candidates)."""
+CONTINUATIONS: tuple[str, ...] = ("greedy", "best_sample")
+"""The values of `Continuation`."""
+
 
 @dataclass(frozen=True)
 class StepwiseSettings:
     """Sampling and stopping settings of one step-wise run.
 
     Stored (and hashed into the chain id) in the flat form of `to_dict`: n, temperature, top_p,
-    max_tokens, seed, step_cap, stop_fraction, batched, cluster_batch.
+    max_tokens, seed, step_cap, stop_fraction, batched, cluster_batch and, unless it is the rule every
+    chain stored before greedy chaining used ("best_sample"), continuation; so a greedy chain never
+    shares an id with a best-sample chain, and best-sample chains keep their ids.
     """
 
     sampling: GenerateConfig = STEP_SAMPLING
@@ -34,8 +42,14 @@ class StepwiseSettings:
     """Sample the n candidates in one call (True) or in n calls of one sample each (False)."""
     cluster_batch: int = 4
     """Cluster representatives compared per judge call."""
+    continuation: Continuation = "greedy"
+    """What each step appends: one temperature-0 continuation ("greedy") or the most probable sample
+    ("best_sample"); see `Continuation`."""
 
     def __post_init__(self) -> None:
+        if self.continuation not in CONTINUATIONS:
+            raise ValueError(f"continuation={self.continuation!r}: use 'greedy' (one temperature-0 continuation per "
+                             "step, the paper's protocol) or 'best_sample' (the most probable sampled candidate)")
         if not isinstance(self.step_cap, int) or self.step_cap < 1:
             raise ValueError(f"step_cap={self.step_cap!r}: must be an integer >= 1")
         if not 0.0 < self.stop_fraction <= 1.0:
@@ -50,17 +64,23 @@ class StepwiseSettings:
         return self.sampling.merge(stop=stop)
 
     def to_dict(self) -> dict[str, Any]:
-        """The flat plain-JSON form stored in every chain ("stop" only when `sampling` sets one)."""
+        """The flat plain-JSON form stored in every chain ("stop" only when `sampling` sets one; "continuation" only
+        when it is not "best_sample")."""
         flat = self.sampling.to_flat()
         seed = flat.pop("seed")  # stored after the stopping rule, as in every chain written so far
         return {**flat, "step_cap": self.step_cap, "stop_fraction": self.stop_fraction, "seed": seed,
-                "batched": self.batched, "cluster_batch": self.cluster_batch}
+                "batched": self.batched, "cluster_batch": self.cluster_batch,
+                **({} if self.continuation == "best_sample" else {"continuation": self.continuation})}
+
+    def greedy_config(self) -> GenerateConfig:
+        """The config of a step's one greedy continuation: `generate_config` with n = 1 and temperature 0."""
+        return self.generate_config().merge(n=1, temperature=0.0)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StepwiseSettings:
-        """Inverse of `to_dict`."""
+        """Inverse of `to_dict`; a record without "continuation" predates greedy chaining and used "best_sample"."""
         sampling, rest = GenerateConfig.from_flat(d)
-        return cls(sampling, **rest)
+        return cls(sampling, **{"continuation": "best_sample", **rest})
 
 
 @dataclass(frozen=True)
@@ -105,11 +125,25 @@ class StepResult:
     stop_votes: int
     """Candidates that said STOP."""
     chosen: int | None
-    """Index of the candidate appended to the chain; None when the chain ended here."""
+    """Index of the sampled candidate appended to the chain ("best_sample"); None under "greedy" or when the chain
+    ended here."""
     sample_seconds: float
     """Wall time of sampling the candidates."""
     cluster_seconds: float
     """Wall time of clustering them."""
+    continuation: Candidate | None = None
+    """The temperature-0 continuation ("greedy"), appended unless the chain ended here; None under "best_sample"."""
+    ended: bool = False
+    """True when the chain ended at this step (STOP majority, a STOP or empty continuation, no usable candidate)."""
+
+    @property
+    def appended(self) -> str | None:
+        """The text this step appended to the chain; None when the chain ended here."""
+        if self.ended:
+            return None
+        if self.continuation is not None:
+            return self.continuation.text
+        return None if self.chosen is None else self.candidates[self.chosen].text
 
 
 @dataclass(frozen=True)
@@ -131,12 +165,13 @@ class Chain:
     steps: tuple[StepResult, ...]
     """The steps, in order."""
     ended: Literal["stop", "cap", "empty"]
-    """Why the chain ended: STOP majority, step cap, or no usable candidate."""
+    """Why the chain ended: STOP (majority of the samples, or the greedy continuation), step cap, or nothing usable
+    (an empty greedy continuation, or no usable sampled candidate under "best_sample")."""
 
     @property
     def solution(self) -> tuple[str, ...]:
-        """The chosen steps."""
-        return tuple(s.candidates[s.chosen].text for s in self.steps if s.chosen is not None)
+        """The appended steps (`StepResult.appended`), in order."""
+        return tuple(s.appended for s in self.steps if s.appended is not None)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form (one line of the chains file); settings in their flat form."""
@@ -145,10 +180,14 @@ class Chain:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Chain:
         """Inverse of `to_dict`."""
+        def candidate(c: dict[str, Any]) -> Candidate:
+            return Candidate(**{**c, "logprobs": tuple(c["logprobs"])})
+
         steps = tuple(
-            StepResult(**{**s, "cluster_ids": tuple(s["cluster_ids"]),
-                          "candidates": tuple(Candidate(**{**c, "logprobs": tuple(c["logprobs"])})
-                                              for c in s["candidates"])})
+            StepResult(**{"ended": s.get("chosen") is None and s.get("continuation") is None, **s,
+                          "cluster_ids": tuple(s["cluster_ids"]),
+                          "candidates": tuple(candidate(c) for c in s["candidates"]),
+                          "continuation": candidate(s["continuation"]) if s.get("continuation") else None})
             for s in d["steps"]
         )
         return cls(**{**d, "settings": StepwiseSettings.from_dict(d["settings"]), "steps": steps})

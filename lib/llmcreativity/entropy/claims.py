@@ -1,46 +1,112 @@
-"""The semantic-entropy chapter's correlations and its verdicts on claims B1-B4 of the creativity-evaluation paper."""
+"""The semantic-entropy chapter's correlations and its verdicts on claims B1-B4 of the creativity-evaluation paper.
+
+The primary statistic is the probability-weighted SE (the paper weights clusters by sequence
+probability); the discrete and length-normalized SEs are robustness rows. Every interval comes from
+a cluster bootstrap over problems (chains and steps of one problem are not independent). A verdict
+is only decided on entailment clusters: when the chains were clustered with the embedding-similarity
+approximation, B1-B4 are "not testable here".
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ..verdicts import Verdict, sign_verdict
+from ..llm.backend import TextEmbedder
+from ..verdicts import Verdict, not_testable, sign_verdict
 from .analysis import correlation_table
+from .entailment import EmbeddingSimilarityJudge, EntailmentJudge
 
-CHAIN_PAIRS = [("temperature", "se_discrete"), ("temperature", "se_probability"),
-               ("temperature", "se_length_normalized"), ("params_m", "se_discrete")]
+PRIMARY = "se_probability"
+"""The SE column the verdicts rest on: probability-weighted, every sample counted."""
+ROBUSTNESS = ("se_discrete", "se_length_normalized", "se_probability_distinct")
+"""SE columns shown beside the primary one, never deciding a verdict."""
+CHAIN_PAIRS = [(x, y) for x in ("temperature", "params_m") for y in (PRIMARY, *ROBUSTNESS)]
 """(x, y) pairs correlated over chains (one point per chain: its mean SE)."""
-STEP_PAIRS = [("n_clusters", "se_discrete"), ("n_clusters", "se_probability"), ("mean_cosine", "se_discrete"),
-              ("mean_cosine", "se_probability"), ("distinct_2", "se_discrete"), ("self_bleu", "se_discrete")]
-"""(x, y) pairs correlated over steps."""
+STEP_PAIRS = [(x, y) for x in ("n_clusters", "mean_cosine") for y in (PRIMARY, *ROBUSTNESS)] + [
+    ("distinct_2", PRIMARY), ("self_bleu", PRIMARY)]
+"""(x, y) pairs correlated over steps; `mean_cosine` comes from an embedder other than the clustering one."""
 SE_CLAIMS = [
-    ("B1", ("temperature", "se_discrete"), 1, "Spearman rho(temperature, per-chain discrete SE)",
+    ("B1", ("temperature", PRIMARY), 1, "Spearman rho(temperature, per-chain probability-weighted SE)",
      "SE rises with sampling temperature ({who})."),
-    ("B2", ("params_m", "se_discrete"), 0, "Spearman rho(parameters, per-chain discrete SE)",
+    ("B2", ("params_m", PRIMARY), 0, "Spearman rho(parameters, per-chain probability-weighted SE)",
      "SE does not grow with model size ({who}; the models are not one family)."),
-    ("B3", ("n_clusters", "se_probability"), 1, "Spearman rho(clusters, per-step probability-weighted SE)",
+    ("B3", ("n_clusters", PRIMARY), 1, "Spearman rho(clusters, per-step probability-weighted SE)",
      "SE correlates positively with the number of clusters ({who})."),
-    ("B4", ("mean_cosine", "se_discrete"), -1, "Spearman rho(mean pairwise cosine, per-step discrete SE)",
+    ("B4", ("mean_cosine", PRIMARY), -1, "Spearman rho(mean pairwise cosine, per-step probability-weighted SE)",
      "SE correlates negatively with candidate similarity ({who})."),
 ]
 """(claim id, (x, y) row of the correlation table, expected sign, measure, text with a {who} slot)."""
+ALL_DOMAINS = "all"
+"""The `domain` value of the rows over every domain together."""
+
+
+def is_entailment(judge: EntailmentJudge) -> bool:
+    """True unless `judge` is the embedding-similarity approximation (which may be shown, never decide a verdict)."""
+    return not isinstance(judge, EmbeddingSimilarityJudge)
+
+
+def check_similarity_embedder(judge: EntailmentJudge, embedder: TextEmbedder) -> None:
+    """Refuse to measure candidate similarity (B4) with the embedder that also clusters the candidates.
+
+    With the embedding approximation, clusters are cosine thresholds of that embedder, so SE falls
+    with its cosine by construction; any other embedder (or entailment clustering) is fine.
+    """
+    if isinstance(judge, EmbeddingSimilarityJudge) and judge.embedder.identity == embedder.identity:
+        raise ValueError(f"the similarity embedder {embedder.identity!r} also clusters the candidates "
+                         f"({judge.identity}): B4 would hold by construction; choose another similarity embedder "
+                         "or cluster by entailment")
+
+
+def _one_domain(chains: pd.DataFrame, steps: pd.DataFrame, domain: str, n_resamples: int,
+                seed: int) -> pd.DataFrame:
+    kw = dict(group="problem_id", n_resamples=n_resamples, seed=seed)
+    return pd.concat([correlation_table(chains, CHAIN_PAIRS, **kw).assign(unit="chain"),
+                      correlation_table(steps, STEP_PAIRS, **kw).assign(unit="step")]).assign(domain=domain)
 
 
 def se_correlations(chains: pd.DataFrame, steps: pd.DataFrame, *, n_resamples: int = 1000,
                     seed: int = 0) -> pd.DataFrame:
-    """Spearman's rho with bootstrap 95 % CIs: `CHAIN_PAIRS` over chains (unit "chain"), `STEP_PAIRS` over steps."""
-    return pd.concat([
-        correlation_table(chains, CHAIN_PAIRS, n_resamples=n_resamples, seed=seed).assign(unit="chain"),
-        correlation_table(steps, STEP_PAIRS, n_resamples=n_resamples, seed=seed).assign(unit="step"),
-    ])
+    """Spearman's rho with problem-level cluster-bootstrap 95 % CIs: `CHAIN_PAIRS` over chains (unit "chain"),
+    `STEP_PAIRS` over steps (unit "step"), over all domains (domain `ALL_DOMAINS`) and, when there are several,
+    within each domain. Columns x, y, rho, p, low, high, n (points), n_groups (problems), unit, domain."""
+    parts = [_one_domain(chains, steps, ALL_DOMAINS, n_resamples, seed)]
+    domains = sorted(chains["domain"].unique())
+    if len(domains) > 1:
+        parts += [_one_domain(chains[chains["domain"] == d], steps[steps["domain"] == d], d, n_resamples, seed)
+                  for d in domains]
+    return pd.concat(parts, ignore_index=True)
 
 
-def se_verdicts(correlations: pd.DataFrame, who: str) -> dict[str, tuple[str, Verdict]]:
-    """Claim id -> (claim text naming `who` was measured, `sign_verdict` of its correlation) for B1-B4."""
-    row = correlations.set_index(["x", "y"]).loc
+def se_verdicts(correlations: pd.DataFrame, who: str, *, entailment: bool,
+                domain: str = ALL_DOMAINS) -> dict[str, tuple[str, Verdict]]:
+    """Claim id -> (claim text naming `who` was measured, verdict) for B1-B4 on `domain`'s rows.
+
+    With `entailment` the verdict is `sign_verdict` of the primary SE's correlation (n = points,
+    interval over problems); without it (embedding-approximation clusters) it is `not_testable`.
+    """
+    rows = correlations[correlations["domain"] == domain]
+    if rows.empty:
+        raise ValueError(f"domain={domain!r} has no rows; the table has {sorted(correlations['domain'].unique())}")
+    row = rows.set_index(["x", "y"]).loc
     out = {}
     for claim_id, pair, sign, measure, text in SE_CLAIMS:
         r = row[pair]
-        out[claim_id] = (text.format(who=who), sign_verdict(r["low"], r["high"], sign, statistic=r["rho"],
-                                                            n=int(r["n"]), measure=measure))
+        where = f"{measure}, CI over {int(r['n_groups'])} problems"
+        if not entailment:
+            verdict = not_testable("the candidates were clustered with the embedding-similarity approximation, "
+                                   "which may be shown but never decides; cluster by entailment (an LLM or NLI judge)",
+                                   n=int(r["n"]), measure=where)
+        else:
+            verdict = sign_verdict(r["low"], r["high"], sign, statistic=r["rho"], n=int(r["n"]), measure=where)
+        out[claim_id] = (text.format(who=who), verdict)
     return out
+
+
+def verdict_table(correlations: pd.DataFrame, who: str, *, entailment: bool) -> pd.DataFrame:
+    """B1-B4 per domain (every value of the `domain` column): claim, domain, verdict, rho, low, high, n, reason."""
+    rows = []
+    for domain in correlations["domain"].unique():
+        for claim_id, (_, v) in se_verdicts(correlations, who, entailment=entailment, domain=domain).items():
+            rows.append({"claim": claim_id, "domain": domain, "verdict": v.label, "rho": v.statistic,
+                         "low": v.ci_low, "high": v.ci_high, "n": v.n, "reason": v.reason})
+    return pd.DataFrame(rows)

@@ -3,6 +3,9 @@
 * MacGyver (Tian et al. 2024): everyday physical problems with a list of available items; the
   solvable ones (`Solvable? == Yes`) are the default domain. Each step is one action.
 * SciFi-100 (LLM Review): science-fiction writing prompts; each step is the story's next sentence.
+* hypogen-astro (UniverseTBD `hypogen`, MIT): astrophysics research problems extracted from paper
+  abstracts, a stand-in for the HypoGen hypothesis dataset (which lives only on the Hugging Face hub);
+  each step is one step of a proposed approach.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ class Problem:
 
     id: str
     """Stable id, e.g. "macgyver-541" or "scifi100-strong-voice-0"."""
-    domain: Literal["macgyver", "scifi100"]
+    domain: Literal["macgyver", "scifi100", "hypogen-astro"]
     """The benchmark it comes from."""
     text: str
     """The problem statement or writing prompt."""
@@ -72,6 +75,19 @@ SCIFI_PROMPT = StepPrompt(
 )
 """Default prompt for SciFi-100 story continuation."""
 
+HYPOGEN_PROMPT = StepPrompt(
+    instructions=(
+        "Propose a research approach to the astrophysics problem below: a hypothesis and how to test it, "
+        "one short, concrete step per line. When the approach is complete, write STOP as the next step.\n\n"
+        "Problem: {problem}\n\nApproach:\n"
+    ),
+    step_label="Step {k}:",
+)
+"""Default prompt for hypogen-astro research problems."""
+
+NOT_APPLICABLE = "not applicable"
+"""The placeholder of hypogen-astro rows with no extracted problem (compared case-insensitively)."""
+
 
 def macgyver_problems(path: str | Path | None = None, *, limit: int | None = None) -> list[Problem]:
     """The solvable MacGyver problems (rows with `Solvable? == Yes`), in file order.
@@ -112,3 +128,25 @@ def scifi_problems(path: str | Path | None = None, *, limit: int | None = None) 
         if i < len(prompts)
     ]
     return out[:limit] if limit is not None else out
+
+
+def hypogen_astro_problems(path: str | Path | None = None, *, limit: int | None = None) -> list[Problem]:
+    """The usable hypogen-astro research problems, in file order, with id "hypogen-astro-<data row, from 1>".
+
+    Reads `extracted_hypotheses.csv` (columns Problem, Solution); rows whose Problem is empty or
+    "Not applicable" are skipped (90 of the 91 rows are usable).
+    """
+    p = require_file(
+        path or data_dir() / "hypogen-astro" / "extracted_hypotheses.csv",
+        "hypogen-astro problem file",
+        "copy data/processed/extracted_hypotheses.csv of github.com/UniverseTBD/hypogen to "
+        "<data>/hypogen-astro/ or set LLMCREATIVITY_DATA",
+    )
+    df = pd.read_csv(p)
+    missing = {"Problem", "Solution"} - set(df.columns)
+    if missing:
+        raise ValueError(f"{p}: columns {sorted(missing)} are missing; expected hypogen's extracted_hypotheses.csv")
+    text = df["Problem"].fillna("").astype(str).str.strip()
+    usable = [(i, t) for i, t in enumerate(text, start=1) if t and t.lower() != NOT_APPLICABLE]
+    rows = usable[:limit] if limit is not None else usable
+    return [Problem(f"hypogen-astro-{i}", "hypogen-astro", t) for i, t in rows]

@@ -9,15 +9,34 @@ Three estimators from the semantic-uncertainty literature (Kuhn et al. 2023; Far
 
 All work in log space with `scipy.special.logsumexp`, so answers whose probability is far
 below the smallest float (log p = -900, say) still weigh correctly against each other.
+
+A cluster's mass sums its members' probabilities, and a sequence sampled k times can count k times
+(`duplicates="every"`, the default: the rule of the reference implementation of Farquhar et al. 2024
+and of the step-wise paper's code) or once (`duplicates="distinct"`: the mass the model gives the
+cluster's distinct sequences, a lower bound on the cluster's true probability). At low temperature
+most samples repeat the mode, so "every" weights the mode's cluster by its sampled frequency times
+its probability and gives a much lower SE than "distinct".
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
+from typing import Literal
 
 import numpy as np
 from scipy.special import logsumexp
+
+Duplicates = Literal["every", "distinct"]
+"""How a sequence sampled k times counts in its cluster's mass: k times ("every") or once ("distinct")."""
+DUPLICATE_RULES: tuple[str, ...] = ("every", "distinct")
+"""The values of `Duplicates`."""
+
+
+def _check_duplicates(duplicates: str) -> None:
+    if duplicates not in DUPLICATE_RULES:
+        raise ValueError(f"duplicates={duplicates!r}: use 'every' (each sample counts, the papers' rule) or "
+                         "'distinct' (each distinct sequence counts once)")
 
 
 def _check_ids(cluster_ids: Sequence[int]) -> np.ndarray:
@@ -53,19 +72,24 @@ def discrete_semantic_entropy(cluster_ids: Sequence[int]) -> float:
 
 
 def cluster_log_probabilities(
-    cluster_ids: Sequence[int], sequence_log_probs: Sequence[float], texts: Sequence[Hashable]
+    cluster_ids: Sequence[int], sequence_log_probs: Sequence[float], texts: Sequence[Hashable],
+    *, duplicates: Duplicates = "every",
 ) -> dict[int, float]:
     """Normalized log-probability of each cluster over the sampled clusters.
 
-    log p(c) = logsumexp_{s in U(c)} log p(s),   then   log p~(c) = log p(c) - logsumexp_c' log p(c'),
+    log p(c) = logsumexp_{s in S(c)} log p(s),   then   log p~(c) = log p(c) - logsumexp_c' log p(c'),
 
-    where U(c) holds the *distinct* sequences of cluster c (a sequence sampled k times counts once,
-    so duplicates cannot push a cluster's mass above what the model gave it).
+    where S(c) holds every sample of cluster c (`duplicates="every"`: a sequence sampled k times
+    counts k times) or its *distinct* sequences U(c) (`duplicates="distinct"`: it counts once).
 
     >>> lp = cluster_log_probabilities([0, 0, 1], [math.log(0.2), math.log(0.2), math.log(0.2)], ["a", "a", "b"])
     >>> {c: round(math.exp(v), 3) for c, v in lp.items()}
+    {0: 0.667, 1: 0.333}
+    >>> lp = cluster_log_probabilities([0, 0, 1], [math.log(0.2)] * 3, ["a", "a", "b"], duplicates="distinct")
+    >>> {c: round(math.exp(v), 3) for c, v in lp.items()}
     {0: 0.5, 1: 0.5}
     """
+    _check_duplicates(duplicates)
     ids = _check_ids(cluster_ids)
     logp = np.asarray(sequence_log_probs, dtype=float)
     if logp.shape != ids.shape or len(texts) != ids.size:
@@ -75,11 +99,14 @@ def cluster_log_probabilities(
         )
     if np.isnan(logp).any() or (logp > 1e-6).any():
         raise ValueError("sequence_log_probs must be natural-log probabilities: no NaN and none above 0")
-    seen: dict[tuple[int, Hashable], float] = {}
+    members: list[tuple[int, float]] = []
+    seen: set[tuple[int, Hashable]] = set()
     for c, t, v in zip(ids.tolist(), texts, logp.tolist(), strict=True):
-        seen.setdefault((c, t), v)
-    clusters = sorted({c for c, _ in seen})
-    mass = np.array([logsumexp([v for (c2, _), v in seen.items() if c2 == c]) for c in clusters])
+        if duplicates == "every" or (c, t) not in seen:
+            members.append((c, v))
+        seen.add((c, t))
+    clusters = sorted({c for c, _ in members})
+    mass = np.array([logsumexp([v for c2, v in members if c2 == c]) for c in clusters])
     finite = mass[np.isfinite(mass)]
     if finite.size == 0:
         raise ValueError("every sample has probability 0 (log-probability -inf): nothing to weigh")
@@ -88,23 +115,27 @@ def cluster_log_probabilities(
 
 
 def probability_weighted_semantic_entropy(
-    cluster_ids: Sequence[int], sequence_log_probs: Sequence[float], texts: Sequence[Hashable]
+    cluster_ids: Sequence[int], sequence_log_probs: Sequence[float], texts: Sequence[Hashable],
+    *, duplicates: Duplicates = "every",
 ) -> float:
-    """Semantic entropy with clusters weighted by the probability of their distinct members.
+    """Semantic entropy with clusters weighted by the probability of their members.
 
-    SE = - sum_c p~(c) ln p~(c),  p~(c) = sum_{s in U(c)} p(s) / sum_c' sum_{s in U(c')} p(s),
+    SE = - sum_c p~(c) ln p~(c),  p~(c) = sum_{s in S(c)} p(s) / sum_c' sum_{s in S(c')} p(s),
 
-    with log p(s) = sum_j log p(x_j | x_<j) the full sequence log-probability.
+    with log p(s) = sum_j log p(x_j | x_<j) the full sequence log-probability and S(c) every sample
+    of cluster c, or its distinct sequences with `duplicates="distinct"` (`cluster_log_probabilities`).
 
     >>> round(probability_weighted_semantic_entropy([0, 1], [-1000.0, -1000.0], ["a", "b"]) / math.log(2), 6)
     1.0
     """
-    log_pc = np.array(list(cluster_log_probabilities(cluster_ids, sequence_log_probs, texts).values()))
+    log_pc = np.array(list(cluster_log_probabilities(cluster_ids, sequence_log_probs, texts,
+                                                     duplicates=duplicates).values()))
     return _entropy_from_log_masses(log_pc)
 
 
 def length_normalized_semantic_entropy(
-    cluster_ids: Sequence[int], token_log_probs: Sequence[Sequence[float]], texts: Sequence[Hashable]
+    cluster_ids: Sequence[int], token_log_probs: Sequence[Sequence[float]], texts: Sequence[Hashable],
+    *, duplicates: Duplicates = "every",
 ) -> float:
     """Probability-weighted semantic entropy with length-normalized sequence scores.
 
@@ -116,4 +147,4 @@ def length_normalized_semantic_entropy(
     1.0
     """
     means = [float(np.mean(t)) if len(t) else -math.inf for t in token_log_probs]
-    return probability_weighted_semantic_entropy(cluster_ids, means, texts)
+    return probability_weighted_semantic_entropy(cluster_ids, means, texts, duplicates=duplicates)

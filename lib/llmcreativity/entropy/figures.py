@@ -9,20 +9,20 @@ from matplotlib.figure import Figure
 
 
 def plot_entropy_panels(chains: pd.DataFrame, steps: pd.DataFrame) -> Figure:
-    """Discrete SE against temperature and model size (per chain, 95 % CIs), and against cluster count and
+    """Probability-weighted SE against temperature and model size (per chain, 95 % CIs), and against cluster count and
     mean pairwise cosine (per step), in four panels."""
     fig, axes = plt.subplots(1, 4, figsize=(18, 4))
-    sns.lineplot(data=chains, x="temperature", y="se_discrete", hue="model_name", marker="o", errorbar=("ci", 95),
+    sns.lineplot(data=chains, x="temperature", y="se_probability", hue="model_name", marker="o", errorbar=("ci", 95),
                  ax=axes[0])
     axes[0].set_title("SE vs temperature")
-    sns.pointplot(data=chains, x="params_m", y="se_discrete", hue="temperature", errorbar=("ci", 95), ax=axes[1])
+    sns.pointplot(data=chains, x="params_m", y="se_probability", hue="temperature", errorbar=("ci", 95), ax=axes[1])
     axes[1].set_xlabel("parameters (millions)")
     axes[1].set_title("SE vs model size")
-    sns.stripplot(data=steps, x="n_clusters", y="se_discrete", hue="model_name", ax=axes[2], legend=False)
+    sns.stripplot(data=steps, x="n_clusters", y="se_probability", hue="model_name", ax=axes[2], legend=False)
     axes[2].set_title("SE vs number of clusters")
-    sns.scatterplot(data=steps, x="mean_cosine", y="se_discrete", hue="model_name", ax=axes[3], legend=False)
+    sns.scatterplot(data=steps, x="mean_cosine", y="se_probability", hue="model_name", ax=axes[3], legend=False)
     axes[3].set_title("SE vs mean pairwise cosine")
     for ax in axes:
-        ax.set_ylabel("discrete SE (nats)")
+        ax.set_ylabel("probability-weighted SE (nats)")
     fig.tight_layout()
     return fig

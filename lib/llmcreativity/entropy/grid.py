@@ -11,11 +11,11 @@ import pandas as pd
 
 from ..llm import get_backend
 from .chains import Chain, StepwiseSettings
-from .domains import MACGYVER_PROMPT, SCIFI_PROMPT, Problem
+from .domains import HYPOGEN_PROMPT, MACGYVER_PROMPT, SCIFI_PROMPT, Problem
 from .entailment import EntailmentJudge
 from .runner import run_chains
 
-TEMPLATES = {"macgyver": MACGYVER_PROMPT, "scifi100": SCIFI_PROMPT}
+TEMPLATES = {"macgyver": MACGYVER_PROMPT, "scifi100": SCIFI_PROMPT, "hypogen-astro": HYPOGEN_PROMPT}
 """Domain -> the step-wise prompt its problems are asked with."""
 
 

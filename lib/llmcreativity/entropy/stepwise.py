@@ -1,10 +1,15 @@
 """The step-wise semantic-entropy protocol.
 
-For one problem: at each step, sample n candidate next steps with their token log-probabilities,
-cluster them by bidirectional entailment, compute semantic entropy over the clusters, then append
-the candidate with the highest sequence probability (greedy chaining) and continue. The chain
-ends when at least `stop_fraction` of the candidates say the solution is complete (they start
-with the domain's stop word), or at the step cap.
+For one problem, each step has two stages (the paper's protocol, `continuation="greedy"`):
+
+1. sample n candidate next steps with their token log-probabilities, cluster them by bidirectional
+   entailment and compute semantic entropy over the clusters (the samples serve the entropy only);
+2. decode one continuation at temperature 0, y_k = argmax-decode p(. | x, y_1..y_{k-1}), and append it.
+
+With `continuation="best_sample"` stage 2 is skipped and the sampled candidate with the highest
+sequence log-probability sum_j log p(x_j | x_<j) is appended instead (this favours the shortest).
+The chain ends when at least `stop_fraction` of the candidates say the solution is complete (they
+start with the domain's stop word), when the greedy continuation says so or is empty, or at the step cap.
 
 Candidates that say STOP form one cluster, and empty candidates another, without asking the judge.
 """
@@ -42,6 +47,13 @@ def sample_candidates(lm: Backend, prompt: str, settings: StepwiseSettings, temp
     ]
 
 
+def sample_greedy(lm: Backend, prompt: str, settings: StepwiseSettings, template: StepPrompt) -> Candidate:
+    """The step's one temperature-0 continuation (`settings.greedy_config()`), as a Candidate."""
+    c = lm.generate([prompt], settings.greedy_config())[0][0]
+    text = c.text.strip()
+    return Candidate(text, tuple(float(v) for v in c.logprobs), template.is_stop(text), c.finish_reason)
+
+
 def cluster_candidates(
     candidates: Sequence[Candidate], judge: EntailmentJudge, *, context: str | None, batch_size: int
 ) -> tuple[list[int], int]:
@@ -72,7 +84,8 @@ def run_step(
     lm: Backend, judge: EntailmentJudge, problem: Problem, template: StepPrompt, settings: StepwiseSettings,
     steps_so_far: Sequence[str], index: int,
 ) -> StepResult:
-    """Sample, cluster and score one step; choose the most probable content candidate unless STOP wins."""
+    """Sample, cluster and score one step; then, unless STOP wins, decode the greedy continuation ("greedy") or
+    choose the most probable content candidate ("best_sample")."""
     t0 = time.perf_counter()
     cands = sample_candidates(lm, template.render(problem.text, steps_so_far), settings, template)
     t1 = time.perf_counter()
@@ -81,9 +94,16 @@ def run_step(
     texts = [c.text for c in cands]
     stop_votes = sum(c.is_stop for c in cands)
     usable = [i for i, c in enumerate(cands) if c.text and not c.is_stop]
-    ends = stop_votes >= settings.stop_fraction * len(cands) or not usable
     weighable = any(c.logprobs for c in cands)  # with no token anywhere, probability weights are undefined
-    chosen = None if ends else max(usable, key=lambda i: cands[i].sum_logprob)
+    chosen = greedy = None
+    if settings.continuation == "greedy":
+        ends = stop_votes >= settings.stop_fraction * len(cands)
+        if not ends:
+            greedy = sample_greedy(lm, template.render(problem.text, steps_so_far), settings, template)
+            ends = greedy.is_stop or not greedy.text
+    else:
+        ends = stop_votes >= settings.stop_fraction * len(cands) or not usable
+        chosen = None if ends else max(usable, key=lambda i: cands[i].sum_logprob)
     return StepResult(
         index=index,
         candidates=tuple(cands),
@@ -99,6 +119,8 @@ def run_step(
         chosen=chosen,
         sample_seconds=t1 - t0,
         cluster_seconds=t2 - t1,
+        continuation=greedy,
+        ended=ends,
     )
 
 
@@ -112,10 +134,12 @@ def run_chain(
     for k in range(1, settings.step_cap + 1):
         step = run_step(lm, judge, problem, template, settings, solution, k)
         steps.append(step)
-        if step.chosen is None:
-            ended = "stop" if step.stop_votes >= settings.stop_fraction * settings.sampling.n else "empty"
+        if step.appended is None:
+            said_stop = (step.stop_votes >= settings.stop_fraction * settings.sampling.n
+                         or (step.continuation is not None and step.continuation.is_stop))
+            ended = "stop" if said_stop else "empty"
             break
-        solution.append(step.candidates[step.chosen].text)
+        solution.append(step.appended)
     return Chain(
         id=chain_id(problem, lm.identity, judge.identity, template, settings),
         problem_id=problem.id, domain=problem.domain, model=lm.identity, judge=judge.identity,

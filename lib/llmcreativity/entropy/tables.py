@@ -17,7 +17,8 @@ from .chains import Chain
 
 CHAIN_KEYS = ["chain", "model_name", "params_m", "domain", "problem_id", "temperature"]
 """Columns that identify a chain in the per-chain table."""
-CHAIN_MEANS = ["se_discrete", "se_probability", "se_length_normalized", "n_clusters", "mean_cosine"]
+CHAIN_MEANS = ["se_probability", "se_discrete", "se_length_normalized", "se_probability_distinct",
+               "se_length_normalized_distinct", "n_clusters", "mean_cosine"]
 """Step measures averaged over a chain's steps."""
 
 
@@ -41,7 +42,7 @@ def model_step_table(chains: Sequence[Chain], embedder: TextEmbedder, names: Map
 
 def chain_table(steps: pd.DataFrame, chains: Sequence[Chain], problems: Mapping[str, str]) -> pd.DataFrame:
     """One row per chain: `CHAIN_KEYS`, the mean over its steps of `CHAIN_MEANS`, the problem text
-    (`problems`: problem id -> text), `solution_steps` (list of the chosen steps) and `ended`."""
+    (`problems`: problem id -> text), `solution_steps` (list of the appended steps) and `ended`."""
     means = steps.groupby(CHAIN_KEYS, as_index=False)[CHAIN_MEANS].mean()
     extra = pd.DataFrame([{"chain": c.id, "problem": problems[c.problem_id], "solution_steps": list(c.solution),
                            "ended": c.ended} for c in chains], columns=["chain", "problem", "solution_steps", "ended"])

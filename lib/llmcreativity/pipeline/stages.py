@@ -99,9 +99,10 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6], "llm_models": [SMOKE_MODEL],
-                      "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1},
+                      "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1, "b7_sets": 3, "b7_set_size": 3,
+                      "b7_judge_model": SMOKE_MODEL},
             "paper": {"embedding_sample": 1200, "llm_models": ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
-                      "llm_sample": 60, "llm_repeats": 3},
+                      "llm_sample": 60, "llm_repeats": 3, "b7_sets": 30},
         },
     ),
     Stage(
@@ -111,12 +112,13 @@ STAGES: list[Stage] = [
         depends=("backends", "baselines", "review"),
         profiles={
             "default": {},
-            "smoke": {"models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_scifi": 0,
-                      "n_samples": 4, "step_cap": 1, "max_tokens": 16, "judge_model": SMOKE_MODEL,
-                      "llm_check_steps": 0, "n_resamples": 200},
+            "smoke": {"models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
+                      "n_scifi": 0, "n_samples": 4, "step_cap": 1, "max_tokens": 16, "judge_model": SMOKE_MODEL,
+                      "llm_check_steps": 0, "n_resamples": 200, "novelty_model": SMOKE_MODEL},
             "paper": {"models": ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
-                      "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20, "n_scifi": 10, "n_samples": 10,
-                      "step_cap": 8, "max_tokens": 64, "judge": "llm", "llm_check_steps": 0},
+                      "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20, "n_hypogen": 20, "n_scifi": 10,
+                      "n_samples": 10, "step_cap": 8, "max_tokens": 64, "judge": "llm", "llm_check_steps": 0,
+                      "novelty_model": "qwen2.5-coder-1.5b"},
         },
     ),
     Stage(

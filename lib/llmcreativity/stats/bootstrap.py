@@ -69,3 +69,48 @@ def bootstrap_ci(
 def _is_object(s: Sequence) -> bool:
     """True for samples holding strings, None or mixed labels, which numpy must keep as objects."""
     return any(not isinstance(v, (int, float, np.number, bool, np.bool_)) for v in s)
+
+
+def cluster_bootstrap_ci(
+    samples: Sequence[Sequence[float]] | Sequence[np.ndarray],
+    groups: Sequence[object],
+    statistic: Callable[..., float],
+    *,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> ConfidenceInterval:
+    """Percentile cluster-bootstrap CI of `statistic(*samples)`: the resampling unit is the group, not the row.
+
+    With G distinct groups (e.g. problems), draw B vectors g_b ~ Uniform{groups}^G with replacement,
+    take every row of every drawn group (a group drawn twice contributes its rows twice), compute
+    theta_b = statistic(*(s[rows_b] for s in samples)) and return the (alpha/2, 1 - alpha/2) quantiles of
+    the finite theta_b. Rows of one group (chains or steps of one problem) stay together, so their
+    dependence is kept. `n` of the result is the number of groups.
+    """
+    arrays = [np.asarray(s, dtype=float) for s in samples]
+    if not arrays:
+        raise ValueError("samples is empty: pass a list of one or more equally long arrays, e.g. [x, y]")
+    labels = np.asarray(groups, dtype=object)
+    if any(len(a) != len(labels) for a in arrays):
+        raise ValueError(f"samples have lengths {[len(a) for a in arrays]} and groups {len(labels)}: give one group "
+                         "label per row")
+    uniq, codes = np.unique(labels.astype(str), return_inverse=True)
+    if uniq.size < 2:
+        raise ValueError(f"groups has {uniq.size} distinct value(s): the cluster bootstrap needs at least 2 groups")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence={confidence!r}: must lie in (0, 1), e.g. 0.95")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples={n_resamples!r}: must be a positive integer")
+    members = [np.flatnonzero(codes == g) for g in range(uniq.size)]
+    estimate = float(statistic(*arrays))
+    rng = np.random.default_rng(seed)
+    draws = np.empty(n_resamples)
+    for b, picked in enumerate(rng.integers(0, uniq.size, size=(n_resamples, uniq.size))):
+        rows = np.concatenate([members[g] for g in picked])
+        draws[b] = float(statistic(*(a[rows] for a in arrays)))
+    finite = draws[np.isfinite(draws)]
+    alpha = 1 - confidence
+    low, high = (np.quantile(finite, [alpha / 2, 1 - alpha / 2]) if finite.size else (np.nan, np.nan))
+    return ConfidenceInterval(estimate, float(low), float(high), confidence, int(uniq.size), n_resamples,
+                              int(draws.size - finite.size))

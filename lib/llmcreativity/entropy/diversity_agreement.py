@@ -1,0 +1,127 @@
+"""Claim B7: does semantic entropy track human judgements of diversity better than surface measures?
+
+Human diversity judgements stand in from MuseScorer: two coders put every idea into a bucket of
+"the same idea", so a set of ideas has a human diversity, the entropy of its bucket labels
+(H = -sum_b (n_b / K) ln(n_b / K) over the K ideas, averaged over the two coders). Each machine
+measure is oriented so that larger means more diverse:
+
+* SE: discrete semantic entropy of the set's entailment clusters;
+* 1 - mean pairwise cosine of sentence embeddings;
+* Distinct-1 and Distinct-2;
+* 1 - Self-BLEU.
+
+A measure's agreement with people is Spearman's rho with the human diversity over sets. The sets
+are disjoint random draws from one round, so they are independent units; the bootstrap resamples sets,
+with the same draws for every measure (paired), and tests SE's rho minus each baseline's rho.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.multitest import multipletests
+
+from ..llm.backend import TextEmbedder
+from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
+from ..stats import spearman
+from .clustering import cluster_by_bidirectional_entailment
+from .entailment import EntailmentJudge
+from .estimators import discrete_semantic_entropy
+from .musescorer import CODERS, ROUND_OBJECTS
+
+REFERENCE = "SE"
+"""The measure claim B7 is about."""
+BASELINES = ("1 - mean cosine", "Distinct-1", "Distinct-2", "1 - Self-BLEU")
+"""The surface measures SE is compared with."""
+
+
+def disjoint_sets(ideas: pd.DataFrame, round_id: int, n_sets: int, set_size: int, *,
+                  seed: int = 0) -> list[pd.DataFrame]:
+    """`n_sets` disjoint random sets of `set_size` ideas of one round (no idea is in two sets)."""
+    pool = ideas[ideas["round_id"] == round_id]
+    if n_sets < 1 or set_size < 2:
+        raise ValueError(f"n_sets={n_sets!r}, set_size={set_size!r}: give at least 1 set of at least 2 ideas")
+    if n_sets * set_size > len(pool):
+        raise ValueError(f"round {round_id} has {len(pool)} ideas; {n_sets} disjoint sets of {set_size} need "
+                         f"{n_sets * set_size}: lower n_sets or set_size")
+    drawn = pool.sample(n=n_sets * set_size, random_state=seed).reset_index(drop=True)
+    return [drawn.iloc[k * set_size:(k + 1) * set_size].reset_index(drop=True) for k in range(n_sets)]
+
+
+def human_diversity(ideas: pd.DataFrame) -> float:
+    """Mean over the coders of the entropy (nats) of their bucket labels on these ideas."""
+    return float(np.mean([discrete_semantic_entropy(ideas[c].astype(str).tolist()) for c in CODERS]))
+
+
+def _or_nan(f: Callable[..., float], *args: object) -> float:
+    try:
+        return float(f(*args))
+    except ValueError:
+        return float("nan")
+
+
+def set_diversity(sets: Sequence[pd.DataFrame], judge: EntailmentJudge, embedder: TextEmbedder, *,
+                  batch_size: int = 4) -> pd.DataFrame:
+    """One row per set: `human` diversity, `REFERENCE` (SE of `judge`'s clusters, with the round's object as
+    context), the `BASELINES`, the cluster count and the judge calls it took."""
+    rows = []
+    for k, s in enumerate(sets):
+        texts = s["idea_content"].astype(str).tolist()
+        context = f"Unusual uses of a {ROUND_OBJECTS.get(int(s['round_id'].iloc[0]), 'common object')}"
+        c = cluster_by_bidirectional_entailment(texts, judge, context=context, batch_size=batch_size)
+        rows.append({"set": k, "ideas": len(texts), "human": human_diversity(s),
+                     REFERENCE: discrete_semantic_entropy(c.ids), "clusters": c.n_clusters,
+                     "1 - mean cosine": 1 - mean_pairwise_cosine(np.asarray(embedder.encode(texts))),
+                     "Distinct-1": _or_nan(distinct_n, texts, 1), "Distinct-2": _or_nan(distinct_n, texts, 2),
+                     "1 - Self-BLEU": 1 - _or_nan(self_bleu, texts), "judge_calls": c.judge_calls})
+    return pd.DataFrame(rows)
+
+
+def _rho(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rho over the finite pairs (NaN below 3); a constant measure orders no set above another: 0."""
+    keep = np.isfinite(x) & np.isfinite(y)
+    if keep.sum() < 3:
+        return float("nan")
+    if np.ptp(x[keep]) == 0 or np.ptp(y[keep]) == 0:
+        return 0.0
+    return spearman(x[keep], y[keep])[0]
+
+
+def agreement_comparisons(table: pd.DataFrame, *, alpha: float = 0.05, n_resamples: int = 2000,
+                          seed: int = 0) -> pd.DataFrame:
+    """SE's agreement with people against each baseline's, in the columns `verdicts.beats_every_baseline` reads.
+
+    For baseline b: diff = rho(SE, human) - rho(b, human) over the sets (a constant measure has rho 0); a
+    percentile bootstrap over sets (the same draws for every baseline) gives ci_low/ci_high, the two-sided
+    p = 2 min(P*(d <= 0), P*(d >= 0)) and dz = diff / sd*(d);
+    p_holm is Holm-adjusted over the baselines and significant = p_holm < alpha.
+    """
+    missing = {"human", REFERENCE, *BASELINES} - set(table.columns)
+    if missing:
+        raise ValueError(f"the set table lacks columns {sorted(missing)}: build it with set_diversity")
+    human = table["human"].to_numpy(float)
+    cols = {m: table[m].to_numpy(float) for m in (REFERENCE, *BASELINES)}
+    n = len(table)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n, size=(n_resamples, n)) if n >= 2 else np.zeros((0, n), dtype=int)
+    boot = {m: np.array([_rho(v[i], human[i]) for i in draws]) for m, v in cols.items()}
+    rows = []
+    for b in BASELINES:
+        diff = _rho(cols[REFERENCE], human) - _rho(cols[b], human)
+        d = boot[REFERENCE] - boot[b]
+        d = d[np.isfinite(d)]
+        ok = d.size > 1 and np.isfinite(diff)
+        rows.append({"measure": "Spearman rho with human set diversity", "baseline": b, "n_pairs": n,
+                     "reference_rho": _rho(cols[REFERENCE], human), "baseline_rho": _rho(cols[b], human),
+                     "diff": diff, "ci_low": float(np.quantile(d, 0.025)) if ok else np.nan,
+                     "ci_high": float(np.quantile(d, 0.975)) if ok else np.nan,
+                     "dz": float(diff / d.std(ddof=1)) if ok and d.std(ddof=1) > 0 else np.nan,
+                     "p": float(min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))) if ok else np.nan})
+    out = pd.DataFrame(rows)
+    p = out["p"].to_numpy(float)
+    holm = np.full(p.shape, np.nan)
+    if np.isfinite(p).any():
+        holm[np.isfinite(p)] = multipletests(p[np.isfinite(p)], method="holm")[1]
+    return out.assign(p_holm=holm, significant=holm < alpha)

@@ -1,0 +1,70 @@
+"""Claim B7: SE against surface measures as predictors of human set diversity (MuseScorer buckets)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from entropy_helpers import FirstWordJudge
+from llmcreativity.entropy.diversity_agreement import (
+    BASELINES,
+    agreement_comparisons,
+    disjoint_sets,
+    human_diversity,
+    set_diversity,
+)
+from llmcreativity.verdicts import beats_every_baseline
+
+
+class RandomEmbedder:
+    identity = "random"
+
+    def encode(self, texts):
+        return np.array([[hash(t) % 97 + 1.0, hash(t[::-1]) % 89 + 1.0, 1.0] for t in texts])
+
+
+def ideas(n=120, seed=0):
+    """Ideas whose first word is their bucket (both coders agree); the rest is filler from 40 words."""
+    rng = np.random.default_rng(seed)
+    bucket = rng.choice(12, size=n, p=np.r_[[0.4, 0.2], np.full(10, 0.04)])
+    words = ["hat", "door", "fish", "kite", "pan", "cup", "rope", "lamp", "bell", "nail", "coin", "box"]
+    text = [f"{words[b]} " + " ".join(f"w{rng.integers(40)}" for _ in range(rng.integers(2, 6))) for b in bucket]
+    return pd.DataFrame({"id": range(n), "round_id": 1, "idea_content": text, "ali": bucket, "krish": bucket})
+
+
+def test_disjoint_sets_share_no_idea_and_refuse_too_many():
+    sets = disjoint_sets(ideas(), 1, 6, 5, seed=1)
+    assert [len(s) for s in sets] == [5] * 6
+    assert len({i for s in sets for i in s["id"]}) == 30
+    with pytest.raises(ValueError, match="lower n_sets or set_size"):
+        disjoint_sets(ideas(), 1, 30, 5)
+
+
+def test_human_diversity_is_the_mean_entropy_of_the_coders_buckets():
+    s = pd.DataFrame({"ali": [1, 1, 2, 3], "krish": [1, 1, 1, 1]})
+    assert human_diversity(s) == pytest.approx(0.5 * -(0.5 * np.log(0.5) + 2 * 0.25 * np.log(0.25)))
+
+
+def test_se_from_bucket_faithful_clusters_beats_every_surface_measure():
+    sets = disjoint_sets(ideas(), 1, 20, 5, seed=2)
+    table = set_diversity(sets, FirstWordJudge(), RandomEmbedder())
+    assert len(table) == 20 and table["SE"].to_numpy() == pytest.approx(table["human"].to_numpy())
+    comparisons = agreement_comparisons(table, n_resamples=300)
+    assert list(comparisons["baseline"]) == list(BASELINES)
+    assert comparisons["reference_rho"].to_numpy() == pytest.approx(np.ones(4)) and (comparisons["diff"] > 0).all()
+    verdict = beats_every_baseline(comparisons)
+    assert verdict.label == "supported" and verdict.n == 20
+
+
+def test_a_judge_that_splits_every_set_apart_does_not_beat_the_baselines():
+    class NeverEntails:
+        identity = "never"
+        calls = 0
+
+        def entails(self, pairs, context=None):
+            return [False] * len(pairs)
+
+    table = set_diversity(disjoint_sets(ideas(), 1, 20, 5, seed=3), NeverEntails(), RandomEmbedder())
+    # one cluster per idea: SE says nothing about the set
+    assert table["SE"].to_numpy() == pytest.approx(np.full(20, np.log(5)))
+    verdict = beats_every_baseline(agreement_comparisons(table, n_resamples=100))
+    assert verdict.label == "not supported" and verdict.n == 20
