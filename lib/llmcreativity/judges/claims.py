@@ -18,18 +18,24 @@ B5_MEASURE = "token saving 1 - t_retrieval / t_ChatEval"
 
 
 def efficiency_claim(per_item: pd.DataFrame, judge: str, baseline: str, *, judge_model: str, min_items: int = 30,
-                     n_resamples: int = 1000, seed: int = 0) -> tuple[str, Verdict]:
+                     no_stop: str = "", n_resamples: int = 1000, seed: int = 0) -> tuple[str, Verdict]:
     """Claim B5's text (saving and accuracy difference with CIs, and the reason) and its `efficiency_verdict`.
 
-    `per_item` is `judgement_table` over both judges on the same items.
+    `per_item` is `judgement_table` over both judges on the same items. With `no_stop` (the same
+    retrieval judge with early stopping off), the text also gives that arm's saving: retrieval's own,
+    apart from stopping early. The verdict rests on `judge`.
     """
     saving = token_saving(per_item, judge, baseline, n_resamples=n_resamples, seed=seed)
     acc = accuracy_difference(per_item, judge, baseline, n_resamples=n_resamples, seed=seed)
     n = int(per_item.loc[per_item["judge"] == judge, "item_id"].nunique())
     v = efficiency_verdict(saving, acc, n, min_items=min_items, measure=B5_MEASURE)
-    text = (f"{judge} vs {baseline} on {n} labelled items, judge model {judge_model}: token saving "
-            f"{saving.estimate:.0%} [{saving.low:.0%}, {saving.high:.0%}], accuracy difference {acc.estimate:+.2f} "
-            f"[{acc.low:+.2f}, {acc.high:+.2f}]; {v.reason}.")
+    own = ""
+    if no_stop:
+        off = token_saving(per_item, no_stop, baseline, n_resamples=n_resamples, seed=seed)
+        own = f" (early stop off, {no_stop}: {off.estimate:.0%} [{off.low:.0%}, {off.high:.0%}])"
+    text = (f"{judge} vs {baseline} on {n} labelled items, judge model {judge_model}, matched rounds and reply "
+            f"length: token saving {saving.estimate:.0%} [{saving.low:.0%}, {saving.high:.0%}]{own}, accuracy "
+            f"difference {acc.estimate:+.2f} [{acc.low:+.2f}, {acc.high:+.2f}]; {v.reason}.")
     return text, v
 
 
@@ -74,15 +80,19 @@ def accuracy_comparisons(per_item: pd.DataFrame, reference: str, baselines: list
 
 def accuracy_claim(comparisons: pd.DataFrame, reference: str, *, judge_model: str, kappa: float,
                    min_items: int = 30) -> tuple[str, Verdict]:
-    """Claim B9's text and verdict (`beats_every_baseline` with `min_items` as the smallest sample).
+    """Claim B9's text and verdict: `beats_every_baseline`, "inconclusive" below `min_items` items.
 
     "Human-level" is not tested: MacGyver gives one human label per solution, so there is no
     human-human agreement to hold the judge against; the text gives the judge's kappa with the labels.
     """
     v = beats_every_baseline(comparisons, min_pairs=min_items)
+    n = int(comparisons["n_pairs"].min())
+    if n < min_items:
+        v = Verdict("inconclusive", f"the sample is too small: {n} items (< {min_items})", v.statistic, v.ci_low,
+                    v.ci_high, v.n, v.measure)
     parts = ", ".join(f"{r.baseline} {r.baseline_mean:.0%}" for r in comparisons.itertuples())
     acc = comparisons["reference_mean"].iloc[0]
-    text = (f"{reference} ({judge_model}) on {int(comparisons['n_pairs'].min())} labelled MacGyver items: accuracy "
+    text = (f"{reference} ({judge_model}) on {n} labelled items: accuracy "
             f"{acc:.0%} vs {parts}; Cohen's kappa with the human labels {kappa:.2f}. The human-level part is not "
             f"tested (one human label per solution, so no human-human agreement to compare); {v.reason}.")
     return text, v
