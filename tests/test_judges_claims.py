@@ -8,7 +8,13 @@ import pandas as pd
 import pytest
 
 from llmcreativity.judges import CallLog, CriterionVerdict, Judgement, criteria_set, judgement_table
-from llmcreativity.judges.claims import accuracy_claim, accuracy_comparisons, one_model_claim, weaker_model_claim
+from llmcreativity.judges.claims import (
+    accuracy_claim,
+    accuracy_comparisons,
+    not_weaker,
+    untested_weaker_claim,
+    weaker_model_claim,
+)
 from llmcreativity.judges.resample import problem_spearman
 from llmcreativity.verdicts import Verdict, all_of_verdict
 
@@ -61,7 +67,15 @@ def test_b10_compares_the_same_judge_on_the_same_items_with_two_models():
     assert v.label == "supported" and v.statistic == pytest.approx(0.5) and "big vs small" in text
     small = weaker_model_claim(table(8, {"weak": 0.5}), "R", "weak", strong_model="b", weak_model="s")[1]
     assert small.label == "inconclusive" and "too small" in small.reason
-    assert one_model_claim("m")[1].label == "not testable here"
+
+
+def test_b10_refuses_a_weak_model_that_is_not_smaller_and_needs_a_second_model():
+    assert not_weaker("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b") == ""
+    assert "is not smaller" in not_weaker("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
+    assert "is the judge model itself" in not_weaker("smollm2-135m", "smollm2-135m")
+    reason = not_weaker("qwen2.5-coder-0.5b", "")
+    assert "one judge model" in reason
+    assert untested_weaker_claim("qwen2.5-coder-0.5b", reason)[1].label == "not testable here"
 
 
 def test_problem_spearman_resamples_problems_not_chains():

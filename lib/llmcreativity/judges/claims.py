@@ -9,6 +9,7 @@ from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 
 from ..evaluation.comparison import cohen_dz
+from ..llm.registry import MODELS
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, beats_every_baseline, efficiency_verdict, not_testable, sign_verdict
 from .summary import accuracy_difference, token_saving
@@ -118,8 +119,22 @@ def weaker_model_claim(per_item: pd.DataFrame, strong: str, weak: str, *, strong
     return text, v
 
 
-def one_model_claim(judge_model: str) -> tuple[str, Verdict]:
-    """Claim B10 when the run has one judge model: "not testable here", saying how to test it."""
-    return (f"Only one judge model ({judge_model}) in this run.",
-            not_testable("this run has one judge model; set weak_judge_model to run the retrieval judge with a weaker "
-                         "one (the paper profile compares the 1.5B and the 0.5B judge)"))
+def not_weaker(strong_model: str, weak_model: str) -> str:
+    """Why `weak_model` cannot stand for a weaker base model of `strong_model` ("" when it can, or when either is not
+    a registry model, whose size is unknown here): it must have fewer parameters and differ."""
+    if not weak_model:
+        return ("this run has one judge model; set weak_judge_model to run the retrieval judge with a weaker one "
+                "(the paper profile sets both)")
+    if weak_model == strong_model:
+        return f"weak_judge_model {weak_model} is the judge model itself"
+    if strong_model in MODELS and weak_model in MODELS:
+        strong, weak = MODELS[strong_model].parameters, MODELS[weak_model].parameters
+        if weak >= strong:
+            return (f"weak_judge_model {weak_model} ({weak:g}M parameters) is not smaller than judge_model "
+                    f"{strong_model} ({strong:g}M)")
+    return ""
+
+
+def untested_weaker_claim(judge_model: str, reason: str) -> tuple[str, Verdict]:
+    """Claim B10 when this run cannot test it (`not_weaker`'s reason): "not testable here"."""
+    return f"The retrieval judge with {judge_model} only.", not_testable(reason)
