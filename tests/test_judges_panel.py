@@ -325,10 +325,10 @@ def test_judge_settings_are_validated():
 
 
 def test_judge_names_carry_their_settings():
-    assert panel(None, rounds=2, k=3, stop_confidence=0.8).name == "retrieval-full(R=2,k=3,T=0.8)"
-    assert panel(None, rounds=2, k=3, stop_confidence=1.01, views="partitioned").name == \
-        "retrieval-partitioned(R=2,k=3,T=1.01)"
-    assert ChatEvalJudge(lm=None, criteria=(VALID,), rounds=2).name == "chateval(R=2)"
+    assert panel(None, rounds=2, k=3, stop_confidence=0.8).name == "retrieval-full(R=2,k=3,T=0.8,L=128)"
+    assert panel(None, rounds=2, k=3, stop_confidence=1.01, views="partitioned", max_tokens=64).name == \
+        "retrieval-partitioned(R=2,k=3,T=1.01,L=64)"
+    assert ChatEvalJudge(lm=None, criteria=(VALID,), rounds=2, max_tokens=256).name == "chateval(R=2,L=256)"
 
 
 def test_answer_probability_judge_reads_p_yes_in_one_scoring_pass():

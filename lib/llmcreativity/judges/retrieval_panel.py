@@ -151,8 +151,9 @@ class RetrievalPanelJudge(CriterionJudge):
 
     @property
     def name(self) -> str:
-        """Judge name with its settings, e.g. "retrieval-full(R=3,k=2,T=0.8)"."""
-        return self.label or f"retrieval-{self.views}(R={self.rounds},k={self.k},T={self.stop_confidence:g})"
+        """Judge name with its settings, e.g. "retrieval-full(R=3,k=2,T=0.8,L=128)" (L: max tokens per reply)."""
+        return self.label or (f"retrieval-{self.views}(R={self.rounds},k={self.k},T={self.stop_confidence:g},"
+                              f"L={self.max_tokens})")
 
     def _retrieve(self, store: VectorStore, queries: list[str]) -> list[list[Retrieved]]:
         """The top-k stored findings for each query (the queries embedded in one batch)."""
