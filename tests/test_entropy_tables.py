@@ -108,7 +108,7 @@ def test_se_verdicts_come_from_the_primary_se_over_problems_overall_and_per_doma
     assert {k: v.label for k, (_, v) in verdicts.items() if k != "B2"} == {
         "B1": "supported", "B3": "supported", "B4": "supported"}
     text, b1 = verdicts["B1"]
-    assert text == "SE rises with sampling temperature (test data)." and b1.n == 30 and b1.statistic > 0.9
+    assert text == "SE rises with sampling temperature (test data)." and b1.n == 6 and b1.statistic > 0.9
     assert "probability-weighted" in b1.measure and "over 6 problems" in b1.measure
     per_domain = verdict_table(corr, "test data", entailment=True)
     assert len(per_domain) == 12 and set(per_domain["domain"]) == {"all", "macgyver", "hypogen-astro"}
@@ -194,7 +194,7 @@ def test_b1_verdict_runs_from_entailment_clusters_through_problem_level_interval
         corr = se_correlations(table, steps, n_resamples=200)
         b1 = se_verdicts(corr, "scripted", entailment=is_entailment(judge))["B1"][1]
         if decides:
-            assert b1.label == "supported" and b1.statistic == pytest.approx(1.0) and b1.n == 18
+            assert b1.label == "supported" and b1.statistic == pytest.approx(1.0) and b1.n == 6
             assert "over 6 problems" in b1.measure
         else:
             assert b1.label == "not testable here"

@@ -11,7 +11,17 @@ import pytest
 
 from llmcreativity.judges import CallLog, CriterionVerdict, Judgement, judgement_table
 from llmcreativity.judges.claims import efficiency_claim, savings_table
-from llmcreativity.judges.divergent import chain_item_id, chain_items, divergent_convergent, weak_link_claim
+from llmcreativity.judges.criteria import MACGYVER_CRITERIA, PAPER_CRITERIA
+from llmcreativity.judges.divergent import (
+    chain_item_id,
+    chain_items,
+    domain_criteria,
+    judged_chains,
+    scale_claim,
+    scale_table,
+    weak_link_claim,
+    weak_link_table,
+)
 from llmcreativity.judges.figures import call_table, plot_accuracy_vs_tokens, plot_cost_by_round, tokens_by_round
 
 
@@ -37,16 +47,62 @@ def test_chain_items_pair_each_chain_problem_with_its_own_steps():
         chain_items(chains().drop(columns="solution_steps"))
 
 
-def test_divergent_convergent_correlates_se_with_the_judges_probability_of_validity():
+def test_judged_chains_attach_the_judges_probability_of_validity_to_each_chain():
     js = [judgement(chain_item_id(c), "J", True, 10, confidence=p) for c, p in (("a", 0.2), ("c", 0.6), ("d", 0.9))]
-    both, stats = divergent_convergent(chains(), js, "se_discrete", n_resamples=50)
+    both = judged_chains(chains(), js)
     assert list(both["chain"]) == ["a", "c", "d"] and list(both["p_valid"]) == [0.2, 0.6, 0.9]
     assert both["solution"].iloc[0] == "Step 1: twist\nStep 2: pull"
-    assert stats["rho"] == pytest.approx(1.0) and stats["n"] == 3
-    text, v = weak_link_claim(both, stats, "se_discrete", "J", "tiny")
-    assert text.startswith("Over 3 MacGyver chains (models m1, m2)")
-    assert v.measure == "Spearman rho(se_discrete, p_valid)"
-    assert v.label in ("not supported", "inconclusive") and v.n == 3 and v.statistic == pytest.approx(1.0)
+    with pytest.raises(KeyError, match="no judgement"):
+        judged_chains(chains(), js[:2])
+
+
+def test_non_macgyver_domains_are_judged_on_the_papers_four_criteria():
+    assert domain_criteria("macgyver", MACGYVER_CRITERIA) == MACGYVER_CRITERIA
+    assert domain_criteria("hypogen-astro", MACGYVER_CRITERIA) == PAPER_CRITERIA
+
+
+def domain_chains(domain, n_problems, rho_sign, models=(135, 270)):
+    """Chains of `domain`: per problem, one chain per model; p_valid rises with SE (rho_sign=+1) or falls."""
+    rows = []
+    for p in range(n_problems):
+        for m, params in enumerate(models):
+            se = p + 0.5 * m
+            rows.append({"chain": f"{domain}-{p}-{m}", "domain": domain, "problem_id": f"{domain}{p}",
+                         "params_m": params, "se_probability": se, "p_valid": 0.5 + rho_sign * 0.04 * se,
+                         "model_name": f"m{params}"})
+    return pd.DataFrame(rows)
+
+
+def test_weak_link_is_reported_per_domain_and_fails_where_one_domain_correlates_strongly():
+    judged = {"macgyver": domain_chains("macgyver", 8, +1), "hypogen-astro": domain_chains("hypogen-astro", 8, -1)}
+    table, parts = weak_link_table(judged, "se_probability", n_resamples=200)
+    assert list(table["domain"]) == ["macgyver", "hypogen-astro"] and list(table["problems"]) == [8, 8]
+    assert table["rho"].tolist() == pytest.approx([1.0, -1.0])
+    assert parts["macgyver"].label == "not supported" and parts["hypogen-astro"].label == "not supported"
+    text, v = weak_link_claim(table, parts, "se_probability", "J", "tiny")
+    assert v.label == "not supported" and "hypogen-astro: rho -1.00" in text and "over 16 chains of 8 problems" in text
+
+
+def test_weak_link_is_inconclusive_with_too_few_problems():
+    table, parts = weak_link_table({"macgyver": domain_chains("macgyver", 3, +1)}, "se_probability", min_problems=5,
+                                   n_resamples=100)
+    assert parts["macgyver"].label == "inconclusive" and "sample too small" in parts["macgyver"].reason
+    assert table["verdict"].tolist() == ["inconclusive"]
+
+
+def test_scale_claim_needs_convergent_rising_and_divergent_not_rising():
+    both = domain_chains("macgyver", 8, +1)
+    both["se_probability"] = both["se_probability"] - both["params_m"] / 27  # SE falls with size within a problem
+    both["p_valid"] = 0.2 + both["params_m"] / 1000 + both["problem_id"].str[-1].astype(int) / 1000
+    table, parts = scale_table({"macgyver": both}, "se_probability", n_resamples=200)
+    assert parts["macgyver convergent"].label == "supported" and parts["macgyver divergent"].label == "supported"
+    _, v = scale_claim(table, parts, "J", "tiny")
+    assert v.label == "supported" and v.statistic == pytest.approx(table["rho"].iloc[0])
+    one_size = domain_chains("macgyver", 8, +1, models=(135, 135))
+    _, parts = scale_table({"macgyver": one_size}, "se_probability", n_resamples=50)
+    assert scale_claim(*scale_table({"macgyver": one_size}, "se_probability", n_resamples=50), "J", "t")[1].label \
+        == "not testable here"
+    assert "one model size" in parts["macgyver convergent"].reason
 
 
 def _per_item():
@@ -58,8 +114,18 @@ def _per_item():
 def test_efficiency_claim_is_inconclusive_below_min_items_and_says_why():
     text, v = efficiency_claim(_per_item(), "R", "C", judge_model="tiny", min_items=30, n_resamples=50)
     assert v.label == "inconclusive" and v.statistic == pytest.approx(0.9) and v.n == 4
-    assert text.startswith("R vs C on 4 labelled items, judge model tiny: token saving 90% [90%, 90%]")
+    assert text.startswith("R vs C on 4 labelled items, judge model tiny, matched rounds and reply length: "
+                           "token saving 90% [90%, 90%], accuracy")
     assert text.endswith("4 items (< 30) cannot test the accuracy part.")
+
+
+def test_efficiency_claim_also_gives_the_saving_with_early_stopping_off():
+    labels = {i: i in "ab" for i in "abcd"}
+    js = [judgement(i, name, labels[i], t) for i in "abcd" for name, t in (("R", 10), ("R0", 40), ("C", 100))]
+    text, v = efficiency_claim(judgement_table(js, labels), "R", "C", judge_model="tiny", no_stop="R0",
+                               n_resamples=50)
+    assert "token saving 90% [90%, 90%] (early stop off, R0: 60% [60%, 60%])" in text
+    assert v.statistic == pytest.approx(0.9)  # the verdict rests on the judge with early stopping
 
 
 def test_savings_table_has_one_row_per_judge():

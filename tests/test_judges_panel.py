@@ -1,9 +1,11 @@
 import json
 import math
+import os
+import re
 
 import pytest
 
-from judge_helpers import WordEmbedder, scripted, system_of, user_of
+from judge_helpers import WordEmbedder, scripted, user_of
 from llmcreativity.judges import (
     AnswerProbabilityJudge,
     ChatEvalJudge,
@@ -34,7 +36,7 @@ def agent_replies(confidence=None, verdicts=None, extra=None):
     counter = {}
 
     def reply(prompt, i):
-        agent = system_of(prompt).split(".")[0].replace("You are the ", "")
+        agent = agent_of(prompt)
         counter[agent] = counter.get(agent, 0) + 1
         n = counter[agent]
         lines = [f"- {agent} finding {n}a about towel grip", f"- {agent} finding {n}b about lid twist"]
@@ -45,23 +47,68 @@ def agent_replies(confidence=None, verdicts=None, extra=None):
     return reply
 
 
+def agent_of(prompt):
+    """The agent a prompt is for: the role sentence sits in the system message (partitioned, ChatEval) or after the
+    shared input in the user message (full view)."""
+    return re.search(r"You are the (\w+ analyst)", "\n".join(m["content"] for m in prompt)).group(1)
+
+
 def panel(lm, **kw):
     return RetrievalPanelJudge(lm=lm, embedder=WordEmbedder(), criteria=(VALID,), **kw)
 
 
 def prompts_of(lm, agent):
-    return [p for p in lm.inner.seen if system_of(p).startswith(f"You are the {agent}")]
+    return [p for p in lm.inner.seen if agent_of(p) == agent]
 
 
-def test_each_agent_reads_only_its_own_view():
+AGENT_NAMES = ("Problem analyst", "Solution analyst", "Criterion analyst")
+
+
+def test_by_default_every_agent_reads_task_solution_and_criterion_then_its_role():
     lm = scripted(agent_replies())
-    panel(lm, rounds=1, stop_confidence=2.0).judge(ITEM)
+    j = panel(lm, rounds=2, stop_confidence=2.0).judge(ITEM)
+    assert {c.agent for c in j.calls} == set(AGENT_NAMES)
+    for call in j.calls:
+        user = user_of(call.messages)
+        assert ITEM.task in user and ITEM.response in user and VALID.definition in user
+        role = user.index(f"You are the {call.agent}")
+        assert role > user.index(ITEM.task) and role > user.index(ITEM.response) and role > user.index(VALID.definition)
+    assert j.criteria[0].decided_by in AGENT_NAMES and ITEM.response in user_of(j.calls[-1].messages)
+
+
+def test_partitioned_ablation_gives_each_agent_only_its_own_input():
+    lm = scripted(agent_replies())
+    panel(lm, rounds=1, stop_confidence=2.0, views="partitioned").judge(ITEM)
     problem = user_of(prompts_of(lm, "Problem analyst")[0])
     solution = user_of(prompts_of(lm, "Solution analyst")[0])
     crit = user_of(prompts_of(lm, "Criterion analyst")[0])
     assert ITEM.task in problem and ITEM.response not in problem
     assert ITEM.response in solution and ITEM.task not in solution
     assert ITEM.task not in crit and ITEM.response not in crit and VALID.definition in crit
+
+
+def test_shared_input_is_a_common_prefix_of_every_prompt_of_an_evaluation():
+    extra = {"Criterion analyst": ["QUESTION to Problem analyst: is the spoon allowed?"]}
+    j = panel(scripted(agent_replies(extra=extra)), rounds=3, k=2, stop_confidence=2.0).judge(ITEM)
+    rendered = ["\n".join(m["role"] + ":" + m["content"] for m in c.messages) for c in j.calls]
+    prefix = os.path.commonprefix(rendered)
+    assert ITEM.task in prefix and ITEM.response in prefix and VALID.definition in prefix
+    assert not any(f"You are the {a}" in prefix for a in AGENT_NAMES) and "Stored findings" not in prefix
+    assert len({c.round for c in j.calls}) == 4  # three rounds and the final decision share it
+
+
+def test_unknown_views_value_is_refused_naming_the_choices():
+    with pytest.raises(ValueError, match="views='mixed'.*'full'.*'partitioned'"):
+        panel(None, views="mixed")
+
+
+def test_early_stop_off_runs_every_round_even_when_everyone_is_sure():
+    lm = scripted(agent_replies(confidence={a: 100 for a in AGENT_NAMES}))
+    on = panel(lm, rounds=3, stop_confidence=0.8).judge(ITEM).criteria[0]
+    off = panel(lm, rounds=3, stop_confidence=1.01).judge(ITEM)
+    assert on.rounds_used == 1 and on.stopped_early
+    assert off.criteria[0].rounds_used == 3 and not off.criteria[0].stopped_early
+    assert len([c for c in off.calls if c.purpose == "discuss"]) == 3 * 3
 
 
 def test_agents_see_only_top_k_findings_not_the_history():
@@ -278,8 +325,10 @@ def test_judge_settings_are_validated():
 
 
 def test_judge_names_carry_their_settings():
-    assert panel(None, rounds=2, k=3, stop_confidence=0.8).name == "retrieval(R=2,k=3,T=0.8)"
-    assert ChatEvalJudge(lm=None, criteria=(VALID,), rounds=2).name == "chateval(R=2)"
+    assert panel(None, rounds=2, k=3, stop_confidence=0.8).name == "retrieval-full(R=2,k=3,T=0.8,L=128)"
+    assert panel(None, rounds=2, k=3, stop_confidence=1.01, views="partitioned", max_tokens=64).name == \
+        "retrieval-partitioned(R=2,k=3,T=1.01,L=64)"
+    assert ChatEvalJudge(lm=None, criteria=(VALID,), rounds=2, max_tokens=256).name == "chateval(R=2,L=256)"
 
 
 def test_answer_probability_judge_reads_p_yes_in_one_scoring_pass():

@@ -195,3 +195,33 @@ def beats_every_baseline(comparisons: pd.DataFrame, *, min_pairs: int = 5) -> Ve
     worse = int((comparisons["diff"] <= 0).sum())
     return Verdict("not supported", f"{int((~pos_sig).sum())} of {len(comparisons)} comparisons are not significantly "
                    f"in the reference's favour ({worse} point the other way)", **stat)
+
+
+def all_of_verdict(parts: dict[str, Verdict], *, measure: str = "") -> Verdict:
+    """Verdict on a claim that holds only when each of its named parts holds (per domain; "rises" and "does not").
+
+    - "not supported" when some part is not supported (its statistic is reported);
+    - "supported" when every part is supported;
+    - "not testable here" when every part is;
+    - "inconclusive" otherwise.
+    The statistic, CI and n are those of the deciding part: the first not-supported part, else the first part.
+
+    >>> ok = Verdict("supported", "x", 0.1, 0.0, 0.2, 9)
+    >>> all_of_verdict({"a": ok, "b": Verdict("inconclusive", "y")}).label
+    'inconclusive'
+    """
+    if not parts:
+        raise ValueError("all_of_verdict needs at least one part: pass {name: Verdict}")
+    labels = {name: v.label for name, v in parts.items()}
+    failed = [name for name, label in labels.items() if label == "not supported"]
+    lead = parts[failed[0] if failed else next(iter(parts))]
+    reason = "; ".join(f"{name}: {v.label} ({v.reason})" for name, v in parts.items())
+    if failed:
+        label: Label = "not supported"
+    elif all(v == "supported" for v in labels.values()):
+        label = "supported"
+    elif all(v == "not testable here" for v in labels.values()):
+        label = "not testable here"
+    else:
+        label = "inconclusive"
+    return Verdict(label, reason, lead.statistic, lead.ci_low, lead.ci_high, lead.n, measure or lead.measure)

@@ -81,8 +81,8 @@ def se_verdicts(correlations: pd.DataFrame, who: str, *, entailment: bool,
                 domain: str = ALL_DOMAINS) -> dict[str, tuple[str, Verdict]]:
     """Claim id -> (claim text naming `who` was measured, verdict) for B1-B4 on `domain`'s rows.
 
-    With `entailment` the verdict is `sign_verdict` of the primary SE's correlation (n = points,
-    interval over problems); without it (embedding-approximation clusters) it is `not_testable`.
+    With `entailment` the verdict is `sign_verdict` of the primary SE's correlation (n = problems, the
+    resampled unit; the measure names the points); without it (embedding-approximation clusters) it is `not_testable`.
     """
     rows = correlations[correlations["domain"] == domain]
     if rows.empty:
@@ -91,13 +91,15 @@ def se_verdicts(correlations: pd.DataFrame, who: str, *, entailment: bool,
     out = {}
     for claim_id, pair, sign, measure, text in SE_CLAIMS:
         r = row[pair]
-        where = f"{measure}, CI over {int(r['n_groups'])} problems"
+        points = "chains" if pair[0] in ("temperature", "params_m") else "steps"
+        where = f"{measure}, {int(r['n'])} {points}, CI over {int(r['n_groups'])} problems"
         if not entailment:
             verdict = not_testable("the candidates were clustered with the embedding-similarity approximation, "
                                    "which may be shown but never decides; cluster by entailment (an LLM or NLI judge)",
-                                   n=int(r["n"]), measure=where)
+                                   n=int(r["n_groups"]), measure=where)
         else:
-            verdict = sign_verdict(r["low"], r["high"], sign, statistic=r["rho"], n=int(r["n"]), measure=where)
+            verdict = sign_verdict(r["low"], r["high"], sign, statistic=r["rho"], n=int(r["n_groups"]),
+                                   measure=where)
         out[claim_id] = (text.format(who=who), verdict)
     return out
 

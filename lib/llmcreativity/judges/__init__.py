@@ -6,7 +6,14 @@ and the token use of every call.
 """
 
 from .chateval import ChatEvalJudge
-from .criteria import MACGYVER_CRITERIA, MACGYVER_VALID, STORY_CRITERIA
+from .criteria import (
+    CRITERIA_SETS,
+    MACGYVER_CRITERIA,
+    MACGYVER_VALID,
+    PAPER_CRITERIA,
+    STORY_CRITERIA,
+    criteria_set,
+)
 from .parsing import ParsedVerdict, ask_verdict, parse_verdict
 from .records import (
     AgentVerdict,
@@ -30,6 +37,7 @@ from .summary import (
 from .vector_store import Fragment, Hit, NumpyVectorStore, VectorStore
 
 __all__ = [
+    "CRITERIA_SETS", "PAPER_CRITERIA", "criteria_set",
     "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "validity_score",
     "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
     "Judge", "Judgement", "MACGYVER_CRITERIA", "MACGYVER_VALID", "NumpyVectorStore", "ParsedVerdict", "Retrieved",

@@ -52,8 +52,8 @@ class ChatEvalJudge(CriterionJudge):
 
     @property
     def name(self) -> str:
-        """Judge name with its settings."""
-        return self.label or f"chateval(R={self.rounds})"
+        """Judge name with its settings, e.g. "chateval(R=3,L=128)" (L: max tokens per reply)."""
+        return self.label or f"chateval(R={self.rounds},L={self.max_tokens})"
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
         history: list[str] = []

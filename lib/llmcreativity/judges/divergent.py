@@ -3,8 +3,8 @@ and an LLM's novelty rating of each solution, against its SE (claim B8).
 
 A chain's judge item has id `chain_item_id(chain)`, the chain's problem as its task and the chosen
 steps (`entropy.tables.solution_text`) as the response; this module is the one place both are made.
-Intervals resample problems (the chains of one problem are not independent) when the chain table
-has a `problem_id` column, else chains.
+Every domain of the per-chain table (its `domain` column) is analysed on its own; correlations
+resample problems, not chains (`resample.problem_spearman`); a verdict's n counts problems.
 """
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ import pandas as pd
 from ..entropy.analysis import spearman_with_ci
 from ..entropy.tables import solution_text
 from ..llm.backend import Backend
-from ..verdicts import Verdict, not_testable, sign_verdict, weak_verdict
+from ..verdicts import Verdict, all_of_verdict, not_testable, sign_verdict, weak_verdict
 from . import JudgeItem, Judgement, validity_score
+from .criteria import PAPER_CRITERIA
+from .records import Criterion
+from .resample import problem_spearman
 
 NOVELTY_DIGITS = ("1", "2", "3", "4", "5")
 """The novelty rating's answers, from 1 (a standard solution) to 5 (highly novel)."""
@@ -31,6 +34,12 @@ def chain_item_id(chain: str) -> str:
     return f"chain-{chain}"
 
 
+def domain_criteria(domain: str, macgyver: tuple[Criterion, ...]) -> tuple[Criterion, ...]:
+    """The criteria a chain of `domain` is judged on: `macgyver` (the set validated against MacGyver's labels) for
+    MacGyver chains, the paper's four convergent criteria (`PAPER_CRITERIA`) for every other domain."""
+    return macgyver if domain == "macgyver" else PAPER_CRITERIA
+
+
 def chain_items(chains: pd.DataFrame, *, domain: str = "macgyver") -> list[JudgeItem]:
     """A JudgeItem per chain of `domain` in the per-chain table (columns chain, domain, problem, solution_steps)."""
     missing = [c for c in ("chain", "domain", "problem", "solution_steps") if c not in chains.columns]
@@ -42,29 +51,83 @@ def chain_items(chains: pd.DataFrame, *, domain: str = "macgyver") -> list[Judge
             for r in rows.itertuples()]
 
 
-def divergent_convergent(chains: pd.DataFrame, judgements: Iterable[Judgement], se_column: str, *,
-                         domain: str = "macgyver", n_resamples: int = 1000,
-                         seed: int = 0) -> tuple[pd.DataFrame, dict[str, float]]:
-    """The chains of `domain` with the judge's `verdict`, `p_valid` (`validity_score`) and `solution` text, and
-    Spearman's rho(`se_column`, p_valid) with a bootstrap 95 % CI over the chains with a p_valid."""
+def judged_chains(chains: pd.DataFrame, judgements: Iterable[Judgement], *, domain: str = "macgyver") -> pd.DataFrame:
+    """The chains of `domain` with the judge's `verdict`, `p_valid` (`validity_score`) and `solution` text (chains
+    without a p_valid are dropped)."""
     judged = {j.item_id: j for j in judgements}
     rows = chains[chains["domain"] == domain]
     ids = rows["chain"].map(chain_item_id)
-    both = rows.assign(verdict=ids.map(lambda i: judged[i].verdict),
+    absent = sorted(set(ids) - set(judged))
+    if absent:
+        raise KeyError(f"chains {absent[:3]} of {domain} have no judgement: judge chain_items(chains, domain=...)")
+    return rows.assign(verdict=ids.map(lambda i: judged[i].verdict),
                        p_valid=ids.map(lambda i: validity_score(judged[i])),
                        solution=rows["solution_steps"].map(solution_text)).dropna(subset=["p_valid"])
-    groups = both["problem_id"] if "problem_id" in both.columns else None
-    return both, spearman_with_ci(both[se_column], both["p_valid"], groups=groups, n_resamples=n_resamples, seed=seed)
 
 
-def weak_link_claim(both: pd.DataFrame, stats: dict[str, float], se_column: str, judge_name: str,
+def _small(n_problems: int, min_problems: int, measure: str, stats: dict[str, float]) -> Verdict | None:
+    """"inconclusive: sample too small" below `min_problems` problems, else None."""
+    if n_problems >= min_problems:
+        return None
+    return Verdict("inconclusive", f"sample too small: {n_problems} problem(s) (< {min_problems})",
+                   stats["rho"] if pd.notna(stats["rho"]) else None, None, None, int(stats["n_groups"]), measure)
+
+
+def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems: int = 5,
+                    n_resamples: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, dict[str, Verdict]]:
+    """Per domain (`judged`: domain -> `judged_chains`): Spearman rho(se_column, p_valid), problems resampled, and
+    `weak_verdict` ("inconclusive" below `min_problems` problems)."""
+    rows, verdicts = [], {}
+    for domain, both in judged.items():
+        s = problem_spearman(both, se_column, "p_valid", n_resamples=n_resamples, seed=seed)
+        measure = f"Spearman rho({se_column}, p_valid), {domain}"
+        v = _small(s["n_groups"], min_problems, measure, s) or weak_verdict(
+            s["low"], s["high"], statistic=s["rho"], n=s["n_groups"], measure=measure)
+        verdicts[domain] = v
+        rows.append({"domain": domain, "chains": s["n"], "problems": s["n_groups"], "rho": s["rho"], "low": s["low"],
+                     "high": s["high"], "verdict": v.label})
+    return pd.DataFrame(rows), verdicts
+
+
+def weak_link_claim(table: pd.DataFrame, verdicts: dict[str, Verdict], se_column: str, judge_name: str,
                     judge_model: str) -> tuple[str, Verdict]:
-    """Claim B6 ("divergent and convergent scores correlate only weakly"): its text and `weak_verdict`."""
-    models = ", ".join(sorted(both["model_name"].unique()))
-    text = (f"Over {len(both)} MacGyver chains (models {models}), the chain's {se_column} vs the {judge_name} "
-            f"judge's probability that the chain's own solution is valid ({judge_model}).")
-    return text, weak_verdict(stats["low"], stats["high"], statistic=stats["rho"], n=stats["n"],
-                              measure=f"Spearman rho({se_column}, p_valid)")
+    """Claim B6 ("divergent and convergent scores correlate only weakly") over every domain: `all_of_verdict`."""
+    per = "; ".join(f"{r.domain}: rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] over {r.chains} chains of "
+                    f"{r.problems} problems" for r in table.itertuples())
+    text = (f"Per domain, each chain's {se_column} vs the {judge_name} judge's probability that the chain's own "
+            f"solution is valid ({judge_model}; problems resampled): {per}.")
+    return text, all_of_verdict(verdicts, measure=f"Spearman rho({se_column}, p_valid), first domain")
+
+
+def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems: int = 5, n_resamples: int = 1000,
+                seed: int = 0) -> tuple[pd.DataFrame, dict[str, Verdict]]:
+    """Claim B11's parts per domain: rho(params_m, p_valid) should be > 0 (`sign_verdict` +1) and rho(params_m,
+    se_column) should not be (`sign_verdict` 0), problems resampled; "not testable here" with one model size."""
+    rows, verdicts = [], {}
+    for domain, both in judged.items():
+        for score, expected, part in (("p_valid", +1, "convergent"), (se_column, 0, "divergent")):
+            s = problem_spearman(both, "params_m", score, n_resamples=n_resamples, seed=seed)
+            measure = f"Spearman rho(model parameters, {score}), {domain}"
+            if both["params_m"].nunique() < 2:
+                v = not_testable(f"the {domain} chains come from one model size", n=s["n_groups"], measure=measure)
+            else:
+                v = _small(s["n_groups"], min_problems, measure, s) or sign_verdict(
+                    s["low"], s["high"], expected, statistic=s["rho"], n=s["n_groups"], measure=measure)
+            verdicts[f"{domain} {part}"] = v
+            rows.append({"domain": domain, "score": score, "claimed": "rises" if expected else "does not rise",
+                         "models": both["params_m"].nunique(), "chains": s["n"], "problems": s["n_groups"],
+                         "rho": s["rho"], "low": s["low"], "high": s["high"], "verdict": v.label})
+    return pd.DataFrame(rows), verdicts
+
+
+def scale_claim(table: pd.DataFrame, verdicts: dict[str, Verdict], judge_name: str,
+                judge_model: str) -> tuple[str, Verdict]:
+    """Claim B11 ("convergent scores rise with model scale while divergent ones do not"): `all_of_verdict` over
+    domains and both parts (the first convergent part's statistic unless a part fails)."""
+    models = ", ".join(f"{d}: {m} model sizes" for d, m in table.groupby("domain")["models"].first().items())
+    text = (f"Spearman rho of model parameters with the {judge_name} judge's p_valid ({judge_model}) and with SE, "
+            f"per domain ({models}; problems resampled).")
+    return text, all_of_verdict(verdicts, measure="Spearman rho(model parameters, p_valid), first domain")
 
 
 def novelty_messages(problem: str, solution: str) -> list[dict[str, str]]:
@@ -103,6 +166,7 @@ def novelty_claim(scored: pd.DataFrame, se_column: str, judge_model: str, *, ent
     measure = f"Spearman rho({se_column}, novelty), CI over {stats['n_groups']} problems"
     if not entailment:
         return text, not_testable("the candidates were clustered with the embedding-similarity approximation, which "
-                                  "may be shown but never decides; cluster by entailment", n=stats["n"],
+                                  "may be shown but never decides; cluster by entailment", n=stats["n_groups"],
                                   measure=measure)
-    return text, sign_verdict(stats["low"], stats["high"], 1, statistic=stats["rho"], n=stats["n"], measure=measure)
+    return text, sign_verdict(stats["low"], stats["high"], 1, statistic=stats["rho"], n=stats["n_groups"],
+                              measure=measure)

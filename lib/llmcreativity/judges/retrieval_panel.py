@@ -1,9 +1,16 @@
 """The retrieval-based multi-agent judge.
 
-Three agents look at one (problem, solution) pair from three views: the Problem analyst reads only
-the task, the Solution analyst reads only the solution, the Criterion analyst reads only the
-criterion. Each writes short findings; every finding is embedded and stored in a vector store made
-for this one evaluation. In each round an agent sees, besides its own view, only the k stored
+Three agents analyse one (problem, solution) pair against one criterion, each *from* one
+perspective: the Problem analyst from the task's, the Solution analyst from the solution's, the
+Criterion analyst from the criterion's. By default (`views="full"`, the paper's method) every agent
+reads the task, the solution and the criterion; its role, the findings retrieved for it and the
+questions addressed to it come after that shared part, so the shared part is a byte-identical
+prefix of every agent's prompt in every round. The ablation `views="partitioned"` gives each agent
+only its own input (the Problem analyst the task, the Solution analyst the solution, the
+Criterion analyst the criterion), its role as the system message.
+
+Each agent writes short findings; every finding is embedded and stored in a vector store made
+for this one evaluation. In each round an agent sees, besides its input, only the k stored
 findings most similar (cosine) to its current question and the questions other agents addressed
 to it, never the whole discussion. The three agents of a round speak at once (one batched call):
 each reads the store as the previous round left it, and questions reach their addressee in the
@@ -39,7 +46,24 @@ ROLES: dict[str, str] = {
               "and which tools or resources it uses.",
     CRITERION: "You are the Criterion analyst. You check the other analysts' findings against one criterion.",
 }
-"""System message of each agent."""
+"""System message of each agent in the partitioned ablation (it reads only its own input)."""
+
+PERSPECTIVES: dict[str, str] = {
+    PROBLEM: "You are the Problem analyst. Argue from the task's perspective: what its goal, its constraints and the "
+             "tools or resources it allows require, and whether the solution respects them.",
+    SOLUTION: "You are the Solution analyst. Argue from the solution's perspective: what it actually does, step by "
+              "step, which tools or resources it uses, and whether each step would work.",
+    CRITERION: "You are the Criterion analyst. Argue from the criterion's perspective: hold the solution and the "
+               "other analysts' findings against the criterion's definition, point by point.",
+}
+"""Each agent's role in the full view: the perspective it must argue from (placed after the shared input)."""
+
+PANEL_SYSTEM = ("You are one of three analysts on a panel that decides whether a proposed solution meets a criterion. "
+                "Every analyst reads the same task, solution and criterion and argues from its own perspective.")
+"""System message shared by every agent in the full view (part of the shared prompt prefix)."""
+
+VIEWS: tuple[str, ...] = ("full", "partitioned")
+"""What each agent reads: "full" (task, solution and criterion; the paper's) or "partitioned" (its own input only)."""
 
 _QUESTION = re.compile(r"^\W*question\s+(?:to|for)\s+(?:the\s+)?(problem|solution|criterion)"
                        r"(?:\s+analyst)?\s*[:\-]\s*(.+)$", re.IGNORECASE)
@@ -56,8 +80,14 @@ def base_question(agent: str, criterion: Criterion) -> str:
     }[agent]
 
 
+def shared_input(item: JudgeItem, criterion: Criterion) -> str:
+    """What every agent reads first in the full view: the task, the solution and the criterion."""
+    return (f"TASK:\n{item.task}\n\nPROPOSED SOLUTION:\n{item.response}\n\n"
+            f"CRITERION '{criterion.name}': {criterion.definition}")
+
+
 def view(agent: str, item: JudgeItem, criterion: Criterion) -> str:
-    """The part of the input only this agent reads."""
+    """The part of the input only this agent reads in the partitioned ablation."""
     return {
         PROBLEM: f"TASK:\n{item.task}",
         SOLUTION: f"PROPOSED SOLUTION:\n{item.response}",
@@ -89,9 +119,9 @@ def extract_findings(reply: str, max_findings: int) -> tuple[list[str], list[tup
 class RetrievalPanelJudge(CriterionJudge):
     """Problem / Solution / Criterion agents that exchange only retrieved findings.
 
-    Settings: `rounds` (at most), `k` (findings retrieved per turn), `stop_confidence` T (stop once
-    the mean stated confidence of a round is >= T; T > 1 never stops early), `criteria`, the agent
-    model `lm` and the `embedder`; reply settings as in CriterionJudge.
+    Settings: `views` (what each agent reads), `rounds` (at most), `k` (findings retrieved per turn),
+    `stop_confidence` T (stop once the mean stated confidence of a round is >= T; T > 1 never stops
+    early), `criteria`, the agent model `lm` and the `embedder`; reply settings as in CriterionJudge.
     """
 
     embedder: TextEmbedder
@@ -108,16 +138,22 @@ class RetrievalPanelJudge(CriterionJudge):
     """A finding whose cosine similarity to a stored one reaches this is not stored (> 1 keeps every finding)."""
     store_factory: Callable[[], VectorStore] = NumpyVectorStore
     """Makes the empty store of one evaluation (one per criterion)."""
+    views: str = "full"
+    """"full": every agent reads task, solution and criterion (the paper's); "partitioned": each only its own input."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.rounds < 1 or self.k < 0:
             raise ValueError(f"rounds={self.rounds}, k={self.k}: need rounds >= 1 and k >= 0")
+        if self.views not in VIEWS:
+            raise ValueError(f"views={self.views!r} is unknown: use 'full' (every agent reads the task, the solution "
+                             "and the criterion; the paper's) or 'partitioned' (each agent reads only its own input)")
 
     @property
     def name(self) -> str:
-        """Judge name with its settings."""
-        return self.label or f"retrieval(R={self.rounds},k={self.k},T={self.stop_confidence:g})"
+        """Judge name with its settings, e.g. "retrieval-full(R=3,k=2,T=0.8,L=128)" (L: max tokens per reply)."""
+        return self.label or (f"retrieval-{self.views}(R={self.rounds},k={self.k},T={self.stop_confidence:g},"
+                              f"L={self.max_tokens})")
 
     def _retrieve(self, store: VectorStore, queries: list[str]) -> list[list[Retrieved]]:
         """The top-k stored findings for each query (the queries embedded in one batch)."""
@@ -128,6 +164,8 @@ class RetrievalPanelJudge(CriterionJudge):
 
     def _messages(self, agent: str, item: JudgeItem, criterion: Criterion, shown: list[Retrieved],
                   questions: list[str], final: bool) -> list[dict[str, str]]:
+        """One agent's prompt. Full view: [PANEL_SYSTEM, shared_input + role + findings + questions + ask], so
+        everything before the role is the same for every agent and round; partitioned: [role, view + the rest]."""
         notes = "\n".join(f"- ({r.author}) {r.text}" for r in shown) or "(none yet)"
         asked = "".join(f"\nQuestion to you: {q}" for q in questions)
         if final:
@@ -138,9 +176,12 @@ class RetrievalPanelJudge(CriterionJudge):
                     "To ask another analyst something, add a line 'QUESTION to <Problem|Solution|Criterion> analyst: "
                     "...'. "
                     f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
-        user = (f"{view(agent, item, criterion)}\n\n"
-                f"Stored findings most relevant to your question:\n{notes}{asked}\n\n{task}")
-        return [{"role": "system", "content": ROLES[agent]}, {"role": "user", "content": user}]
+        turn = f"Stored findings most relevant to your question:\n{notes}{asked}\n\n{task}"
+        if self.views == "partitioned":
+            user = f"{view(agent, item, criterion)}\n\n{turn}"
+            return [{"role": "system", "content": ROLES[agent]}, {"role": "user", "content": user}]
+        user = f"{shared_input(item, criterion)}\n\n{PERSPECTIVES[agent]}\n\n{turn}"
+        return [{"role": "system", "content": PANEL_SYSTEM}, {"role": "user", "content": user}]
 
     def _store(self, store: VectorStore, findings: list[str], agent: str, r: int) -> None:
         """Embed and store `findings`, skipping those with cosine >= `dedupe` to one already stored (or earlier in the

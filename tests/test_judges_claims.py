@@ -1,0 +1,100 @@
+"""Criteria sets, and the judge chapter's claims on labelled items: B9 (accuracy vs baselines), B10 (weaker model),
+the problem-level resampling of chain correlations and the all-of verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from llmcreativity.judges import CallLog, CriterionVerdict, Judgement, criteria_set, judgement_table
+from llmcreativity.judges.claims import (
+    accuracy_claim,
+    accuracy_comparisons,
+    not_weaker,
+    untested_weaker_claim,
+    weaker_model_claim,
+)
+from llmcreativity.judges.resample import problem_spearman
+from llmcreativity.verdicts import Verdict, all_of_verdict
+
+
+def test_paper_set_is_the_papers_four_convergent_criteria_and_macgyver_its_own_three():
+    assert [c.name for c in criteria_set("paper")] == ["feasible", "coherent", "relevant", "domain-correct"]
+    assert [c.name for c in criteria_set("macgyver")] == ["feasible", "effective", "safe"]
+    assert [c.name for c in criteria_set("valid")] == ["valid"]
+    for c in criteria_set("paper"):
+        assert c.definition.startswith("Yes if") and "; no if" in c.definition  # a yes/no definition
+
+
+def test_unknown_criteria_set_is_refused_listing_the_sets():
+    with pytest.raises(ValueError, match="criteria='feasible'.*'valid', 'macgyver', 'paper', 'story'"):
+        criteria_set("feasible")
+
+
+def judgement(item, judge, verdict):
+    call = CallLog("valid", "a", 1, "judge", [{"role": "user", "content": "x"}], "r", 9, 1, 0.5, False)
+    return Judgement(item, judge, verdict, [CriterionVerdict("valid", verdict, 0.9, "a", 1, False, 0)], [call])
+
+
+def table(n, correct_share):
+    """Judges R (always right), and A, B wrong on the first correct_share[name] * n items' complement."""
+    labels = {f"i{i}": i % 2 == 0 for i in range(n)}
+    js = [judgement(i, "R", y) for i, y in labels.items()]
+    for name, share in correct_share.items():
+        js += [judgement(i, name, y if k < share * n else not y) for k, (i, y) in enumerate(labels.items())]
+    return judgement_table(js, labels)
+
+
+def test_b9_is_supported_only_when_the_reference_beats_every_baseline_significantly():
+    rows = accuracy_comparisons(table(40, {"A": 0.5, "B": 0.6}), "R", ["A", "B"], n_resamples=200)
+    assert rows["diff"].tolist() == pytest.approx([0.5, 0.4]) and rows["losses"].tolist() == [0, 0]
+    assert (rows["p_holm"] >= rows["p"]).all() and rows["significant"].all()
+    text, v = accuracy_claim(rows, "R", judge_model="m", kappa=1.0, min_items=30)
+    assert v.label == "supported" and "accuracy 100% vs A 50%, B 60%" in text and "human-level part is not" in text
+    close = accuracy_comparisons(table(40, {"A": 0.5, "B": 0.975}), "R", ["A", "B"], n_resamples=200)
+    assert accuracy_claim(close, "R", judge_model="m", kappa=1.0)[1].label == "not supported"
+
+
+def test_b9_is_inconclusive_below_min_items():
+    rows = accuracy_comparisons(table(10, {"A": 0.0}), "R", ["A"], n_resamples=100)
+    assert accuracy_claim(rows, "R", judge_model="m", kappa=1.0, min_items=30)[1].label == "inconclusive"
+
+
+def test_b10_compares_the_same_judge_on_the_same_items_with_two_models():
+    per = table(40, {"weak": 0.5})
+    text, v = weaker_model_claim(per, "R", "weak", strong_model="big", weak_model="small", n_resamples=200)
+    assert v.label == "supported" and v.statistic == pytest.approx(0.5) and "big vs small" in text
+    small = weaker_model_claim(table(8, {"weak": 0.5}), "R", "weak", strong_model="b", weak_model="s")[1]
+    assert small.label == "inconclusive" and "too small" in small.reason
+
+
+def test_b10_refuses_a_weak_model_that_is_not_smaller_and_needs_a_second_model():
+    assert not_weaker("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b") == ""
+    assert "is not smaller" in not_weaker("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
+    assert "is the judge model itself" in not_weaker("smollm2-135m", "smollm2-135m")
+    reason = not_weaker("qwen2.5-coder-0.5b", "")
+    assert "one judge model" in reason
+    assert untested_weaker_claim("qwen2.5-coder-0.5b", reason)[1].label == "not testable here"
+
+
+def test_problem_spearman_resamples_problems_not_chains():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"problem_id": np.repeat(np.arange(6), 5), "x": rng.normal(size=30)})
+    df["y"] = df["x"] + rng.normal(size=30)
+    s = problem_spearman(df, "x", "y", n_resamples=300)
+    assert s["n"] == 30 and s["n_groups"] == 6 and s["low"] < s["rho"] < s["high"]
+    one = problem_spearman(df.assign(problem_id=0), "x", "y", n_resamples=50)
+    assert np.isnan(one["low"]) and np.isnan(one["high"])  # one problem: no interval, however many chains
+
+
+def test_all_of_verdict_fails_on_any_failed_part_and_passes_only_when_all_pass():
+    ok = Verdict("supported", "fine", 0.1, 0.0, 0.2, 9, "m1")
+    bad = Verdict("not supported", "too strong", 0.8, 0.5, 0.9, 7, "m2")
+    unsure = Verdict("inconclusive", "wide", 0.2, -0.5, 0.7, 5, "m3")
+    assert all_of_verdict({"a": ok, "b": ok}).label == "supported"
+    v = all_of_verdict({"a": ok, "b": unsure, "c": bad})
+    assert v.label == "not supported" and v.statistic == 0.8 and v.n == 7 and "c: not supported" in v.reason
+    assert all_of_verdict({"a": ok, "b": unsure}).label == "inconclusive"
+    with pytest.raises(ValueError, match="at least one part"):
+        all_of_verdict({})
