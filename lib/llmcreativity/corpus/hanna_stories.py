@@ -79,9 +79,9 @@ def paired_differences(stories: pd.DataFrame, llm_system: str, metrics: Sequence
     for metric in metrics:
         d = (wide[metric][llm_system] - wide[metric]["human"]).dropna().to_numpy()  # NaN: a story too short to score
         if len(d) < 2:
+            higher = f"{(d > 0).mean():.0%} of prompts" if len(d) else "-"
             rows.append({"metric": metric, "n pairs": len(d), "mean (LLM - human)": d.mean() if len(d) else np.nan,
-                         "95% CI low": np.nan, "95% CI high": np.nan, "LLM higher in": f"{(d > 0).mean():.0%} of prompts"
-                         if len(d) else "-"})
+                         "95% CI low": np.nan, "95% CI high": np.nan, "LLM higher in": higher})
             continue
         ci = stats.bootstrap((d,), np.mean, confidence_level=0.95, random_state=seed).confidence_interval
         rows.append({"metric": metric, "n pairs": len(d), "mean (LLM - human)": d.mean(), "95% CI low": ci.low,
