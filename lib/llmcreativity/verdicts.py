@@ -195,3 +195,34 @@ def beats_every_baseline(comparisons: pd.DataFrame, *, min_pairs: int = 5) -> Ve
     worse = int((comparisons["diff"] <= 0).sum())
     return Verdict("not supported", f"{int((~pos_sig).sum())} of {len(comparisons)} comparisons are not significantly "
                    f"in the reference's favour ({worse} point the other way)", **stat)
+
+
+def all_hold(parts: dict[str, Verdict], *, primary: str) -> Verdict:
+    """Verdict on a claim made of several parts that must all hold (e.g. "A and B converge, C does not").
+
+    - "not supported" when some part is "not supported";
+    - "supported" when every part is "supported";
+    - "not testable here" when some part is (and none is "not supported");
+    - "inconclusive" otherwise.
+    The reason names the deciding parts; the statistic, CI, n and measure are those of the part `primary`.
+
+    >>> all_hold({"a": Verdict("supported", "x"), "b": Verdict("inconclusive", "y")}, primary="a").label
+    'inconclusive'
+    """
+    if not parts:
+        raise ValueError("parts is empty: pass the verdict of every part of the claim")
+    if primary not in parts:
+        raise ValueError(f"primary={primary!r} is not one of the parts {sorted(parts)}")
+    p = parts[primary]
+    stat = dict(statistic=p.statistic, ci_low=p.ci_low, ci_high=p.ci_high, n=p.n, measure=p.measure)
+
+    def named(label: str) -> str:
+        return "; ".join(f"{k}: {v.reason}" for k, v in parts.items() if v.label == label)
+
+    if any(v.label == "not supported" for v in parts.values()):
+        return Verdict("not supported", f"a part does not hold ({named('not supported')})", **stat)
+    if all(v.label == "supported" for v in parts.values()):
+        return Verdict("supported", f"all {len(parts)} parts hold", **stat)
+    if any(v.label == "not testable here" for v in parts.values()):
+        return Verdict("not testable here", named("not testable here"), **stat)
+    return Verdict("inconclusive", f"some parts are undecided ({named('inconclusive')})", **stat)
