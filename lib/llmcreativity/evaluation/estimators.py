@@ -39,6 +39,22 @@ def grade_both(judge: RubricJudge, items: Sequence[JudgeItem], path: str | Path,
     return expected, sampled
 
 
+def score_tables(table: pd.DataFrame, expected: Sequence[RubricScore],
+                 sampled: Sequence[RubricScore]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(primary, alternative): `table` (one row per story, with story_id) with the judge columns of the sampled
+    mean, the paper's estimator that the verdicts rest on, and the same table with the expected score instead.
+    Stories without a score get NaN; scores of the wrong mode are an error."""
+    for name, scores, mode in (("expected", expected, "expected"), ("sampled", sampled, "sampled")):
+        wrong = {s.mode for s in scores} - {mode}
+        if wrong:
+            raise ValueError(f"{name} holds scores of mode {sorted(wrong)}: pass the {mode!r} scores of the judge")
+    if not sampled:
+        raise ValueError("sampled is empty: grade the stories in the sampled mode (the verdicts rest on it)")
+    primary = table.merge(judge_table(list(sampled)), on="story_id", how="left")
+    alternative = table.merge(judge_table(list(expected)), on="story_id", how="left") if expected else None
+    return primary, alternative
+
+
 def estimator_agreement(expected: Sequence[RubricScore], sampled: Sequence[RubricScore], measures: Sequence[str], *,
                         seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
     """Per measure (a dimension or judge_mean), over the stories with both scores: n, the two means, Spearman rho

@@ -137,9 +137,9 @@ STAGES: list[Stage] = [
         depends=("corpus", "baselines", "review"),
         profiles={
             "default": {},
-            "smoke": {"judge_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1,
-                      "stories_per_run": 1, "sampled_stories": 1, "repeats": 2},
-            "paper": {"judge_prompts": None, "stories_per_run": None, "sampled_stories": None, "hanna_n": 96,
+            "smoke": {"judge_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
+                      "repeats": 2},
+            "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
                       "surprisal_model": "qwen2.5-coder-1.5b"},
         },
     ),
