@@ -61,8 +61,10 @@ def test_paper_profile_writes_300_word_stories_and_lets_writers_see_each_others_
 
 
 def test_token_budget_check_counts_truncated_stories_and_tokens_per_word():
-    stories = pd.DataFrame({"framework": ["a", "a", "b"], "flags": [[], ["truncated"], ["over_long"]],
-                            "story_tokens": [30, 50, 99], "n_words": [20, 30, 40]})
+    stories = pd.DataFrame({"framework": ["a", "a", "b", "b"],
+                            "flags": [[], ["truncated"], ["over_long"], ["over_long", "truncated"]],
+                            "story_tokens": [30, 50, 99, 99], "n_words": [20, 30, 40, 40]})
     check = token_budget_check(stories)
     assert check.loc["a", "truncated"] == 0.5 and check.loc["b", "over_long"] == 1.0
+    assert check.loc["a", "cut_short"] == 0.5 and check.loc["b", "cut_short"] == 0.0
     assert check.loc["a", "tokens_per_word"] == 1.5 and pd.isna(check.loc["b", "tokens_per_word"])
