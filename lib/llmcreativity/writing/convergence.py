@@ -71,6 +71,12 @@ def a4_verdict(homog: pd.DataFrame, *, measures: Sequence[str] = HOMOGENIZATION_
     if missing:
         v = not_testable(f"no revised runs of {', '.join(missing)} in the homogenization tables")
         return f"{text} Not testable here: {v.reason}.", v
+    contrast_n = delta[delta["framework"].isin(INTERACTIVE)].groupby("framework")["prompt_id"].nunique().min()
+    if contrast_n < min_pairs:
+        v = Verdict("inconclusive", f"the sample is too small to decide: as few as {contrast_n} prompt(s) per "
+                    f"framework (at least {min_pairs} needed)", n=int(contrast_n),
+                    measure="convergence Delta (last round - round 0) per prompt")
+        return f"{text} {v.reason[0].upper() + v.reason[1:]}.", v
     parts = {f"{f} {m}": _converges(delta.loc[delta["framework"] == f, m], f, m, min_pairs=min_pairs, seed=seed)
              for f in INTERACTIVE for m in measures}
     # -Delta: how much less the stories converged; review minus f = Delta_f - Delta_review per prompt.
