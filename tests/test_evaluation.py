@@ -180,3 +180,16 @@ def test_judge_vs_human_is_one_for_a_judge_that_copies_the_raters():
     judge = pd.DataFrame({"story_id": means.index, "logic": means["Coherence"].to_numpy()})
     row = judge_vs_human(judge, hanna, n_resamples=100).iloc[0]
     assert row["criterion"] == "Coherence" and row["n"] == 12 and row["rho"] == pytest.approx(1.0)
+
+
+def test_metric_distributions_leave_out_stories_without_a_value():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from llmcreativity.evaluation.plots import plot_metric_distributions
+
+    table = pd.DataFrame({"system": ["a", "a", "b", "b"], "lexical_kl": [1.0, 1.2, np.nan, np.nan],
+                          "novelty": [np.nan] * 4})
+    fig = plot_metric_distributions(table, ["lexical_kl", "novelty"])
+    assert [ax.get_title() for ax in fig.axes] == ["lexical_kl", "novelty (no values)"]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["a"]

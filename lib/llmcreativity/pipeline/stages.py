@@ -138,7 +138,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "smoke": {"judge_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
-                      "repeats": 2},
+                      "repeats": 2, "kl_window": 20},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
                       "surprisal_model": "qwen2.5-coder-1.5b"},
         },
