@@ -44,7 +44,13 @@ def test_story_metrics_and_paired_differences(hanna_csv):
     assert list(out["nearest_chunk"].iloc[:3]) == ["c0", "c1", "c2"]
     diffs = hanna_stories.paired_differences(out, "A").set_index("metric")
     assert diffs.loc["novelty", "mean (LLM - human)"] > 0 and diffs.loc["novelty", "n pairs"] == 3
-    sweep = hanna_stories.smoothing_sweep(out, unigrams, [1.0, 0.01])
+    assert out["lexical_kl"].isna().all()  # every story is shorter than one 50-token window
+    assert diffs.loc["lexical_kl", "n pairs"] == 0
+    whole = hanna_stories.story_metrics(stories, S, chunks, [f"c{i}" for i in range(20)], unigrams, kl_mode="whole")
+    assert whole["lexical_kl"].notna().all()
+    windowed = hanna_stories.story_metrics(stories, S, chunks, [f"c{i}" for i in range(20)], unigrams, kl_window=2)
+    assert windowed["lexical_kl"].notna().all()
+    sweep = hanna_stories.smoothing_sweep(whole, unigrams, [1.0, 0.01], kl_mode="whole")
     assert list(sweep.index) == [0.01, 1.0] and set(sweep.columns) == {"A", "human"}
 
 

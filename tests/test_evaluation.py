@@ -72,7 +72,7 @@ def test_novelty_table_by_hand():
     store = CorpusStore(chunks, E, "k", "axis", None)
     stories = pd.DataFrame({"story_id": ["s0", "s1"], "prompt": ["p", "p"], "story": ["a", "b"]})
     out = novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
-                        progress=False)
+                        kl_mode="whole", progress=False)
     # s0 = e1 equals chunk c0: novelty 0. s1 = e2: nearest c1 with cos 0.8, novelty 0.2.
     assert out["novelty"].tolist() == pytest.approx([0.0, 0.2], abs=1e-6)
     assert out["nearest_chunk"].tolist() == ["c0", "c1"]
@@ -81,6 +81,14 @@ def test_novelty_table_by_hand():
     # p_story = (1+1, 0+1)/3 = (2/3, 1/3) over {a, b}; q = (1/2, 1/2): KL = 2/3 ln(4/3) + 1/3 ln(2/3)
     assert out["lexical_kl"].iloc[0] == pytest.approx(2 / 3 * math.log(4 / 3) + 1 / 3 * math.log(2 / 3))
     assert np.all(np.isfinite(out["volume_gain"]))
+    # The default, length-controlled KL: one-token stories are shorter than a window (NaN), and a window of 1
+    # token is the whole story here.
+    windowed = novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
+                             progress=False)
+    assert windowed["lexical_kl"].isna().all()
+    one = novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
+                        kl_window=1, progress=False)
+    assert one["lexical_kl"].tolist() == pytest.approx(out["lexical_kl"].tolist())
 
 
 def test_novelty_table_refuses_another_embedder():
@@ -172,3 +180,16 @@ def test_judge_vs_human_is_one_for_a_judge_that_copies_the_raters():
     judge = pd.DataFrame({"story_id": means.index, "logic": means["Coherence"].to_numpy()})
     row = judge_vs_human(judge, hanna, n_resamples=100).iloc[0]
     assert row["criterion"] == "Coherence" and row["n"] == 12 and row["rho"] == pytest.approx(1.0)
+
+
+def test_metric_distributions_leave_out_stories_without_a_value():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from llmcreativity.evaluation.plots import plot_metric_distributions
+
+    table = pd.DataFrame({"system": ["a", "a", "b", "b"], "lexical_kl": [1.0, 1.2, np.nan, np.nan],
+                          "novelty": [np.nan] * 4})
+    fig = plot_metric_distributions(table, ["lexical_kl", "novelty"])
+    assert [ax.get_title() for ax in fig.axes] == ["lexical_kl", "novelty (no values)"]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["a"]

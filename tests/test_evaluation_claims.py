@@ -1,12 +1,21 @@
-"""Claims A1-A3 of the evaluation chapter: comparisons per claim and their verdicts with reasons."""
+"""Claims A1-A3 and A5 of the evaluation chapter: comparisons per claim and their verdicts with reasons."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
+from llmcreativity.data.hanna import CRITERIA, HannaHuman
 from llmcreativity.evaluation import JUDGE_COLUMNS, NOVELTY_COLUMNS
-from llmcreativity.evaluation.claims import claim_comparisons, review_verdicts
+from llmcreativity.evaluation.claims import (
+    a3_not_testable_reason,
+    claim_comparisons,
+    judge_human_verdict,
+    review_verdicts,
+)
+from llmcreativity.evaluation.estimators import estimator_agreement, score_tables
+from llmcreativity.judges.rubric import RubricScore
 from llmcreativity.writing import BASELINES
 
 
@@ -27,3 +36,118 @@ def test_review_verdicts_are_inconclusive_on_two_prompts_and_say_why():
                              "(at least 5 needed).")
     assert verdicts["A3"][0].startswith("Review with w beats a Single Agent with big")
     assert np.isfinite(verdicts["A3"][1].statistic)
+
+
+# --- A1/A3 rest on the sampled mean; the expected score is the alternative --------------------
+
+LARGE = "single (big)"
+
+
+def _stories(n_prompts=6):
+    rows = []
+    for system in [*BASELINES, "review", LARGE]:
+        for i in range(n_prompts):
+            rows.append({"system": system, "prompt_id": f"p{i}", "story_id": f"{system}-p{i}",
+                         **{c: 1.0 + (system == "review") + 0.1 * i for c in NOVELTY_COLUMNS}})
+    return pd.DataFrame(rows)
+
+
+def _scores(table, mode, review_high):
+    """Review scores 4 and the others 2 (or the reverse), with a prompt effect; sampled scores carry samples."""
+    out = []
+    for r in table.itertuples():
+        i = int(r.prompt_id[1:])
+        high = (r.system == "review") == review_high
+        value = (4.0 if high else 2.0) + 0.1 * i + (0.05 if r.system == "teacher" else 0.0)
+        for dim in JUDGE_COLUMNS:
+            samples = [value - 0.5, value, value + 0.5] if mode == "sampled" else []
+            out.append(RubricScore(r.story_id, dim, mode, "j", value, samples=samples))
+    return out
+
+
+def test_a1_and_a3_verdicts_read_the_sampled_mean_not_the_expected_score():
+    table = _stories()
+    expected, sampled = _scores(table, "expected", False), _scores(table, "sampled", True)
+    primary, alternative = score_tables(table, expected, sampled)
+    verdicts = review_verdicts(claim_comparisons(primary, [LARGE], seed=0), judge="J", writer_model="w",
+                               large_model="big", min_pairs=5)
+    assert verdicts["A1"][1].label == "supported" and verdicts["A1"][1].statistic > 0
+    assert verdicts["A3"][1].label == "supported" and "sampled mean" in verdicts["A3"][0]
+    other = review_verdicts(claim_comparisons(alternative, [LARGE], seed=0), judge="J", writer_model="w",
+                            large_model="big", min_pairs=5, estimator="expected score")
+    assert other["A1"][1].label == "not supported" and other["A1"][1].statistic < 0
+    with pytest.raises(ValueError, match="mode"):
+        score_tables(table, sampled, sampled)
+
+
+def test_estimator_agreement_reports_rank_and_absolute_agreement_with_intervals():
+    table = _stories()
+    sampled = _scores(table, "sampled", True)
+    expected = [RubricScore(s.story_id, s.dimension, "expected", "j", s.score) for s in sampled]
+    agree = estimator_agreement(expected, sampled, ["judge_mean", JUDGE_COLUMNS[0]], n_resamples=200)
+    agree = agree.set_index("measure")
+    assert agree.loc["judge_mean", "n"] == len(table)
+    assert agree.loc["judge_mean", "spearman"] == pytest.approx(1.0)
+    assert agree.loc["judge_mean", "icc"] == pytest.approx(1.0)
+    flipped = [RubricScore(s.story_id, s.dimension, "expected", "j", 6 - s.score) for s in sampled]
+    assert estimator_agreement(flipped, sampled, ["judge_mean"], n_resamples=200)["spearman"].iloc[0] < -0.9
+
+
+# --- A3 refuses a "large" model that is not larger, or a judge that wrote -----------------------
+
+@pytest.mark.parametrize(("writer", "large", "judge", "expect"), [
+    ("transformers:smollm2-135m:float32", ["qwen2.5-coder-0.5b"], "transformers:qwen2.5-coder-1.5b:float32", None),
+    ("transformers:smollm2-135m:float32", ["smollm2-135m"], "transformers:qwen2.5-coder-1.5b:float32",
+     "is not larger than the writer"),
+    ("transformers:qwen2.5-coder-0.5b:float32", ["gemma3-270m"], "qwen2.5-coder-1.5b", "is not larger"),
+    ("transformers:smollm2-135m:float32", ["qwen2.5-coder-1.5b"], "transformers:qwen2.5-coder-1.5b:float32",
+     "judge qwen2.5-coder-1.5b is one of the writers"),
+    ("transformers:smollm2-135m:float32", ["qwen2.5-coder-0.5b"], "transformers:smollm2-135m:float32",
+     "is one of the writers"),
+    ("openai:gpt-x", ["qwen2.5-coder-0.5b"], "qwen2.5-coder-1.5b", "unknown"),
+    ("smollm2-135m", [], "qwen2.5-coder-1.5b", "no bigger Single Agent"),
+])
+def test_a3_testability(writer, large, judge, expect):
+    reason = a3_not_testable_reason(writer, large, judge)
+    assert reason is None if expect is None else expect in reason
+
+
+def test_a3_not_testable_is_recorded_and_the_other_claims_go_on():
+    table = _stories()
+    primary, _ = score_tables(table, [], _scores(table, "sampled", True))
+    reason = a3_not_testable_reason("smollm2-135m", ["smollm2-135m"], "qwen2.5-coder-1.5b")
+    verdicts = review_verdicts(claim_comparisons(primary, [LARGE], seed=0), judge="J", writer_model="w",
+                               large_model="big", min_pairs=5, a3_not_testable=reason)
+    assert verdicts["A3"][1].label == "not testable here" and "not larger" in verdicts["A3"][1].reason
+    assert "Not testable here" not in verdicts["A3"][0] and "not larger" in verdicts["A3"][0]
+    assert verdicts["A1"][1].label == "supported"
+
+
+# --- A5: the judge against HANNA's human consensus ---------------------------------------------
+
+def _hanna(n=12, seed=0):
+    rng = np.random.default_rng(seed)
+    quality = rng.uniform(1, 5, size=n)
+    ratings = [{"story_id": i, "criterion": c, "rater": r, "score": float(np.clip(round(q + rng.normal(0, 0.3)), 1, 5))}
+               for i, q in enumerate(quality) for c in CRITERIA.values() for r in (1, 2, 3)]
+    stories = pd.DataFrame({"story_id": range(n), "prompt": "p", "story": "s"})
+    return HannaHuman(stories, pd.DataFrame(ratings)), quality
+
+
+def test_a5_supported_when_the_judge_ranks_stories_like_the_human_consensus():
+    hanna, quality = _hanna()
+    judge = pd.DataFrame({"story_id": [str(i) for i in range(len(quality))], "judge_mean": quality})
+    text, v = judge_human_verdict(judge, hanna, judge_name="J", n_resamples=300)
+    assert v.label == "supported" and v.statistic > 0.8 and v.n == len(quality)
+    assert "sampled mean" in text and "Spearman" in v.measure
+
+
+def test_a5_not_supported_for_a_judge_ranking_against_humans_and_inconclusive_when_small():
+    hanna, quality = _hanna()
+    against = pd.DataFrame({"story_id": range(len(quality)), "judge_mean": -quality})
+    assert judge_human_verdict(against, hanna, judge_name="J", n_resamples=300)[1].label == "not supported"
+    few = pd.DataFrame({"story_id": range(4), "judge_mean": quality[:4]})
+    _, v = judge_human_verdict(few, hanna, judge_name="J", min_stories=5)
+    assert v.label == "inconclusive" and "too small" in v.reason and v.n == 4
+    empty = pd.DataFrame(columns=["story_id", "judge_mean"])
+    assert judge_human_verdict(empty, hanna, judge_name="J")[1].n == 0

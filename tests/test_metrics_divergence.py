@@ -86,3 +86,73 @@ def test_batched_divergences_without_smoothing_and_with_a_bad_text():
         lexical_divergences(["the"], corpus, alpha=-1)
     with pytest.raises(ValueError, match=r"texts\[1\]"):
         lexical_divergences(["the", "zork"], corpus)
+
+
+# --- Length-controlled (windowed) lexical KL ---------------------------------------------------
+
+def _zipf_texts(rng, vocab, weights, n_texts, n_words):
+    return [" ".join(rng.choice(vocab, size=n_words, p=weights)) for _ in range(n_texts)]
+
+
+def _synthetic():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    vocab = np.array([f"w{i}" for i in range(3000)])
+    zipf = 1 / np.arange(1, 3001)
+    corpus = Counter(" ".join(_zipf_texts(rng, vocab, zipf / zipf.sum(), 1, 200_000)[0].split()).split())
+    shifted = np.roll(zipf, 400)  # same shape, other words most frequent: other content
+    return rng, vocab, corpus, zipf / zipf.sum(), shifted / shifted.sum()
+
+
+def test_windowed_kl_is_near_equal_for_the_same_content_at_two_lengths_whole_kl_is_not():
+    import numpy as np
+
+    from llmcreativity.corpus.length_check import prefix
+    from llmcreativity.metrics import windowed_lexical_divergences
+
+    rng, vocab, corpus, same, _ = _synthetic()
+    texts = _zipf_texts(rng, vocab, same, 40, 300)
+    short, long = [prefix(t, 120) for t in texts], texts
+    w_short, w_long = (windowed_lexical_divergences(x, corpus, window=50).mean() for x in (short, long))
+    k_short, k_long = (lexical_divergences(x, corpus).mean() for x in (short, long))
+    assert abs(w_long - w_short) / w_short < 0.03
+    assert abs(k_long - k_short) / k_short > 0.08 and abs(k_long - k_short) > 3 * abs(w_long - w_short)
+    assert np.isfinite(w_short)
+
+
+def test_windowed_kl_separates_different_content_at_equal_length():
+    from llmcreativity.metrics import windowed_lexical_divergences
+
+    rng, vocab, corpus, same, other = _synthetic()
+    a = windowed_lexical_divergences(_zipf_texts(rng, vocab, same, 30, 120), corpus, window=50)
+    b = windowed_lexical_divergences(_zipf_texts(rng, vocab, other, 30, 120), corpus, window=50)
+    assert b.min() > a.max()
+
+
+def test_length_check_finds_length_dominates_whole_kl_but_not_windowed_kl():
+    from llmcreativity.corpus.length_check import length_content_check, length_vs_content
+
+    rng, vocab, corpus, same, other = _synthetic()
+    mixed = 0.7 * same + 0.3 * other  # a moderate change of content
+    sources = {"close": _zipf_texts(rng, vocab, same, 40, 300), "a bit off": _zipf_texts(rng, vocab, mixed, 40, 300)}
+    summary = length_vs_content(length_content_check(sources, corpus, lengths=(120, 300), window=50))
+    assert summary.loc["whole", "length_over_content"] > 1
+    assert summary.loc["windowed", "length_over_content"] < 0.1
+
+
+def test_windowed_kl_is_the_mean_of_its_windows_and_nan_below_one_window():
+    import numpy as np
+
+    from llmcreativity.metrics import lexical_kl, windowed_lexical_divergences
+
+    corpus = Counter({"the": 5, "ship": 2, "moon": 1})
+    text = "the ship the moon the ship"  # windows of 2: "the ship", "the moon", "the ship"
+    parts = lexical_divergences(["the ship", "the moon", "the ship"], corpus)
+    assert windowed_lexical_divergences([text], corpus, window=2)[0] == pytest.approx(parts.mean())
+    assert np.isnan(windowed_lexical_divergences(["the"], corpus, window=2)[0])
+    assert lexical_kl([text], corpus, mode="whole")[0] == pytest.approx(lexical_divergences([text], corpus)[0])
+    with pytest.raises(ValueError, match="mode="):
+        lexical_kl([text], corpus, mode="prefix")
+    with pytest.raises(ValueError, match="window="):
+        windowed_lexical_divergences([text], corpus, window=0)

@@ -14,6 +14,7 @@ from llmcreativity.writing.frameworks import (
     SingleAgent,
     WritingConfig,
 )
+from llmcreativity.writing.frameworks.prompts import OWN_STORY, REVISION_INSTRUCTION, revise_instruction
 from llmcreativity.writing.persona import HUMANISTIC, TEACHER
 from llmcreativity.writing.transcript import STORY_KINDS, Message, Transcript
 from llmcreativity.writing.visibility import leaks, prompt_text, visibility_edges
@@ -169,6 +170,47 @@ def test_single_agent_writes_one_story_from_the_prompt_alone():
     assert m.prompt[0] == {"role": "system", "content": HUMANISTIC.description}
 
 
+# --- What every framework asks of a revision ---------------------------------------------------
+
+def _instruction_of(revision: Message) -> str:
+    """The text of a revision prompt after its last quoted block: what the writer is asked to do."""
+    return revision.prompt[-1]["content"].rsplit(">>>", 1)[1].strip()
+
+
+def test_revision_instruction_is_identical_across_frameworks():
+    frameworks = [LLMTeacher(config=CONFIG, rounds=2), LLMDebate(config=CONFIG, rounds=2),
+                  LLMDiscussion(config=CONFIG, rounds=2), LLMReview(config=CONFIG)]
+    instructions = {}
+    for framework in frameworks:
+        t, _ = run(framework)
+        revisions = t.select(kind="revision")
+        assert revisions, framework.name
+        instructions[framework.name] = {_instruction_of(m) for m in revisions}
+        for m in revisions:
+            assert m.prompt[-1]["content"].startswith(f"Writing prompt: {ITEM.text}\n\n{OWN_STORY}:\n<<<\n")
+    assert all(found == {revise_instruction(CONFIG.max_story_words)} for found in instructions.values()), instructions
+    assert str(CONFIG.max_story_words) in revise_instruction(CONFIG.max_story_words)
+
+
+def test_revision_prompts_differ_only_in_what_the_writer_is_shown():
+    # Strip the shared head (prompt + own story) and the shared instruction: what is left is the material shown.
+    shown = {}
+    for framework in (LLMTeacher(config=CONFIG), LLMDebate(config=CONFIG), LLMDiscussion(config=CONFIG),
+                      LLMReview(config=CONFIG)):
+        t, _ = run(framework)
+        rev = t.select(kind="revision")[0]
+        own = t.latest_version(rev.author, up_to_round=0).content
+        text = rev.prompt[-1]["content"]
+        head = f"Writing prompt: {ITEM.text}\n\n{OWN_STORY}:\n<<<\n{own}\n>>>\n\n"
+        assert text.startswith(head) and text.endswith("\n\n" + revise_instruction(CONFIG.max_story_words))
+        shown[framework.name] = text[len(head):-len(revise_instruction(CONFIG.max_story_words))]
+    labels = {name: body.split(":\n<<<", 1)[0] for name, body in shown.items()}
+    assert labels == {"teacher": "Your teacher's feedback", "debate": "Challenge from Writer2",
+                      "discussion": "Latest story by the Futuristic writer", "review": "Review 1"}
+    for word in ("perspective", "take up", "debate is over", "defend", "discussion"):
+        assert word not in REVISION_INSTRUCTION.lower()
+
+
 def test_usage_is_tagged_with_the_framework_name():
     _, lm = run(LLMReview(config=CONFIG))
     summary = lm.usage_summary()
@@ -178,7 +220,7 @@ def test_usage_is_tagged_with_the_framework_name():
 
 def test_empty_revision_keeps_previous_version_and_flags_it():
     def respond(prompt, i):
-        if "Your draft" in prompt[-1]["content"]:
+        if OWN_STORY + ":" in prompt[-1]["content"]:
             return ""
         return "STORY: A first draft about the rings of Saturn singing."
     lm = CountingBackend(respond)

@@ -11,6 +11,8 @@ The rules:
 - `weak_verdict`: a correlation is weak, |rho| < bound;
 - `efficiency_verdict`: a judge saves tokens without losing accuracy (non-inferiority);
 - `beats_every_baseline`: a reference system beats every baseline on every measure (paired, Holm).
+- `all_of_verdict`: a claim made of parts (per domain, per framework) holds only when each part holds;
+- `not_testable`: this run cannot test the claim, with the reason.
 """
 
 from __future__ import annotations
@@ -197,14 +199,16 @@ def beats_every_baseline(comparisons: pd.DataFrame, *, min_pairs: int = 5) -> Ve
                    f"in the reference's favour ({worse} point the other way)", **stat)
 
 
-def all_of_verdict(parts: dict[str, Verdict], *, measure: str = "") -> Verdict:
-    """Verdict on a claim that holds only when each of its named parts holds (per domain; "rises" and "does not").
+def all_of_verdict(parts: dict[str, Verdict], *, primary: str | None = None, measure: str = "") -> Verdict:
+    """Verdict on a claim that holds only when each of its named parts holds (per domain; "A and B converge,
+    C does not"; "rises" and "does not rise").
 
-    - "not supported" when some part is not supported (its statistic is reported);
+    - "not supported" when some part is not supported;
     - "supported" when every part is supported;
     - "not testable here" when every part is;
     - "inconclusive" otherwise.
-    The statistic, CI and n are those of the deciding part: the first not-supported part, else the first part.
+    The statistic, CI and n are those of the deciding part: the first not-supported part, else `primary`
+    (the first part when None).
 
     >>> ok = Verdict("supported", "x", 0.1, 0.0, 0.2, 9)
     >>> all_of_verdict({"a": ok, "b": Verdict("inconclusive", "y")}).label
@@ -212,9 +216,11 @@ def all_of_verdict(parts: dict[str, Verdict], *, measure: str = "") -> Verdict:
     """
     if not parts:
         raise ValueError("all_of_verdict needs at least one part: pass {name: Verdict}")
+    if primary is not None and primary not in parts:
+        raise ValueError(f"primary={primary!r} is not one of the parts {sorted(parts)}")
     labels = {name: v.label for name, v in parts.items()}
     failed = [name for name, label in labels.items() if label == "not supported"]
-    lead = parts[failed[0] if failed else next(iter(parts))]
+    lead = parts[failed[0] if failed else (primary or next(iter(parts)))]
     reason = "; ".join(f"{name}: {v.label} ({v.reason})" for name, v in parts.items())
     if failed:
         label: Label = "not supported"

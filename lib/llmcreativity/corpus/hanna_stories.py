@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..metrics import VolumeReference, lexical_divergences, semantic_novelty_batch
+from ..metrics import KL_WINDOW, VolumeReference, lexical_kl, semantic_novelty_batch
 from ..paths import data_dir, require_file
 
 METRICS = ["novelty", "volume_gain", "lexical_kl"]
@@ -42,22 +42,29 @@ def hanna_pairs(llm_system: str, n: int, path: str | Path | None = None) -> pd.D
 
 def story_metrics(stories: pd.DataFrame, story_embeddings: np.ndarray, chunk_embeddings: np.ndarray,
                   chunk_ids: Sequence[str], unigrams: dict[str, int], *, tokenizer: str = "whitespace",
-                  smoothing: float = 1.0, volume_eps: float = 1e-6) -> pd.DataFrame:
-    """`stories` with novelty (1 - max cosine to a chunk), nearest_chunk (its id), volume_gain and lexical_kl added."""
+                  smoothing: float = 1.0, volume_eps: float = 1e-6, kl_mode: str = "windowed",
+                  kl_window: int = KL_WINDOW) -> pd.DataFrame:
+    """`stories` with novelty (1 - max cosine to a chunk), nearest_chunk (its id), volume_gain and lexical_kl
+    (`metrics.lexical_kl` in `kl_mode`) added."""
     nov = semantic_novelty_batch(story_embeddings, chunk_embeddings)
     volume = VolumeReference.fit(chunk_embeddings, volume_eps)
     return stories.assign(
         novelty=[n.novelty for n in nov],
         nearest_chunk=np.asarray(chunk_ids)[[n.nearest for n in nov]],
         volume_gain=volume.gain(story_embeddings),
-        lexical_kl=lexical_divergences(list(stories["text"]), unigrams, smoothing, tokenizer),
+        lexical_kl=lexical_kl(list(stories["text"]), unigrams, mode=kl_mode, window=kl_window, alpha=smoothing,
+                              tokenizer=tokenizer),
     )
 
 
 def smoothing_sweep(stories: pd.DataFrame, unigrams: dict[str, int], alphas: Sequence[float],
-                    tokenizer: str = "whitespace") -> pd.DataFrame:
-    """Mean lexical KL per group at each Lidstone constant alpha (rows alpha, columns group)."""
-    rows = [{"alpha": a, "group": g, "mean KL": lexical_divergences(list(part["text"]), unigrams, a, tokenizer).mean()}
+                    tokenizer: str = "whitespace", *, kl_mode: str = "windowed",
+                    kl_window: int = KL_WINDOW) -> pd.DataFrame:
+    """Mean lexical KL (`metrics.lexical_kl` in `kl_mode`) per group at each Lidstone constant alpha (rows alpha,
+    columns group)."""
+    rows = [{"alpha": a, "group": g,
+             "mean KL": np.nanmean(lexical_kl(list(part["text"]), unigrams, mode=kl_mode, window=kl_window, alpha=a,
+                                              tokenizer=tokenizer))}
             for a in alphas for g, part in stories.groupby("group")]
     return pd.DataFrame(rows).pivot(index="alpha", columns="group", values="mean KL")
 
@@ -65,11 +72,17 @@ def smoothing_sweep(stories: pd.DataFrame, unigrams: dict[str, int], alphas: Seq
 def paired_differences(stories: pd.DataFrame, llm_system: str, metrics: Sequence[str] = METRICS, *,
                        seed: int = 0) -> pd.DataFrame:
     """Per metric, d_i = metric(LLM story_i) - metric(human story_i) over prompts: mean d with a 95 % percentile
-    bootstrap CI (scipy) and the share of prompts where the LLM scores higher."""
+    bootstrap CI (scipy) and the share of prompts where the LLM scores higher. Pairs with a NaN (a story too short for
+    the windowed lexical KL) are left out of that metric; below two pairs there is no CI."""
     wide = stories.pivot(index="prompt_id", columns="group", values=list(metrics))
     rows = []
     for metric in metrics:
-        d = (wide[metric][llm_system] - wide[metric]["human"]).to_numpy()
+        d = (wide[metric][llm_system] - wide[metric]["human"]).dropna().to_numpy()  # NaN: a story too short to score
+        if len(d) < 2:
+            higher = f"{(d > 0).mean():.0%} of prompts" if len(d) else "-"
+            rows.append({"metric": metric, "n pairs": len(d), "mean (LLM - human)": d.mean() if len(d) else np.nan,
+                         "95% CI low": np.nan, "95% CI high": np.nan, "LLM higher in": higher})
+            continue
         ci = stats.bootstrap((d,), np.mean, confidence_level=0.95, random_state=seed).confidence_interval
         rows.append({"metric": metric, "n pairs": len(d), "mean (LLM - human)": d.mean(), "95% CI low": ci.low,
                      "95% CI high": ci.high, "LLM higher in": f"{(d > 0).mean():.0%} of prompts"})

@@ -1,10 +1,22 @@
-"""The evaluation chapter's paired comparisons and its verdicts on claims A1-A3 of the LLM Review paper."""
+"""The evaluation chapter's paired comparisons and its verdicts on claims A1-A3 and A5 of the LLM Review paper.
+
+A1 and A3 rest on the rubric judge's sampled mean (the paper's estimator: `repeats` sampled scores per
+story and dimension, averaged); the expected score is an alternative shown beside them
+(`llmcreativity.evaluation.estimators`). Every comparison is paired by prompt and resamples prompts.
+"""
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pandas as pd
 
-from ..verdicts import Verdict, beats_every_baseline
+from ..data.hanna import HannaHuman
+from ..llm.registry import MODELS
+from ..stats.agreement import spearman
+from ..stats.bootstrap import bootstrap_ci
+from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
 from ..writing import BASELINES
 from .comparison import paired_comparisons
 from .scores import JUDGE_COLUMNS, NOVELTY_COLUMNS
@@ -23,20 +35,85 @@ def claim_comparisons(table: pd.DataFrame, large_systems: list[str], *, seed: in
     }
 
 
+def registry_name(identity: str) -> str | None:
+    """The registry model behind a backend identity ("smollm2-135m", "transformers:smollm2-135m:float32"), or None."""
+    if identity in MODELS:
+        return identity
+    m = re.fullmatch(r"[\w.-]+:(?P<name>[^:]+):[\w.-]+", identity)
+    return m["name"] if m and m["name"] in MODELS else None
+
+
+def a3_not_testable_reason(writer_model: str, large_models: list[str], judge: str) -> str | None:
+    """Why A3 cannot be tested with these models, or None when it can.
+
+    A3 compares a small writer with Review against a *larger* Single Agent, graded by a judge that wrote
+    neither: it is not testable when a parameter count is unknown (not a registry model), when a
+    "large" model has no more parameters than the writer, or when the judge is one of the writers
+    (it would grade its own stories). Arguments are registry names or backend identities.
+    """
+    if not large_models:
+        return "no bigger Single Agent was run (the baselines stage's large_model)"
+    names = {m: registry_name(m) for m in (writer_model, *large_models, judge)}
+    unknown = [m for m in (writer_model, *large_models) if names[m] is None]
+    if unknown:
+        return f"the parameter count of {', '.join(unknown)} is unknown (not a registry model)"
+    writer = MODELS[names[writer_model]]
+    for large in large_models:
+        spec = MODELS[names[large]]
+        if spec.parameters <= writer.parameters:
+            return (f"the 'large' model {spec.name} ({spec.parameters:g}M parameters) is not larger than the writer "
+                    f"{writer.name} ({writer.parameters:g}M)")
+    writers = {names[m] or m for m in (writer_model, *large_models)} | {writer_model, *large_models}
+    if (names[judge] or judge) in writers or judge in writers:
+        return f"the judge {names[judge] or judge} is one of the writers (it would grade its own stories)"
+    return None
+
+
 def review_verdicts(comparisons: dict[str, pd.DataFrame], *, judge: str, writer_model: str, large_model: str,
-                    min_pairs: int = 5) -> dict[str, tuple[str, Verdict]]:
+                    min_pairs: int = 5, a3_not_testable: str | None = None,
+                    estimator: str = "sampled mean") -> dict[str, tuple[str, Verdict]]:
     """Claim id -> (text with the verdict's reason, `beats_every_baseline` verdict) for A1-A3.
 
-    A3 is decided on the judge's mean score alone; its novelty comparisons are shown, not judged."""
+    A3 is decided on the judge's mean score alone; its novelty comparisons are shown, not judged. With
+    `a3_not_testable` (a reason from `a3_not_testable_reason`) A3 is recorded as not testable here.
+    `estimator` names the judge score the judge columns hold (the paper's: the sampled mean)."""
     a3 = comparisons["A3"]
     verdicts = {"A1": beats_every_baseline(comparisons["A1"], min_pairs=min_pairs),
                 "A2": beats_every_baseline(comparisons["A2"], min_pairs=min_pairs),
-                "A3": beats_every_baseline(a3[a3["measure"] == "judge_mean"], min_pairs=min_pairs)}
+                "A3": (not_testable(a3_not_testable) if a3_not_testable
+                       else beats_every_baseline(a3[a3["measure"] == "judge_mean"], min_pairs=min_pairs))}
     texts = {
-        "A1": f"Review beats every baseline on the five rubric dimensions (judge {judge}, writer {writer_model}).",
+        "A1": f"Review beats every baseline on the five rubric dimensions (judge {judge}, {estimator}; "
+              f"writer {writer_model}).",
         "A2": f"Review beats every baseline on surprisal, lexical KL, semantic novelty and volume gain "
               f"(writer {writer_model}).",
         "A3": f"Review with {writer_model} beats a Single Agent with {large_model} on the judge's mean score "
-              f"(judge {judge}).",
+              f"(judge {judge}, {estimator}).",
     }
     return {cid: (f"{texts[cid]} {v.reason[0].upper() + v.reason[1:]}.", v) for cid, v in verdicts.items()}
+
+
+def human_consensus(hanna: HannaHuman) -> pd.Series:
+    """Each HANNA story's human consensus score: the mean over its three raters and six criteria (1-5)."""
+    return hanna.mean_scores().mean(axis=1)
+
+
+def judge_human_verdict(judge: pd.DataFrame, hanna: HannaHuman, *, judge_name: str, estimator: str = "sampled mean",
+                        min_stories: int = 5, seed: int = 0, n_resamples: int = 2000) -> tuple[str, Verdict]:
+    """Claim A5, the rubric judge agrees with human consensus: Spearman rho between the judge's mean score
+    (`judge` has story_id and judge_mean) and `human_consensus`, with a percentile-bootstrap 95 % CI over
+    stories; `sign_verdict` (+1) on that CI, "inconclusive" below `min_stories` stories."""
+    scores = judge.assign(story_id=judge["story_id"].astype(int)).set_index("story_id")["judge_mean"].dropna()
+    human = human_consensus(hanna).loc[scores.index]
+    x, y = scores.to_numpy(dtype=float), human.to_numpy(dtype=float)
+    measure = (f"Spearman rho(judge mean score, mean human rating over 3 raters x 6 criteria), HANNA stories, "
+               f"judge {judge_name} ({estimator})")
+    rho = spearman(x, y)[0] if len(x) >= 3 else np.nan
+    text = f"The rubric judge {judge_name} ({estimator}) ranks HANNA's human stories like the human raters' consensus."
+    if len(x) < min_stories:
+        v = Verdict("inconclusive", f"the sample is too small to decide: {len(x)} stories (at least {min_stories} "
+                    "needed)", statistic=None if np.isnan(rho) else float(rho), n=len(x), measure=measure)
+    else:
+        ci = bootstrap_ci([x, y], lambda a, b: spearman(a, b)[0], n_resamples=n_resamples, seed=seed)
+        v = sign_verdict(ci.low, ci.high, +1, statistic=rho, n=len(x), measure=measure)
+    return f"{text} {v.reason[0].upper() + v.reason[1:]}.", v

@@ -33,12 +33,17 @@ def plot_dimension_bars(summary: pd.DataFrame, measures: Sequence[str], *, by: s
 
 
 def plot_metric_distributions(table: pd.DataFrame, metrics: Sequence[str], *, by: str = "system") -> Figure:
-    """One panel per metric: each system's stories as points over a box of their distribution."""
+    """One panel per metric: each system's stories as points over a box of their distribution (NaN values, e.g. a
+    story too short for the windowed lexical KL, are left out; a metric without values gets an empty panel)."""
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.4 * len(metrics), 3.4))
     for ax, m in zip(np.atleast_1d(axes), metrics, strict=True):
-        sns.boxplot(data=table, x=by, y=m, ax=ax, color="0.9", showfliers=False)
-        sns.stripplot(data=table, x=by, y=m, ax=ax, size=4)
-        ax.set_title(m)
+        data = table[[by, m]].dropna()
+        ax.set_title(m if len(data) else f"{m} (no values)")
+        if data.empty:
+            continue
+        order = list(dict.fromkeys(data[by]))
+        sns.boxplot(data=data, x=by, y=m, ax=ax, color="0.9", showfliers=False, order=order)
+        sns.stripplot(data=data, x=by, y=m, ax=ax, size=4, order=order)
         ax.set_xlabel("")
         ax.tick_params(axis="x", rotation=45)
     fig.tight_layout()

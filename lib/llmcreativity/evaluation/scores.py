@@ -15,7 +15,7 @@ from ..corpus.tokenize import Tokenizer
 from ..corpus.unigram import counts_from_table
 from ..judges.rubric import DIMENSIONS, RubricScore
 from ..llm.backend import Backend, TextEmbedder
-from ..metrics import VolumeReference, lexical_divergences, mean_surprisal, semantic_novelty_batch
+from ..metrics import KL_WINDOW, VolumeReference, lexical_kl, mean_surprisal, semantic_novelty_batch
 from ..stats.agreement import spearman
 from ..writing.runner import load_stories
 
@@ -60,11 +60,13 @@ def load_unigrams(corpus_dir: str | Path, tokenizer: Tokenizer) -> dict[str, int
 
 def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: TextEmbedder,
                   scorer: Backend, *, tokenizer: Tokenizer = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
-                  progress: bool = True) -> pd.DataFrame:
+                  kl_mode: str = "windowed", kl_window: int = KL_WINDOW, progress: bool = True) -> pd.DataFrame:
     """The four novelty metrics of every story (rows of `stories` with story_id, prompt, story).
 
     surprisal = -(1/L) sum_j log p(x_j | prompt, x_<j) under `scorer`; lexical_kl = KL(p_story || q_corpus)
-    of Lidstone-smoothed unigrams; novelty = 1 - max_i cos(e_story, e_chunk_i); volume_gain =
+    of Lidstone-smoothed unigrams, by default the mean over windows of `kl_window` tokens (length-controlled,
+    NaN for a story shorter than one window; `kl_mode="whole"` is the whole-story value, see
+    `metrics.divergence`); novelty = 1 - max_i cos(e_story, e_chunk_i); volume_gain =
     logdet(Cov(R + story) + eps I) - logdet(Cov(R) + eps I). `embedder` must be the one the corpus
     store was embedded with, or the cosines compare different spaces.
     """
@@ -83,7 +85,7 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
                                   disable=not progress)]
     return pd.DataFrame({
         "story_id": stories["story_id"].to_numpy(), "surprisal": surprisal,
-        "lexical_kl": lexical_divergences(texts, unigrams, alpha, tokenizer),
+        "lexical_kl": lexical_kl(texts, unigrams, mode=kl_mode, window=kl_window, alpha=alpha, tokenizer=tokenizer),
         "novelty": [n.novelty for n in nov], "volume_gain": np.asarray(gain, dtype=float),
         "nearest_chunk": store.chunks["chunk_id"].to_numpy()[[n.nearest for n in nov]],
     })

@@ -1,10 +1,14 @@
 """Rule-based creativity metrics: surprisal, lexical divergence, semantic novelty, volume gain, diversity."""
 
 from llmcreativity.metrics.divergence import (
+    KL_WINDOW,
+    LEXICAL_KL_MODES,
     kl_divergence,
     lexical_divergence,
     lexical_divergences,
+    lexical_kl,
     smoothed_distribution,
+    windowed_lexical_divergences,
 )
 from llmcreativity.metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from llmcreativity.metrics.novelty import Novelty, semantic_novelty, semantic_novelty_batch
@@ -12,6 +16,8 @@ from llmcreativity.metrics.surprisal import Surprisal, mean_surprisal, surprisal
 from llmcreativity.metrics.volume import VolumeReference, logdet_cov, volume_gain_direct
 
 __all__ = [
+    "KL_WINDOW",
+    "LEXICAL_KL_MODES",
     "Novelty",
     "Surprisal",
     "VolumeReference",
@@ -19,6 +25,7 @@ __all__ = [
     "kl_divergence",
     "lexical_divergence",
     "lexical_divergences",
+    "lexical_kl",
     "logdet_cov",
     "mean_pairwise_cosine",
     "mean_surprisal",
@@ -28,4 +35,5 @@ __all__ = [
     "smoothed_distribution",
     "surprisal_from_logprobs",
     "volume_gain_direct",
+    "windowed_lexical_divergences",
 ]

@@ -1,9 +1,20 @@
-"""Lexical divergence of a text from a reference corpus: KL between smoothed unigram distributions."""
+"""Lexical divergence of a text from a reference corpus: KL between smoothed unigram distributions.
+
+Two modes (`LEXICAL_KL_MODES`):
+
+- ``"windowed"`` (the default of the pipeline): the mean KL over consecutive, non-overlapping windows of
+  W tokens, so every story is compared at the same length (`windowed_lexical_divergences`);
+- ``"whole"``: the KL of the whole story's unigram distribution (`lexical_divergences`), as the LLM Review
+  paper computed it. With add-one smoothing over a corpus vocabulary of tens of thousands of words, a
+  story of L tokens keeps only about L / (L + |V|) of its mass on its own counts, so this value mostly
+  measures L: longer stories of the same content score differently.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -85,23 +96,35 @@ def lexical_divergences(
     """
     if alpha <= 0:
         return np.array([lexical_divergence(t, corpus_counts, alpha, tokenizer) for t in texts], dtype=float)
+    rows = []
+    for i, text in enumerate(texts):
+        check_text(text, f"texts[{i}]")
+        tokens = tokenize(text, tokenizer)
+        if not tokens:
+            raise ValueError(f"texts[{i}]={text[:40]!r} has no tokens under tokenizer {tokenizer!r}")
+        rows.append(Counter(tokens))
+    return _kl_of_counts(rows, corpus_counts, alpha, names=[f"texts[{i}]={t[:40]!r}" for i, t in enumerate(texts)],
+                         tokenizer=tokenizer)
+
+
+def _kl_of_counts(rows: Sequence[Counter[str]], corpus_counts: Mapping[str, int], alpha: float, *,
+                  names: Sequence[str] | None, tokenizer: str) -> np.ndarray:
+    """KL(p_row || q_corpus) of each token count table, by the closed form of `lexical_divergences` (alpha > 0).
+
+    With `names`, a row none of whose tokens the corpus knows is an error naming it (a tokenizer mismatch);
+    with names=None such a row is scored (a short window of an otherwise known text)."""
     if not corpus_counts:
         raise ValueError("corpus_counts is empty: build it with llmcreativity.corpus.unigram.unigram_counts")
     counts = np.fromiter(corpus_counts.values(), dtype=np.float64, count=len(corpus_counts))
     n_q, n_vocab_c = counts.sum(), len(counts)
     total_log = float(np.log(counts + alpha).sum())
-    out = np.empty(len(texts))
-    for i, text in enumerate(texts):
-        check_text(text, f"texts[{i}]")
-        tokens = Counter(tokenize(text, tokenizer))
-        if not tokens:
-            raise ValueError(f"texts[{i}]={text[:40]!r} has no tokens under tokenizer {tokenizer!r}")
+    out = np.empty(len(rows))
+    for i, tokens in enumerate(rows):
         c_p = np.array(list(tokens.values()), dtype=np.float64)
         c_q = np.array([corpus_counts.get(w, 0) for w in tokens], dtype=np.float64)
         known = np.array([w in corpus_counts for w in tokens])
-        if not known.any():
-            raise ValueError(f"no token of texts[{i}]={text[:40]!r} occurs in the corpus: check the tokenizer "
-                             f"({tokenizer!r})")
+        if names is not None and not known.any():
+            raise ValueError(f"no token of {names[i]} occurs in the corpus: check the tokenizer ({tokenizer!r})")
         n_vocab = n_vocab_c + int((~known).sum())
         z_p, z_q = c_p.sum() + alpha * n_vocab, n_q + alpha * n_vocab
         p, q = (c_p + alpha) / z_p, (c_q + alpha) / z_q
@@ -111,3 +134,55 @@ def lexical_divergences(
         kl = float(np.sum(p * np.log(p / q))) + p0 * (n_rest * np.log(p0 * z_q) - rest_log)
         out[i] = max(0.0, kl)
     return out
+
+
+LexicalKLMode = Literal["windowed", "whole"]
+"""How a story's lexical KL is computed: mean over fixed-size windows (length-controlled) or over the whole story."""
+LEXICAL_KL_MODES: tuple[str, ...] = ("windowed", "whole")
+"""`LexicalKLMode`'s values; the first is the default."""
+KL_WINDOW = 50
+"""Default window W (tokens) of the windowed lexical KL: short enough that a 120-word story gives two windows."""
+
+
+def windowed_lexical_divergences(texts: Sequence[str], corpus_counts: Mapping[str, int], window: int = KL_WINDOW,
+                                 alpha: float = 1.0, tokenizer: Tokenizer = "whitespace") -> np.ndarray:
+    """Length-controlled lexical KL: the mean KL of consecutive, non-overlapping windows of `window` tokens,
+
+        KL_W(x) = (1/M) sum_{m=1}^{M} KL(p_{x[(m-1)W : mW]} || q_corpus),   M = floor(L / W),
+
+    where L is the number of tokens of x and each window is Lidstone-smoothed as in `lexical_divergences`.
+    Every window has the same length, so the smoothing weighs the same in every story, and the value of a
+    story does not depend on how long it is, only on what its windows say. A trailing part shorter than
+    W is left out; a text shorter than W has no window and gets NaN (it cannot be compared at this length).
+    """
+    if window < 1:
+        raise ValueError(f"window={window!r}: a window needs at least 1 token")
+    if alpha <= 0:
+        raise ValueError(f"alpha={alpha!r}: the windowed KL needs alpha > 0 (a window's unseen words)")
+    windows: list[Counter[str]] = []
+    owner: list[int] = []
+    for i, text in enumerate(texts):
+        check_text(text, f"texts[{i}]")
+        tokens = tokenize(text, tokenizer)
+        if tokens and not any(t in corpus_counts for t in tokens):
+            raise ValueError(f"no token of texts[{i}]={text[:40]!r} occurs in the corpus: check the tokenizer "
+                             f"({tokenizer!r})")
+        for start in range(0, len(tokens) - window + 1, window):
+            windows.append(Counter(tokens[start:start + window]))
+            owner.append(i)
+    kl = _kl_of_counts(windows, corpus_counts, alpha, names=None, tokenizer=tokenizer)
+    sums = np.bincount(np.asarray(owner, dtype=int), weights=kl, minlength=len(texts))
+    n = np.bincount(np.asarray(owner, dtype=int), minlength=len(texts))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, sums / np.maximum(n, 1), np.nan)
+
+
+def lexical_kl(texts: Sequence[str], corpus_counts: Mapping[str, int], *, mode: LexicalKLMode = "windowed",
+               window: int = KL_WINDOW, alpha: float = 1.0, tokenizer: Tokenizer = "whitespace") -> np.ndarray:
+    """The lexical KL of each text in the chosen `mode`: "windowed" (`windowed_lexical_divergences`, default) or
+    "whole" (`lexical_divergences`, the paper's whole-story value)."""
+    if mode == "windowed":
+        return windowed_lexical_divergences(texts, corpus_counts, window, alpha, tokenizer)
+    if mode == "whole":
+        return lexical_divergences(texts, corpus_counts, alpha, tokenizer)
+    raise ValueError(f"mode={mode!r}: choose one of {LEXICAL_KL_MODES}")

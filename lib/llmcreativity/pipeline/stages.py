@@ -60,10 +60,10 @@ STAGES: list[Stage] = [
         depends=("backends",),
         profiles={
             "default": {},
-            "smoke": {"n_categories": 1, "per_category": 1, "story_max_tokens": 48, "feedback_max_tokens": 32,
-                      "max_story_words": 40, "large_model": SMOKE_MODEL},
-            "paper": {"n_categories": None, "per_category": None, "rounds": 3, "story_max_tokens": 900,
-                      "feedback_max_tokens": 400, "max_story_words": 600, "large_prompts": None},
+            "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40,
+                      "large_model": SMOKE_MODEL},
+            "paper": {"n_categories": None, "per_category": None, "rounds": 3, "feedback_max_tokens": 400,
+                      "max_story_words": 300, "large_prompts": None},
         },
     ),
     Stage(
@@ -73,10 +73,8 @@ STAGES: list[Stage] = [
         depends=("backends", "baselines"),
         profiles={
             "default": {},
-            "smoke": {"n_categories": 1, "per_category": 1, "story_max_tokens": 48, "feedback_max_tokens": 32,
-                      "max_story_words": 40},
-            "paper": {"n_categories": None, "per_category": None, "story_max_tokens": 900,
-                      "feedback_max_tokens": 400, "max_story_words": 600},
+            "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40},
+            "paper": {"n_categories": None, "per_category": None, "feedback_max_tokens": 400, "max_story_words": 300},
         },
     ),
     Stage(
@@ -142,9 +140,9 @@ STAGES: list[Stage] = [
         depends=("corpus", "baselines", "review"),
         profiles={
             "default": {},
-            "smoke": {"judge_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1,
-                      "stories_per_run": 1, "sampled_stories": 1, "repeats": 2},
-            "paper": {"judge_prompts": None, "stories_per_run": None, "sampled_stories": None, "hanna_n": 96,
+            "smoke": {"judge_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
+                      "repeats": 2, "kl_window": 20},
+            "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
                       "surprisal_model": "qwen2.5-coder-1.5b"},
         },
     ),

@@ -48,6 +48,29 @@ def flag_counts(stories: pd.DataFrame) -> pd.DataFrame:
     return pd.crosstab(flags["framework"], flags["flag"])
 
 
+def token_budget_check(stories: pd.DataFrame) -> pd.DataFrame:
+    """Does the story token budget fit the word limit? Per framework, over the final stories:
+
+    stories; truncated = share that hit the token budget (flag "truncated"); over_long = share that ran past
+    the word limit and were cut back to it at a sentence end (flag "over_long"); cut_short = share truncated
+    but not over_long: stories the token budget stopped *before* the word limit, the failure a budget derived
+    from the word limit should prevent (a story both truncated and over_long had its words and ran on);
+    tokens_per_word = sum(story_tokens) / sum(n_words) over stories with neither flag (the writer's own tokens
+    per word, marker line included), to set against `TOKENS_PER_WORD`.
+    """
+    flags = stories["flags"].map(set)
+    truncated = flags.map(lambda f: "truncated" in f)
+    over_long = flags.map(lambda f: "over_long" in f)
+    clean = stories[~truncated & ~over_long & (stories["n_words"] > 0)]
+    by = stories["framework"]
+    out = pd.DataFrame({"stories": stories.groupby("framework").size(), "truncated": truncated.groupby(by).mean(),
+                        "over_long": over_long.groupby(by).mean(),
+                        "cut_short": (truncated & ~over_long).groupby(by).mean()})
+    per_word = clean.groupby("framework")[["story_tokens", "n_words"]].sum()
+    out["tokens_per_word"] = per_word["story_tokens"] / per_word["n_words"]
+    return out
+
+
 def mean_ci(values: pd.Series, level: float = 0.95) -> tuple[float, float, float]:
     """(mean, lower, upper): mean +- t_{(1+level)/2, n-1} * sd / sqrt(n) over the non-NaN values; NaN bounds when n <
     2."""

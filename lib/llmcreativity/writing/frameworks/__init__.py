@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Framework
-from .config import STORY_SAMPLING, WritingConfig
+from .config import STORY_SAMPLING, TOKENS_PER_WORD, WritingConfig, story_token_budget
 from .debate import LLMDebate
 from .discussion import LLMDiscussion
 from .review import REVIEW_DIMENSIONS, LLMReview
@@ -35,6 +35,6 @@ def build_framework(name: str, config: WritingConfig, rounds: int = 1) -> Framew
     return cls(config=config)
 
 
-__all__ = ["BASELINES", "FRAMEWORKS", "REVIEW_DIMENSIONS", "STORY_SAMPLING", "Framework", "LLMDebate", "LLMDiscussion",
-           "LLMReview",
-           "LLMTeacher", "SingleAgent", "WritingConfig", "build_framework"]
+__all__ = ["BASELINES", "FRAMEWORKS", "REVIEW_DIMENSIONS", "STORY_SAMPLING", "TOKENS_PER_WORD", "Framework",
+           "LLMDebate", "LLMDiscussion", "LLMReview", "LLMTeacher", "SingleAgent", "WritingConfig", "build_framework",
+           "story_token_budget"]

@@ -11,7 +11,7 @@ from ..persona import DEBATER, Persona
 from ..transcript import Transcript
 from .base import Request, framework_settings, step, usage_tag
 from .config import WritingConfig
-from .prompts import block, chat, revise_instruction, writing_task
+from .prompts import OWN_STORY, block, chat, revise_instruction, writing_task
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class LLMDebate:
                     own = t.latest_version(a)
                     others = [t.latest_version(b) for b in agents if b != a]
                     text = (
-                        f"Writing prompt: {item.text}\n\n" + block("Your story", own.content) + "\n\n"
+                        f"Writing prompt: {item.text}\n\n" + block(OWN_STORY, own.content) + "\n\n"
                         + "\n\n".join(block(f"Story by {o.author}", o.content) for o in others)
                         + "\n\nChallenge the other writers' stories: point out where their speculative logic does not "
                         "hold and where their ideas are unoriginal or clichéd. Be specific and name the writer."
@@ -73,10 +73,9 @@ class LLMDebate:
                     own = t.latest_version(a)
                     received = [m for m in t.select(kind="challenge", round=r) if m.author != a]
                     text = (
-                        f"Writing prompt: {item.text}\n\n" + block("Your story", own.content) + "\n\n"
+                        f"Writing prompt: {item.text}\n\n" + block(OWN_STORY, own.content) + "\n\n"
                         + "\n\n".join(block(f"Challenge from {m.author}", m.content) for m in received)
-                        + "\n\nThe debate is over. Revise your story: fix what the challenges showed to be weak and "
-                        "keep what you can defend. " + revise_instruction(words)
+                        + "\n\n" + revise_instruction(words)
                     )
                     revisions.append(Request(a, r, "revision", chat(self._role(a), text),
                                              (own.id, *(m.id for m in received)), previous=own))

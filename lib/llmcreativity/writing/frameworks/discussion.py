@@ -11,7 +11,7 @@ from ..persona import REVIEW_PERSONAS, Persona
 from ..transcript import Transcript
 from .base import Request, framework_settings, step, usage_tag
 from .config import WritingConfig
-from .prompts import block, chat, revise_instruction, writing_task
+from .prompts import OWN_STORY, block, chat, revise_instruction, writing_task
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,9 @@ class LLMDiscussion:
                     own = t.latest_version(p.name, up_to_round=r - 1)
                     others = [t.latest_version(q.name, up_to_round=r - 1) for q in self.personas if q != p]
                     text = (
-                        f"Writing prompt: {item.text}\n\n" + block("Your latest story", own.content) + "\n\n"
+                        f"Writing prompt: {item.text}\n\n" + block(OWN_STORY, own.content) + "\n\n"
                         + "\n\n".join(block(f"Latest story by the {o.author} writer", o.content) for o in others)
-                        + "\n\nYou are in a discussion with these writers. Consider their stories, take up what would "
-                        "improve yours, and write your updated story. " + revise_instruction(words)
+                        + "\n\n" + revise_instruction(words)
                     )
                     requests.append(Request(p.name, r, "revision", chat(p, text), (own.id, *(o.id for o in others)),
                                             previous=own))

@@ -23,12 +23,24 @@ def writing_task(item: PromptItem, max_words: int) -> str:
     )
 
 
+OWN_STORY = "Your story"
+"""Label of the writer's own latest version in every revision prompt (and in Debate's challenges)."""
+
+REVISION_INSTRUCTION = (
+    "Revise your story using what you were shown above. Write the full revised story, at most {max_words} words. "
+    "Begin your reply with the line " + STORY_MARKER + " and then write only the story."
+)
+"""The one revision instruction of every framework (Teacher, Debate, Discussion, Review).
+
+Frameworks differ only in what a revision prompt shows above it (the teacher's critique, the other
+writers' challenges, the other writers' stories, the peer reviews), never in what the writer is asked
+to do with it: no framework's wording steers its writers toward or away from the others' stories.
+"""
+
+
 def revise_instruction(max_words: int) -> str:
-    """The closing instruction of every revision prompt."""
-    return (
-        f"Write the full revised story, at most {max_words} words. "
-        f"Begin your reply with the line {STORY_MARKER} and then write only the story."
-    )
+    """The closing instruction of every revision prompt: `REVISION_INSTRUCTION` with the word budget."""
+    return REVISION_INSTRUCTION.format(max_words=max_words)
 
 
 def block(label: str, text: str) -> str:

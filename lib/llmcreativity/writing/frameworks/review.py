@@ -11,7 +11,7 @@ from ..persona import REVIEW_PERSONAS, Persona
 from ..transcript import Transcript
 from .base import Request, framework_settings, step, usage_tag
 from .config import WritingConfig
-from .prompts import block, chat, revise_instruction, writing_task
+from .prompts import OWN_STORY, block, chat, revise_instruction, writing_task
 
 REVIEW_DIMENSIONS: tuple[str, ...] = (
     "originality",
@@ -79,10 +79,9 @@ class LLMReview:
                 own = by_author[p.name]
                 received = t.select(kind="review", target=p.name)
                 text = (
-                    f"Writing prompt: {item.text}\n\n" + block("Your draft", own.content) + "\n\n"
+                    f"Writing prompt: {item.text}\n\n" + block(OWN_STORY, own.content) + "\n\n"
                     + "\n\n".join(block(f"Review {k + 1}", m.content) for k, m in enumerate(received))
-                    + "\n\nRevise your story using the reviews you received: act on the suggestions you find useful "
-                    "and keep your own perspective and ideas. " + revise_instruction(words)
+                    + "\n\n" + revise_instruction(words)
                 )
                 revisions.append(Request(p.name, 1, "revision", chat(p, text), (own.id, *(m.id for m in received)),
                                          previous=own))

@@ -11,7 +11,7 @@ from ..persona import REVIEW_PERSONAS, TEACHER, Persona
 from ..transcript import Transcript
 from .base import Request, framework_settings, step, usage_tag
 from .config import WritingConfig
-from .prompts import block, chat, revise_instruction, writing_task
+from .prompts import OWN_STORY, block, chat, revise_instruction, writing_task
 
 
 @dataclass(frozen=True)
@@ -67,9 +67,9 @@ class LLMTeacher:
                     critique = t.select(kind="critique", round=r, target=s.name)[0]
                     text = (
                         f"Writing prompt: {item.text}\n\n"
-                        + block("Your current story", latest.content) + "\n\n"
+                        + block(OWN_STORY, latest.content) + "\n\n"
                         + block("Your teacher's feedback", critique.content)
-                        + "\n\nRevise your story using your teacher's feedback. " + revise_instruction(words)
+                        + "\n\n" + revise_instruction(words)
                     )
                     revisions.append(Request(s.name, r, "revision", chat(s, text), (latest.id, critique.id),
                                              previous=latest))
