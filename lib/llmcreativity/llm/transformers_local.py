@@ -87,7 +87,7 @@ class TransformersBackend:
     """
 
     def __init__(self, path: str | Path, *, name: str, chat: bool = True, dtype: str = "auto",
-                 batch_size: int = 4, prefix_reuse: bool = True, prefix_entries: int = 16):
+                 batch_size: int = 4, prefix_reuse: bool = True, prefix_entries: int = 8):
         dtype = resolve_dtype(dtype)
         if batch_size < 1:
             raise ValueError(f"batch_size={batch_size!r}: must be >= 1")
