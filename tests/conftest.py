@@ -17,8 +17,11 @@ REAL_MODEL = "smollm2-135m"
 
 @pytest.fixture(scope="session")
 def real_lm():
-    """The embedded SmolLM2-135M-Instruct on transformers, with caching off."""
-    return get_backend(REAL_MODEL, cache=None)
+    """The embedded SmolLM2-135M-Instruct on transformers in float32 (exact), with caching off.
+
+    float32 because tests compare its generation log-probabilities with teacher-forced scores to 2e-3.
+    """
+    return get_backend(REAL_MODEL, dtype="float32", cache=None)
 
 
 def _free_port() -> int:

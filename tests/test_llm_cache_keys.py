@@ -78,3 +78,25 @@ def test_rubric_sampling_and_retry_configs_are_unchanged():
     judge.sampled(JudgeItem("s", "A prompt.", "A story."))
     retry_of_repeat_2 = {"n": 1, "temperature": 0.7, "top_p": 1.0, "max_tokens": 8, "stop": [], "seed": 1002}
     assert lm.configs[0] == judge.sampling.to_dict() and retry_of_repeat_2 in lm.configs
+
+
+def test_local_identity_names_the_dtype_and_the_sampler():
+    """Deliberately changed with the row-seeded sampler and the per-machine dtype (issue 15).
+
+    Before: "transformers:<model>:float32" for every default call. Now the identity ends in ":row-seeded", so
+    no sample drawn by the old one-seed-per-batch sampler is ever read back, and the default dtype is "auto":
+    bfloat16 on a CPU with native bfloat16, float32 elsewhere; the resolved dtype is in the identity, so a
+    bfloat16 answer never serves a float32 call. The default run's local calls miss the cache once.
+    """
+    from llmcreativity.llm import get_backend
+    from llmcreativity.llm.loader import DeferredLocalBackend
+    from llmcreativity.llm.registry import resolve_dtype
+
+    assert DeferredLocalBackend("qwen2.5-coder-0.5b", "bfloat16", 4).identity == \
+        "transformers:qwen2.5-coder-0.5b:bfloat16:row-seeded"
+    assert DeferredLocalBackend("qwen2.5-coder-0.5b", "float32", 4).identity == \
+        "transformers:qwen2.5-coder-0.5b:float32:row-seeded"
+    assert get_backend("qwen2.5-coder-0.5b", cache=None).identity == \
+        f"transformers:qwen2.5-coder-0.5b:{resolve_dtype('auto')}:row-seeded"
+    assert cache_key("transformers:qwen2.5-coder-0.5b:bfloat16:row-seeded", "answer_probs", CHAT, ["0", "1"]) == \
+        "5455707f2552104c766248ee02b113d8bde491e32edc300ef2acacf903bd3a75"

@@ -60,7 +60,7 @@ def test_a_cached_run_never_loads_the_local_model(tmp_path):
     from llmcreativity.llm.loader import DeferredLocalBackend
 
     lazy = DeferredLocalBackend("smollm2-135m", "float32", 4)
-    assert lazy.identity == "transformers:smollm2-135m:float32" and "backend" not in vars(lazy)
+    assert lazy.identity == "transformers:smollm2-135m:float32:row-seeded" and "backend" not in vars(lazy)
     cache = tmp_path / "c.sqlite"
     lm = get_backend("smollm2-135m", cache=cache)
     lm.cache.put(cache_key(lm.identity, "answer_probs", "Is it? ", ["yes", "no"]),

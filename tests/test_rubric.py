@@ -14,6 +14,7 @@ from llmcreativity.judges.rubric import (
     DIMENSIONS,
     REMINDER,
     SAMPLING,
+    SCALE,
     RubricJudge,
     expected_score,
     mean_of_samples,
@@ -40,6 +41,7 @@ def test_prompts_share_the_story_prefix_and_differ_in_the_dimension():
     texts = [p[-1]["content"] for p in prompts]
     prefix = texts[0][: texts[0].index("Dimension:")]
     assert ITEM.response in prefix and all(t.startswith(prefix) for t in texts)
+    assert SCALE in prefix  # the shared scale is read once per story, before the dimension
     assert all(p[0] == prompts[0][0] for p in prompts)
     assert all(d.name in t for d, t in zip(DIMENSIONS, texts, strict=True))
 

@@ -1,6 +1,6 @@
 """Language-model backends, the model registry, the call cache and usage accounting."""
 
-from .backend import Backend, TextEmbedder, check_prompt
+from .backend import Backend, TextEmbedder, answer_probs_batch, check_prompt
 from .cache import ResponseCache, cache_key
 from .cached import CachedBackend, CacheMiss, CallRecord
 from .config import GenerateConfig
@@ -10,6 +10,7 @@ from .scripted import ScriptedBackend
 from .types import AnswerDistribution, Completion, Message, Prompt, TokenScores, Usage
 
 __all__ = [
+    "answer_probs_batch",
     "AnswerDistribution", "Backend", "CacheMiss", "CachedBackend", "CallRecord", "Completion", "Embedder",
     "GenerateConfig", "MODELS", "Message", "ModelSpec", "Prompt", "ResponseCache", "ScriptedBackend",
     "TextEmbedder", "TokenScores", "Usage", "cache_key", "check_prompt", "get_backend", "get_embedder", "get_spec",

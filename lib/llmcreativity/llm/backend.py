@@ -65,3 +65,12 @@ def check_prompt(prompt: Prompt) -> None:
             raise ValueError(f"message {m!r}: each message needs role in system/user/assistant and a content")
     if not any(str(m["content"]).strip() for m in prompt):
         raise ValueError("prompt messages are all empty: give at least one message some content")
+
+
+def answer_probs_batch(lm: Backend, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
+    """`lm.answer_probs(p, answers)` for every prompt p; one batched call where the backend has `answer_probs_batch`.
+
+    A local model then reads the prompts' shared prefix once and their suffixes in one forward pass.
+    """
+    batched = getattr(lm, "answer_probs_batch", None)
+    return batched(list(prompts), answers) if batched is not None else [lm.answer_probs(p, answers) for p in prompts]

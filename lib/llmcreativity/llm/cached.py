@@ -9,7 +9,7 @@ from typing import Literal
 
 import pandas as pd
 
-from .backend import Backend, check_prompt
+from .backend import Backend, answer_probs_batch, check_prompt
 from .cache import ResponseCache, cache_key
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
@@ -121,6 +121,27 @@ class CachedBackend:
             raise ValueError(f"answers={answers!r}: give at least two distinct, non-empty answers")
         return self._single("answer_probs", (prompt, answers), lambda: self.inner.answer_probs(prompt, answers),
                             AnswerDistribution.from_dict)
+
+    def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
+        """`answer_probs` of every prompt, cached per prompt; the misses go to the model in one batched call."""
+        if len(answers) < 2 or len(set(answers)) != len(answers) or not all(a.strip() for a in answers):
+            raise ValueError(f"answers={answers!r}: give at least two distinct, non-empty answers")
+        for p in prompts:
+            check_prompt(p)
+        keys = [cache_key(self.identity, "answer_probs", p, answers) for p in prompts]
+        hits = [self._lookup(k) for k in keys]
+        todo = [i for i, h in enumerate(hits) if h is None]
+        fresh = answer_probs_batch(self.inner, [prompts[i] for i in todo], answers) if todo else []
+        out: list[AnswerDistribution] = []
+        computed = dict(zip(todo, fresh, strict=True))
+        for i, (key, hit) in enumerate(zip(keys, hits, strict=True)):
+            result = AnswerDistribution.from_dict(hit) if hit is not None else computed[i]
+            if hit is None and self.cache is not None:
+                self.cache.put(key, result.to_dict())
+            result.usage.cached = hit is not None
+            self._record("answer_probs", result.usage, hit is not None)
+            out.append(result)
+        return out
 
     def _single(self, method: str, args: tuple, compute, from_dict):
         """One cached call that returns one record (score, answer_probs)."""

@@ -14,7 +14,7 @@ from ..paths import cache_dir
 from .cache import ResponseCache
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
-from .registry import MODELS, check_model_name, get_spec, local_identity, materialize
+from .registry import MODELS, check_model_name, get_spec, local_identity, materialize, resolve_dtype
 
 DEFAULT_CACHE = "default"
 
@@ -70,6 +70,7 @@ class DeferredLocalBackend:
 
     def __init__(self, model: str, dtype: str, batch_size: int):
         check_model_name(model, "causal-lm")
+        dtype = resolve_dtype(dtype)
         self.identity = local_identity(model, dtype)
         self._args = (model, dtype, batch_size)
 
@@ -87,6 +88,9 @@ class DeferredLocalBackend:
     def answer_probs(self, prompt, answers):
         return self.backend.answer_probs(prompt, answers)
 
+    def answer_probs_batch(self, prompts, answers):
+        return self.backend.answer_probs_batch(prompts, answers)
+
     def count_tokens(self, text: str) -> int:
         return self.backend.count_tokens(text)
 
@@ -97,7 +101,7 @@ def get_backend(
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     max_concurrency: int = 8,
-    dtype: str = "float32",
+    dtype: str = "auto",
     batch_size: int = 4,
     cache: str | Path | None = DEFAULT_CACHE,
     cache_only: bool = False,
@@ -109,7 +113,12 @@ def get_backend(
             transformers model folder, or with `base_url` the model name the server knows.
         base_url: an OpenAI-compatible server (`http://host:port/v1`); the key is read from `$api_key_env`.
         max_concurrency: most requests in flight at once to that server.
-        dtype, batch_size: local transformers settings.
+        dtype: the local model's weights and arithmetic: "auto" (default: "bfloat16" on a CPU with native
+            bfloat16 such as AMX, where it is 1.8x-4.3x faster; "float32" elsewhere, where bfloat16 is emulated and
+            slower), "bfloat16" or "float32" (exact: use it where generation log-probabilities must match
+            teacher-forced scores to 1e-3). The resolved dtype is part of the identity, so of every cache key
+            and of the provenance.
+        batch_size: most prompts the local model samples in one batch.
         cache: "default" (`cache_dir()/calls.sqlite`), a path to another SQLite file, or None to switch caching off.
         cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds).
     """

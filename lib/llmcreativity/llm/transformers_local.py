@@ -1,12 +1,17 @@
 """Local causal language models through `transformers`, on the CPU.
 
+The engine reads a shared token prefix once: every forward pass starts from the longest stored
+key/value state that the prompt begins with (`PrefixCache`), or from the common prefix of its batch,
+and computes only the remaining suffixes, right-padded into one batch. Sampling runs its own decode
+loop with one random generator per row (`row_sampling`), so a sample does not depend on its batch.
+
 GGUF checkpoints are dequantized once and saved as safetensors in the cache folder (the
 dequantization takes minutes for the 1.5B model; loading the saved copy takes seconds).
 """
 
 from __future__ import annotations
 
-import hashlib
+import math
 import os
 import shutil
 import tempfile
@@ -19,13 +24,15 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import torch
 from tqdm.auto import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer
-from transformers import GenerationConfig as HFGenerationConfig
+from transformers.cache_utils import DynamicCache
 from transformers.utils import logging as hf_logging
 
 from ..paths import cache_dir
 from .backend import check_prompt
 from .config import GenerateConfig
-from .registry import local_identity
+from .prefix_cache import KV, PrefixCache, batch_prefix_length
+from .registry import local_identity, resolve_dtype
+from .row_sampling import next_tokens, row_generators
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
 hf_logging.set_verbosity_error()
@@ -57,6 +64,12 @@ def convert_gguf(name: str, gguf_path: Path) -> Path:
     return target
 
 
+def _has_windowed_layers(config) -> bool:
+    """Whether any attention layer sees only a window of the past (its state cannot be cut to a prefix)."""
+    text = config.get_text_config(decoder=True)
+    return any(t != "full_attention" for t in (getattr(text, "layer_types", None) or []))
+
+
 class TransformersBackend:
     """A causal LM run by transformers on the local CPU.
 
@@ -64,15 +77,23 @@ class TransformersBackend:
         path: a folder or hub-style id loadable by `from_pretrained` (offline).
         name: the name used in the cache identity.
         chat: whether list-of-messages prompts use the tokenizer's chat template (True for instruct models).
-        dtype: "float32" (default, exact) or "bfloat16" (faster on CPUs with AMX, less exact).
+        dtype: "bfloat16" (several times faster on CPUs with AMX, less exact), "float32" (exact) or "auto"
+            (bfloat16 where the CPU computes it natively, else float32). The output layer always computes its
+            logits in float32, so sampling and scoring read the same, finer log-probabilities.
         batch_size: most prompts sampled together in one batched generation (each with its n samples).
+        prefix_reuse: start every forward pass from a stored key/value state of the prompt's longest known
+            prefix (switched off automatically for models with sliding-window layers).
+        prefix_entries: how many prefix states the LRU keeps.
     """
 
-    def __init__(self, path: str | Path, *, name: str, chat: bool = True, dtype: str = "float32", batch_size: int = 4):
-        if dtype not in DTYPES:
-            raise ValueError(f"dtype={dtype!r}: choose one of {sorted(DTYPES)}")
+    def __init__(self, path: str | Path, *, name: str, chat: bool = True, dtype: str = "auto",
+                 batch_size: int = 4, prefix_reuse: bool = True, prefix_entries: int = 8):
+        dtype = resolve_dtype(dtype)
+        if batch_size < 1:
+            raise ValueError(f"batch_size={batch_size!r}: must be >= 1")
         self.name = name
         self.chat = chat
+        self.dtype = dtype
         self.batch_size = batch_size
         self.identity = local_identity(name, dtype)
         self.tokenizer = AutoTokenizer.from_pretrained(path)
@@ -81,8 +102,16 @@ class TransformersBackend:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype])
         self.model.eval()
+        self.decoder = self.model.get_decoder()
+        head = self.model.get_output_embeddings()
+        self.head_weight = head.weight.detach().float()
+        self.head_bias = None if head.bias is None else head.bias.detach().float()
+        self.softcap = getattr(self.model.config.get_text_config(decoder=True), "final_logit_softcapping", None)
+        self.reuse = prefix_reuse and not _has_windowed_layers(self.model.config)
+        self.prefixes = PrefixCache(prefix_entries)
         eos = self.model.generation_config.eos_token_id
         self.eos_ids = set(eos if isinstance(eos, list) else [eos]) | {self.tokenizer.eos_token_id}
+        self.eos_ids.discard(None)
 
     # -- prompt encoding -------------------------------------------------------------
     def _prompt_ids(self, prompt: Prompt) -> list[int]:
@@ -98,9 +127,78 @@ class TransformersBackend:
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
+    # -- the forward pass over shared prefixes ------------------------------------------
+    def _decode(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache):
+        """The decoder's last hidden states and updated cache for `ids` placed at `positions` after `cache`."""
+        out = self.decoder(input_ids=ids, attention_mask=mask, position_ids=positions, cache=cache, use_cache=True)
+        return out.last_hidden_state, out.cache
+
+    def _logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Next-token logits of the hidden states, computed in float32, with the model's final soft-capping if any.
+
+        A bfloat16 output layer would round logits near 16 to steps of 0.06; the float32 one keeps prefix reuse
+        within 2e-2 of a full recomputation and generation within reach of teacher-forced scores.
+        """
+        logits = torch.nn.functional.linear(hidden.float(), self.head_weight, self.head_bias)
+        if self.softcap:
+            logits = torch.tanh(logits / self.softcap) * self.softcap
+        return logits
+
+    def _prefix_state(self, ids: list[int]) -> KV | None:
+        """The key/value state of `ids`: the longest stored start, extended by the model; stored for reuse."""
+        if not ids or not self.reuse:
+            return None
+        start, kv = self.prefixes.longest(ids)
+        if start < len(ids):
+            cache = DynamicCache(ddp_cache_data=kv) if kv else DynamicCache()
+            rest = torch.tensor([ids[start:]])
+            positions = torch.arange(start, len(ids))[None]
+            _, cache = self._decode(rest, torch.ones(1, len(ids), dtype=torch.long), positions, cache)
+            kv = tuple((layer.keys, layer.values) for layer in cache.layers)
+            self.prefixes.put(ids, kv)
+        return kv
+
+    @staticmethod
+    def _batch_cache(kv: KV | None, rows: int) -> DynamicCache | None:
+        """A fresh cache holding the prefix state once per row (None when there is no prefix)."""
+        if kv is None:
+            return None
+        return DynamicCache(ddp_cache_data=[(k.expand(rows, -1, -1, -1), v.expand(rows, -1, -1, -1)) for k, v in kv])
+
+    def _shared_length(self, seqs: list[list[int]], firsts: list[int]) -> int:
+        """P: the tokens all `seqs` share, short of the first position any of them needs logits for."""
+        if not self.reuse:
+            return 0
+        return max(0, min(batch_prefix_length(seqs), min(firsts) - 1))
+
+    def _read(self, seqs: list[list[int]], firsts: list[int]) -> tuple[list[list[float]], torch.Tensor]:
+        """Teacher forcing over a batch that shares a prefix.
+
+        Row r gives log p(s_t | s_<t) for t = firsts[r] .. len(s)-1, and the next-token distribution
+        log p(. | s) after the whole row. The shared prefix s_<P is read once (or taken from the store);
+        the suffixes go through the model in one right-padded batch.
+        """
+        shared = self._shared_length(seqs, firsts)
+        kv = self._prefix_state(seqs[0][:shared])
+        suffixes = [s[shared:] for s in seqs]
+        width = max(len(s) for s in suffixes)
+        pad = self.tokenizer.pad_token_id
+        ids = torch.tensor([s + [pad] * (width - len(s)) for s in suffixes])
+        mask = torch.tensor([[1] * (shared + len(s)) + [0] * (width - len(s)) for s in suffixes])
+        positions = (shared + torch.arange(width)).expand(len(seqs), -1)
+        scored, last = [], []
+        with torch.inference_mode():
+            hidden, _ = self._decode(ids, mask, positions, self._batch_cache(kv, len(seqs)))
+            for r, s in enumerate(seqs):
+                logp = torch.log_softmax(self._logits(hidden[r, firsts[r] - 1 - shared:len(s) - shared]), dim=-1)
+                targets = torch.tensor(s[firsts[r]:], dtype=torch.long)
+                scored.append(logp[:-1].gather(-1, targets[:, None]).squeeze(-1).tolist())
+                last.append(logp[-1])
+        return scored, torch.stack(last)
+
     # -- sampling ----------------------------------------------------------------------
     def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
-        """Sample n completions per prompt; each batch of prompts is one `model.generate` call."""
+        """Sample n completions per prompt; each batch of prompts is one prefill and one batched decode loop."""
         encoded = [self._prompt_ids(p) for p in prompts]
         out: list[list[Completion]] = []
         starts = range(0, len(encoded), self.batch_size)
@@ -108,34 +206,62 @@ class TransformersBackend:
             out.extend(self._generate_batch(encoded[start:start + self.batch_size], config))
         return out
 
-    def _generate_batch(self, batch: list[list[int]], config: GenerateConfig) -> list[list[Completion]]:
-        width = max(len(ids) for ids in batch)
+    def _prefill(self, batch: list[list[int]]):
+        """Read the prompts after their shared prefix; the suffixes are left-padded so their ends line up.
+
+        Returns the last position's logits, the cache, the attention mask and the next position of each prompt.
+        """
+        shared = self._shared_length(batch, [len(s) for s in batch])
+        kv = self._prefix_state(batch[0][:shared])
+        suffixes = [s[shared:] for s in batch]
+        width = max(len(s) for s in suffixes)
+        gaps = [width - len(s) for s in suffixes]
         pad = self.tokenizer.pad_token_id
-        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids in batch])
-        attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids in batch])
-        sample = config.temperature > 0
-        gen_config = HFGenerationConfig(
-            do_sample=sample, temperature=config.temperature if sample else None,
-            top_p=config.top_p if sample else None,
-            top_k=None, max_new_tokens=config.max_tokens, num_return_sequences=config.n,
-            pad_token_id=pad, eos_token_id=sorted(self.eos_ids), output_logits=True, return_dict_in_generate=True,
-            stop_strings=list(config.stop) or None,
-        )
-        digest = hashlib.sha256(repr((batch, config.seed)).encode()).digest()
-        torch.manual_seed(int.from_bytes(digest[:4], "little"))
+        ids = torch.tensor([[pad] * g + s for g, s in zip(gaps, suffixes, strict=True)])
+        mask = torch.tensor([[1] * shared + [0] * g + [1] * len(s) for g, s in zip(gaps, suffixes, strict=True)])
+        positions = torch.tensor([[shared] * g + list(range(shared, shared + len(s)))
+                                  for g, s in zip(gaps, suffixes, strict=True)])
+        hidden, cache = self._decode(ids, mask, positions, self._batch_cache(kv, len(batch)))
+        return self._logits(hidden[:, -1]), cache, mask, torch.tensor([len(s) for s in batch])
+
+    def _generate_batch(self, batch: list[list[int]], config: GenerateConfig) -> list[list[Completion]]:
+        n = config.n
+        generators = row_generators(batch, config)
+        rows = len(generators)
+        new: list[list[int]] = [[] for _ in range(rows)]
+        logprobs: list[list[float]] = [[] for _ in range(rows)]
+        done = [False] * rows
         t0 = time.perf_counter()
         with torch.inference_mode():
-            result = self.model.generate(input_ids=input_ids, attention_mask=attention, generation_config=gen_config,
-                                         tokenizer=self.tokenizer)
-        seconds = (time.perf_counter() - t0) / (len(batch) * config.n)
-        new = result.sequences[:, width:]
-        logp = torch.log_softmax(torch.stack(result.logits, dim=1).float(), dim=-1)
-        chosen = logp.gather(-1, new[:, : logp.shape[1], None]).squeeze(-1)
-        rows = [self._completion(new[r].tolist(), chosen[r].tolist(), config, seconds) for r in range(new.shape[0])]
+            logits, cache, mask, position = self._prefill(batch)
+            cache.batch_repeat_interleave(n)
+            logits, mask, position = (t.repeat_interleave(n, dim=0) for t in (logits, mask, position))
+            for step in range(config.max_tokens):
+                token = next_tokens(logits, config, generators)
+                chosen = torch.log_softmax(logits, dim=-1).gather(-1, token[:, None]).squeeze(-1)
+                for r in range(rows):
+                    if not done[r]:
+                        new[r].append(int(token[r]))
+                        logprobs[r].append(float(chosen[r]))
+                        done[r] = new[r][-1] in self.eos_ids or self._hit_stop(new[r], config.stop)
+                if all(done) or step == config.max_tokens - 1:
+                    break
+                mask = torch.cat([mask, torch.ones(rows, 1, dtype=mask.dtype)], dim=1)
+                hidden, cache = self._decode(token[:, None], mask, position[:, None], cache)
+                position = position + 1
+                logits = self._logits(hidden[:, -1])
+        seconds = (time.perf_counter() - t0) / rows
+        completions = [self._completion(new[r], logprobs[r], config, seconds) for r in range(rows)]
         for i, ids in enumerate(batch):
-            for c in rows[i * config.n:(i + 1) * config.n]:
+            for c in completions[i * n:(i + 1) * n]:
                 c.usage.prompt_tokens = len(ids)
-        return [rows[i * config.n:(i + 1) * config.n] for i in range(len(batch))]
+        return [completions[i * n:(i + 1) * n] for i in range(len(batch))]
+
+    def _hit_stop(self, ids: list[int], stop: tuple[str, ...]) -> bool:
+        if not stop:
+            return False
+        text = self.tokenizer.decode(ids)
+        return any(s in text for s in stop)
 
     def _completion(self, ids: list[int], logprobs: list[float], config: GenerateConfig, seconds: float) -> Completion:
         """Cut a generated row at end-of-sequence or the first stop string."""
@@ -154,22 +280,6 @@ class TransformersBackend:
         return Completion(text, tokens, logprobs, finish, Usage(0, len(ids), seconds))
 
     # -- scoring -------------------------------------------------------------------------
-    def _continuation_logprobs(self, ctx: list[int], conts: list[list[int]]) -> list[list[float]]:
-        """Teacher-forced log p(cont_j | ctx, cont_<j) for each continuation, in one right-padded batch."""
-        seqs = [ctx + c for c in conts]
-        width = max(len(s) for s in seqs)
-        pad = self.tokenizer.pad_token_id
-        ids = torch.tensor([s + [pad] * (width - len(s)) for s in seqs])
-        mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in seqs])
-        with torch.inference_mode():
-            logits = self.model(input_ids=ids, attention_mask=mask).logits.float()
-        logp = torch.log_softmax(logits, dim=-1)
-        out = []
-        for r, c in enumerate(conts):
-            pos = torch.arange(len(ctx) - 1, len(ctx) - 1 + len(c))
-            out.append(logp[r, pos, torch.tensor(c)].tolist())
-        return out
-
     def score(self, context: Prompt, continuation: str) -> TokenScores:
         """log p(x_j | context, x_<j) for the tokens x of `continuation` (teacher forcing, one forward pass)."""
         ctx = self._prompt_ids(context)
@@ -177,22 +287,35 @@ class TransformersBackend:
         if not cont:
             raise ValueError("continuation is empty: there are no tokens to score")
         t0 = time.perf_counter()
-        (lps,) = self._continuation_logprobs(ctx, [cont])
+        (lps,), _ = self._read([ctx + cont], [len(ctx)])
         usage = Usage(len(ctx) + len(cont), 0, time.perf_counter() - t0)
         return TokenScores(self.tokenizer.convert_ids_to_tokens(cont), lps, usage)
 
     def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
         """p(a | prompt) for each answer a: the product of its token probabilities, renormalized over `answers`."""
-        ctx = self._prompt_ids(prompt)
+        return self.answer_probs_batch([prompt], answers)[0]
+
+    def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
+        """`answer_probs` of every prompt in one forward pass over what follows their shared prefix."""
+        ctxs = [self._prompt_ids(p) for p in prompts]
         conts = [self.tokenizer(a, add_special_tokens=False)["input_ids"] for a in answers]
+        if not all(conts):
+            raise ValueError(f"answers={answers!r}: an answer has no tokens")
         t0 = time.perf_counter()
         if all(len(c) == 1 for c in conts):
-            with torch.inference_mode():
-                last = torch.log_softmax(self.model(input_ids=torch.tensor([ctx])).logits[0, -1].float(), dim=-1)
-            sums = [float(last[c[0]]) for c in conts]
+            _, last = self._read(ctxs, [len(c) for c in ctxs])
+            sums = [[float(last[i, c[0]]) for c in conts] for i in range(len(ctxs))]
         else:
-            sums = [sum(lp) for lp in self._continuation_logprobs(ctx, conts)]
-        logz = torch.logsumexp(torch.tensor(sums), dim=0).item()
-        probs = {a: float(torch.exp(torch.tensor(s - logz))) for a, s in zip(answers, sums, strict=True)}
-        usage = Usage(len(ctx), 0, time.perf_counter() - t0)
-        return AnswerDistribution(probs, dict(zip(answers, sums, strict=True)), usage)
+            seqs = [ctx + c for ctx in ctxs for c in conts]
+            scored, _ = self._read(seqs, [len(ctx) for ctx in ctxs for _ in conts])
+            k = len(conts)
+            sums = [[sum(lp) for lp in scored[i * k:(i + 1) * k]] for i in range(len(ctxs))]
+        seconds = (time.perf_counter() - t0) / len(ctxs)
+        return [_distribution(answers, s, Usage(len(ctx), 0, seconds)) for ctx, s in zip(ctxs, sums, strict=True)]
+
+
+def _distribution(answers: list[str], sums: list[float], usage: Usage) -> AnswerDistribution:
+    """p(a) = exp(s_a - logsumexp(s)) from the answers' log-probabilities s."""
+    logz = torch.logsumexp(torch.tensor(sums, dtype=torch.float64), dim=0).item()
+    probs = {a: math.exp(s - logz) for a, s in zip(answers, sums, strict=True)}
+    return AnswerDistribution(probs, dict(zip(answers, sums, strict=True)), usage)

@@ -11,8 +11,9 @@ Two estimators of one dimension's score, on the same prompt:
   forward pass. `coverage` = sum_k p(k | prompt) says how much of the model's mass went to a digit.
 
 The five prompts of one story share their prefix (system text, writing prompt, story) and differ only
-in the closing instruction naming the dimension, so a backend with prefix caching (vLLM, llama.cpp
-server, OpenAI) reuses the story's encoding across dimensions; the sampled mode sends them as one batch.
+in the closing instruction naming the dimension, so a backend with prefix caching (the local transformers
+backend, vLLM, llama.cpp server, OpenAI) reuses the story's encoding across dimensions; both modes send the
+five prompts as one batch.
 """
 
 from .dimensions import DIMENSIONS, SCALE, Dimension

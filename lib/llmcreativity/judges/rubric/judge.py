@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...llm.backend import Backend
+from ...llm.backend import Backend, answer_probs_batch
 from ...llm.config import GenerateConfig
 from ..asking import Attempt, ask, remind_until_readable
 from ..records import JudgeItem
@@ -36,10 +36,10 @@ class RubricJudge:
         self.dimensions = tuple(dimensions)
 
     def expected(self, item: JudgeItem) -> list[RubricScore]:
-        """Expected-score mode: one `answer_probs` call per dimension."""
+        """Expected-score mode: the digit distribution of every dimension, read in one batched call."""
+        prompts = [rubric_prompt(item.task, item.response, dim) for dim in self.dimensions]
         out = []
-        for dim in self.dimensions:
-            dist = self.lm.answer_probs(rubric_prompt(item.task, item.response, dim), list(ANSWERS))
+        for dim, dist in zip(self.dimensions, answer_probs_batch(self.lm, prompts, list(ANSWERS)), strict=True):
             out.append(RubricScore(
                 item.item_id, dim.key, "expected", self.lm.identity, expected_score(dist.probs),
                 probs={k: float(v) for k, v in dist.probs.items()}, coverage=dist.coverage,

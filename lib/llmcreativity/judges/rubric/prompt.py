@@ -23,14 +23,16 @@ REMINDER = "Your reply did not contain a score. Reply with a single digit from 0
 def rubric_prompt(prompt: str, story: str, dim: Dimension) -> list[Message]:
     """Chat messages asking for `dim`'s score of `story`, written for writing prompt `prompt`.
 
-    Everything up to the story is identical for the five dimensions (the shared prefix); the
-    dimension, its criterion and the scale come last.
+    Everything up to "Dimension:" is identical for the five dimensions (the shared prefix: system text,
+    writing prompt, story, the task and the scale), so a backend with prefix reuse reads it once per story;
+    only the dimension, its criterion and the one-line reply instruction differ, and they come last.
     """
     if not story.strip():
         raise ValueError("story is empty: there is nothing to grade (drop stories with no text first)")
     user = (
         f"Writing prompt:\n{prompt.strip()}\n\nStory:\n{story.strip()}\n\n"
-        f"Grade the story on this dimension only.\nDimension: {dim.name}.\nCriterion: {dim.criterion}\n{SCALE}\n"
+        f"Grade the story on the one dimension named below, and on nothing else.\n{SCALE}\n\n"
+        f"Dimension: {dim.name}.\nCriterion: {dim.criterion}\n"
         "Reply with a single digit from 0 to 5 and nothing else."
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
