@@ -84,8 +84,8 @@ def test_batched_divergences_without_smoothing_and_with_a_bad_text():
         lexical_divergences(["the zork"], corpus, alpha=0)
     with pytest.raises(ValueError, match="alpha"):
         lexical_divergences(["the"], corpus, alpha=-1)
-    with pytest.raises(ValueError, match=r"texts\[1\]"):
-        lexical_divergences(["the", "zork"], corpus)
+    with pytest.raises(ValueError, match=r"texts\[0\]"):
+        lexical_divergences(["zork", "blip"], corpus)
 
 
 # --- Length-controlled (windowed) lexical KL ---------------------------------------------------
@@ -156,3 +156,23 @@ def test_windowed_kl_is_the_mean_of_its_windows_and_nan_below_one_window():
         lexical_kl([text], corpus, mode="prefix")
     with pytest.raises(ValueError, match="window="):
         windowed_lexical_divergences([text], corpus, window=0)
+
+
+def test_one_text_of_unknown_words_is_scored_but_a_batch_of_them_is_a_tokenizer_mismatch():
+    from llmcreativity.metrics.divergence import lexical_divergences
+
+    corpus = {"the": 50, "ship": 10, "star": 5}
+    kl = lexical_divergences(["the ship the star", "Zorblax Quuv"], corpus)
+    assert kl[1] > kl[0] > 0  # unknown words are far from the corpus, not an error
+    with pytest.raises(ValueError, match="nor of any other text"):
+        lexical_divergences(["Zorblax Quuv", "Blip"], corpus)
+
+
+def test_windowed_kl_scores_a_text_of_unknown_words_and_refuses_a_batch_of_them():
+    from llmcreativity.metrics.divergence import windowed_lexical_divergences
+
+    corpus = {"the": 50, "ship": 10, "star": 5}
+    kl = windowed_lexical_divergences(["the ship the star", "Zorblax Quuv Blip Zap"], corpus, window=2)
+    assert kl[1] > kl[0] > 0
+    with pytest.raises(ValueError, match="nor of any other text"):
+        windowed_lexical_divergences(["Zorblax Quuv", "Blip"], corpus, window=1)

@@ -111,20 +111,20 @@ def _kl_of_counts(rows: Sequence[Counter[str]], corpus_counts: Mapping[str, int]
                   names: Sequence[str] | None, tokenizer: str) -> np.ndarray:
     """KL(p_row || q_corpus) of each token count table, by the closed form of `lexical_divergences` (alpha > 0).
 
-    With `names`, a row none of whose tokens the corpus knows is an error naming it (a tokenizer mismatch);
-    with names=None such a row is scored (a short window of an otherwise known text)."""
+    With `names`, rows none of whose tokens the corpus knows are an error naming the first when *every* row is
+    like that (a tokenizer mismatch); one such row among known ones is scored (a text of unknown words, or a short
+    window of an otherwise known text, is far from the corpus, not a mismatch)."""
     if not corpus_counts:
         raise ValueError("corpus_counts is empty: build it with llmcreativity.corpus.unigram.unigram_counts")
     counts = np.fromiter(corpus_counts.values(), dtype=np.float64, count=len(corpus_counts))
     n_q, n_vocab_c = counts.sum(), len(counts)
     total_log = float(np.log(counts + alpha).sum())
-    out = np.empty(len(rows))
+    out, unknown_rows = np.empty(len(rows)), 0
     for i, tokens in enumerate(rows):
         c_p = np.array(list(tokens.values()), dtype=np.float64)
         c_q = np.array([corpus_counts.get(w, 0) for w in tokens], dtype=np.float64)
         known = np.array([w in corpus_counts for w in tokens])
-        if names is not None and not known.any():
-            raise ValueError(f"no token of {names[i]} occurs in the corpus: check the tokenizer ({tokenizer!r})")
+        unknown_rows += int(not known.any())
         n_vocab = n_vocab_c + int((~known).sum())
         z_p, z_q = c_p.sum() + alpha * n_vocab, n_q + alpha * n_vocab
         p, q = (c_p + alpha) / z_p, (c_q + alpha) / z_q
@@ -133,6 +133,9 @@ def _kl_of_counts(rows: Sequence[Counter[str]], corpus_counts: Mapping[str, int]
         n_rest = n_vocab - len(tokens)
         kl = float(np.sum(p * np.log(p / q))) + p0 * (n_rest * np.log(p0 * z_q) - rest_log)
         out[i] = max(0.0, kl)
+    if names is not None and rows and unknown_rows == len(rows):
+        raise ValueError(f"no token of {names[0]} (nor of any other text) occurs in the corpus: check the tokenizer "
+                         f"({tokenizer!r})")
     return out
 
 
@@ -161,15 +164,17 @@ def windowed_lexical_divergences(texts: Sequence[str], corpus_counts: Mapping[st
         raise ValueError(f"alpha={alpha!r}: the windowed KL needs alpha > 0 (a window's unseen words)")
     windows: list[Counter[str]] = []
     owner: list[int] = []
+    known = False
     for i, text in enumerate(texts):
         check_text(text, f"texts[{i}]")
         tokens = tokenize(text, tokenizer)
-        if tokens and not any(t in corpus_counts for t in tokens):
-            raise ValueError(f"no token of texts[{i}]={text[:40]!r} occurs in the corpus: check the tokenizer "
-                             f"({tokenizer!r})")
+        known = known or any(t in corpus_counts for t in tokens)
         for start in range(0, len(tokens) - window + 1, window):
             windows.append(Counter(tokens[start:start + window]))
             owner.append(i)
+    if texts and not known:
+        raise ValueError(f"no token of texts[0]={texts[0][:40]!r} (nor of any other text) occurs in the corpus: check "
+                         f"the tokenizer ({tokenizer!r})")
     kl = _kl_of_counts(windows, corpus_counts, alpha, names=None, tokenizer=tokenizer)
     sums = np.bincount(np.asarray(owner, dtype=int), weights=kl, minlength=len(texts))
     n = np.bincount(np.asarray(owner, dtype=int), minlength=len(texts))

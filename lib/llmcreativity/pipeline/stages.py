@@ -49,7 +49,7 @@ STAGES: list[Stage] = [
         depends=("backends",),
         profiles={
             "default": {},
-            "smoke": {"model": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 64},
+            "smoke": {"model": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
             "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10},
         },
     ),
