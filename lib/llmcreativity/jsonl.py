@@ -50,3 +50,13 @@ def append_jsonl(path: str | Path, rows: list[dict[str, Any]]) -> None:
         f.write(blob)
         f.flush()
         os.fsync(f.fileno())
+
+
+def rewrite_jsonl(path: str | Path, rows: list[dict[str, Any]]) -> None:
+    """Replace the whole file with `rows` atomically (write a temporary file beside it, then rename): a run killed
+    mid-write leaves the old file or the new one, never a mix. For small ledgers whose records are replaced by key."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+    os.replace(tmp, p)

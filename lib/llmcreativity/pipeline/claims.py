@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
+from ..jsonl import rewrite_jsonl
 from ..paths import current_profile, is_scratch, results_dir
 from ..verdicts import LABELS, Label, Verdict
 from .claim_table import CLAIMS
@@ -146,11 +146,7 @@ def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict, *, judg
     if is_scratch():
         return claim
     kept = [c for c in read_claims() if c.claim_id != claim_id] + [claim]
-    path = claims_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text("".join(json.dumps(asdict(c), sort_keys=True) + "\n" for c in kept))
-    os.replace(tmp, path)
+    rewrite_jsonl(claims_path(), [asdict(c) for c in kept])
     return claim
 
 

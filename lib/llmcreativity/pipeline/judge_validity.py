@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..jsonl import rewrite_jsonl
 from ..paths import is_scratch, results_dir
 from .claim_table import JudgeKind
 from .provenance import current_run
@@ -105,11 +106,7 @@ def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, estimate:
     if is_scratch():
         return record
     kept = [v for v in read_judge_validity() if (v.kind, v.judge) != (kind, record.judge)] + [record]
-    path = validity_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text("".join(json.dumps(asdict(v), sort_keys=True) + "\n" for v in kept))
-    os.replace(tmp, path)
+    rewrite_jsonl(validity_path(), [asdict(v) for v in kept])
     return record
 
 
