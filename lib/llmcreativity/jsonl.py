@@ -8,9 +8,13 @@ so that record is simply computed again.
 from __future__ import annotations
 
 import json
+import math
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -60,3 +64,32 @@ def rewrite_jsonl(path: str | Path, rows: list[dict[str, Any]]) -> None:
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
     os.replace(tmp, p)
+
+
+def record_number(value: Any, what: str) -> float | None:
+    """`value` as a float for a JSON record: None for None or NaN (JSON has no NaN); a value that is not a number
+    raises ValueError naming `what` (e.g. "claim A1: statistic")."""
+    if value is None:
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}={value!r} is not a number; pass a float or None") from None
+    return None if math.isnan(x) else x
+
+
+def read_records(path: str | Path, record_type: Callable[..., T], what: str) -> list[T]:
+    """The records of a small ledger written by `rewrite_jsonl`, one `record_type(**row)` per line, in file order.
+    Missing file -> []; a malformed line raises ValueError naming the file, the line and `what` it should be."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    out = []
+    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(record_type(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError) as e:
+                raise ValueError(f"{p} line {i} is not a {what} record ({e}); delete the line and re-run its "
+                                 "stage") from e
+    return out

@@ -13,15 +13,13 @@ is built by `ledger.claims_markdown`.
 
 from __future__ import annotations
 
-import json
-import math
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
-from ..jsonl import rewrite_jsonl
+from ..jsonl import read_records, record_number, rewrite_jsonl
 from ..paths import current_profile, is_scratch, results_dir
 from ..verdicts import LABELS, Label, Verdict
 from .claim_table import CLAIMS
@@ -105,16 +103,6 @@ def claims_path() -> Path:
     return results_dir() / "claims.jsonl"
 
 
-def _number(value: float | None, name: str, claim_id: str) -> float | None:
-    if value is None:
-        return None
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"claim {claim_id}: {name}={value!r} is not a number; pass a float or None") from None
-    return None if math.isnan(value) else value
-
-
 def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict, *, judge: str = "") -> Claim:
     """Record (or replace) `verdict` on `claim_id` in `results_dir()/claims.jsonl` and return the Claim.
 
@@ -131,7 +119,7 @@ def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict, *, judg
     if not isinstance(verdict, Verdict):
         raise TypeError(f"claim {claim_id}: verdict={verdict!r} is not a Verdict; build it with a rule of "
                         "llmcreativity.verdicts (sign_verdict, weak_verdict, ...)")
-    stat, low, high = (_number(v, k, claim_id) for v, k in ((verdict.statistic, "statistic"),
+    stat, low, high = (record_number(v, f"claim {claim_id}: {k}") for v, k in ((verdict.statistic, "statistic"),
                                                               (verdict.ci_low, "ci_low"), (verdict.ci_high, "ci_high")))
     if low is not None and high is not None and low > high:
         raise ValueError(f"claim {claim_id}: ci_low={low} exceeds ci_high={high}; pass the interval in order")
@@ -165,19 +153,7 @@ def record_claims(stage: str, claims: dict[str, tuple[str, Verdict]], *, judge: 
 
 def read_claims(path: Path | None = None) -> list[Claim]:
     """Recorded claims in recording order; a malformed line raises naming the file and line."""
-    path = claims_path() if path is None else path
-    if not path.exists():
-        return []
-    claims = []
-    for i, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            claims.append(Claim(**json.loads(line)))
-        except (json.JSONDecodeError, TypeError) as e:
-            raise ValueError(f"{path} line {i} is not a claim record ({e}); "
-                             "delete the line and re-run its stage") from e
-    return claims
+    return read_records(claims_path() if path is None else path, Claim, "claim")
 
 
 def _fmt(x: float | None) -> str:

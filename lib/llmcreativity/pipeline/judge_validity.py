@@ -15,14 +15,12 @@ a scratch profile (smoke) writes nothing, as for claims.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..jsonl import rewrite_jsonl
+from ..jsonl import read_records, record_number, rewrite_jsonl
 from ..paths import is_scratch, results_dir
 from .claim_table import JudgeKind
 from .provenance import current_run
@@ -74,16 +72,6 @@ def validity_path() -> Path:
     return results_dir() / "judge_validity.jsonl"
 
 
-def _float(x: float | None, name: str) -> float | None:
-    if x is None:
-        return None
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"record_judge_validity: {name}={x!r} is not a number; pass a float or None") from None
-    return None if math.isnan(x) else x
-
-
 def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, estimate: float | None, low: float | None,
                           high: float | None, n: int, *, stage: str = "") -> JudgeValidity:
     """Record (or replace) the agreement of `judge` (of `kind`) with human labels; return the record.
@@ -96,7 +84,8 @@ def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, estimate:
         raise ValueError(f"kind={kind!r} is not a judge kind; use one of {sorted(KINDS)}")
     if not judge.strip() or not statistic.strip():
         raise ValueError("record_judge_validity needs a non-empty judge and statistic")
-    est, lo, hi = _float(estimate, "estimate"), _float(low, "low"), _float(high, "high")
+    est, lo, hi = (record_number(x, f"record_judge_validity: {k}") for x, k in ((estimate, "estimate"), (low, "low"),
+                                                                                (high, "high")))
     if lo is not None and hi is not None and lo > hi:
         raise ValueError(f"judge {judge!r}: low={lo} exceeds high={hi}; pass the interval in order")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
@@ -112,18 +101,7 @@ def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, estimate:
 
 def read_judge_validity(path: Path | None = None) -> list[JudgeValidity]:
     """Recorded judge agreements; a malformed line raises naming the file and line."""
-    path = validity_path() if path is None else path
-    if not path.exists():
-        return []
-    out = []
-    for i, line in enumerate(path.read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(JudgeValidity(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as e:
-                raise ValueError(f"{path} line {i} is not a judge-validity record ({e}); "
-                                 "delete the line and re-run its stage") from e
-    return out
+    return read_records(validity_path() if path is None else path, JudgeValidity, "judge-validity")
 
 
 def judges_for(kind: str, judge: str, records: Iterable[JudgeValidity]) -> list[JudgeValidity]:
