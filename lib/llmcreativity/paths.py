@@ -8,7 +8,9 @@ smoke run can never overwrite or be read as the real run's outputs; notebooks ne
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The project's root (the folder holding `lib/`)."""
@@ -67,3 +69,11 @@ def require_file(path: str | Path, what: str, fix: str) -> Path:
     if not p.exists():
         raise FileNotFoundError(f"{what} not found at {p}: {fix}")
     return p
+
+
+def require_columns(df: Any, columns: Iterable[str], path: Path, expected: str) -> None:
+    """Raise ValueError naming the file `path` and the `columns` its table `df` lacks (`expected`: what the file
+    should be)."""
+    missing = set(columns) - set(df.columns)
+    if missing:
+        raise ValueError(f"{path}: columns {sorted(missing)} are missing; expected {expected}")

@@ -19,7 +19,7 @@ from typing import Literal
 
 import pandas as pd
 
-from ..paths import data_dir, require_file
+from ..paths import data_dir, require_columns, require_file
 
 
 @dataclass(frozen=True)
@@ -100,10 +100,7 @@ def macgyver_problems(path: str | Path | None = None, *, limit: int | None = Non
         "download data/problem_solution_pair.xlsx from github.com/allenai/MacGyver or set LLMCREATIVITY_DATA",
     )
     df = pd.read_excel(p, engine="openpyxl")
-    missing = {"ID", "Problem", "Solvable?"} - set(df.columns)
-    if missing:
-        raise ValueError(f"{p}: columns {sorted(missing)} are missing; "
-                         "expected the MacGyver problem_solution_pair.xlsx")
+    require_columns(df, ("ID", "Problem", "Solvable?"), p, "the MacGyver problem_solution_pair.xlsx")
     df = df[df["Solvable?"].astype(str).str.strip() == "Yes"]
     rows = df.head(limit) if limit is not None else df
     return [Problem(f"macgyver-{int(r.ID)}", "macgyver", str(r.Problem).strip()) for r in rows.itertuples()]
@@ -143,9 +140,7 @@ def hypogen_astro_problems(path: str | Path | None = None, *, limit: int | None 
         "<data>/hypogen-astro/ or set LLMCREATIVITY_DATA",
     )
     df = pd.read_csv(p)
-    missing = {"Problem", "Solution"} - set(df.columns)
-    if missing:
-        raise ValueError(f"{p}: columns {sorted(missing)} are missing; expected hypogen's extracted_hypotheses.csv")
+    require_columns(df, ("Problem", "Solution"), p, "hypogen's extracted_hypotheses.csv")
     text = df["Problem"].fillna("").astype(str).str.strip()
     usable = [(i, t) for i, t in enumerate(text, start=1) if t and t.lower() != NOT_APPLICABLE]
     rows = usable[:limit] if limit is not None else usable

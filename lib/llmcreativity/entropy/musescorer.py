@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-from ..paths import data_dir, require_file
+from ..paths import data_dir, require_columns, require_file
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
 
@@ -33,9 +33,7 @@ def load_musescorer(path: str | Path | None = None) -> pd.DataFrame:
     )
     df = pd.read_csv(p)
     want = ["id", "round_id", "idea_content", *CODERS]
-    missing = set(want) - set(df.columns)
-    if missing:
-        raise ValueError(f"{p}: columns {sorted(missing)} are missing; expected df_annotated_socialmuse.csv")
+    require_columns(df, want, p, "df_annotated_socialmuse.csv")
     return df[want].dropna(subset=["idea_content"]).reset_index(drop=True)
 
 
