@@ -243,6 +243,21 @@ def test_chateval_referees_read_the_full_history():
     assert tokens == sorted(tokens) and tokens[-1] > tokens[0]
 
 
+def test_chateval_prompt_extends_the_previous_speakers_prompt():
+    """Shared part first: from the second speaker on (before it the discussion is a placeholder), a referee's prompt
+    starts with the previous referee's prompt up to that referee's perspective."""
+    from llmcreativity.judges.chateval import REFEREE_ROLES
+
+    j = ChatEvalJudge(lm=scripted(agent_replies()), criteria=(VALID,), rounds=2).judge(ITEM)
+    systems = {c.messages[0]["content"] for c in j.calls}
+    assert len(systems) == 1
+    users = [user_of(c.messages) for c in j.calls]
+    for prev, call, nxt in zip(j.calls[1:-1], users[1:-1], users[2:], strict=True):
+        shared = call[:call.index(REFEREE_ROLES[prev.agent])].rstrip()
+        assert nxt.startswith(shared) and len(shared) > len(ITEM.task) + len(ITEM.response)
+        assert REFEREE_ROLES[prev.agent] not in nxt[:len(shared)]
+
+
 def test_chateval_verdict_is_the_last_round_majority():
     lm = scripted(agent_replies(verdicts={"Problem analyst": "no", "Solution analyst": "no"}))
     d = ChatEvalJudge(lm=lm, criteria=(VALID,), rounds=2).judge(ITEM).criteria[0]

@@ -4,6 +4,13 @@ Every referee sees the task, the solution, the criterion and every earlier messa
 length (and token cost) grows with the history. Referees speak one after another for a fixed
 number of rounds; the verdict is the majority of the last round's verdicts (a tie goes to the most
 confident side).
+
+Prompt layout: one shared system message, then the task, the solution, the criterion and the
+discussion so far, and only then the referee's perspective (the same words as the retrieval
+panel's full view) and the request. Each referee's prompt therefore starts with the whole prompt of
+the referee before it, less that referee's perspective, so a local engine with prefix reuse reads
+each message of the discussion once, not once per later speaker. The order changes no content:
+every referee still reads everything.
 """
 
 from __future__ import annotations
@@ -13,13 +20,16 @@ from dataclasses import dataclass
 from .base import CriterionJudge
 from .parsing import REPLY_TEMPLATE, ask_verdict
 from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem
-from .retrieval_panel import AGENTS, ROLES
+from .retrieval_panel import AGENTS, PERSPECTIVES, shared_input
 
-REFEREE_ROLES: dict[str, str] = {
-    name: role + " You are one of several referees debating whether a solution meets a criterion; you read everything."
-    for name, role in ROLES.items()
-}
-"""The same three perspectives as the retrieval panel, so the comparison changes only what each agent reads."""
+REFEREE_SYSTEM = ("You are one of three referees debating whether a proposed solution meets a criterion. Every referee "
+                  "reads the task, the solution, the criterion and the whole discussion so far, and argues from its "
+                  "own perspective.")
+"""System message shared by every referee (part of the shared prompt prefix)."""
+
+REFEREE_ROLES: dict[str, str] = dict(PERSPECTIVES)
+"""The same three perspectives as the retrieval panel's full view, so the comparison changes only what each agent
+reads (the whole discussion here, retrieved findings there)."""
 
 
 def majority(verdicts: list[AgentVerdict]) -> tuple[bool | None, float | None]:
@@ -63,12 +73,12 @@ class ChatEvalJudge(CriterionJudge):
         for r in range(1, self.rounds + 1):
             for referee in AGENTS:
                 discussion = "\n\n".join(history) or "(nobody has spoken yet)"
-                user = (f"TASK:\n{item.task}\n\nPROPOSED SOLUTION:\n{item.response}\n\n"
-                        f"CRITERION '{criterion.name}': {criterion.definition}\n\nDISCUSSION SO FAR:\n{discussion}\n\n"
+                user = (f"{shared_input(item, criterion)}\n\nDISCUSSION SO FAR:\n{discussion}\n\n"
+                        f"{REFEREE_ROLES[referee]}\n\n"
                         f"Is the solution {criterion.name}? Give your verdict, then 1 to 4 short findings from your "
                         "role. "
                         f"Reply in exactly this format:\n{REPLY_TEMPLATE}")
-                messages = [{"role": "system", "content": REFEREE_ROLES[referee]}, {"role": "user", "content": user}]
+                messages = [{"role": "system", "content": REFEREE_SYSTEM}, {"role": "user", "content": user}]
                 ans = ask_verdict(self.lm, messages, self.config, max_retries=self.max_retries,
                                   forced_choice=self.forced_choice, criterion=criterion.name,
                                   agent=referee, round=r, purpose="discuss")

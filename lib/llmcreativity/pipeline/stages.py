@@ -128,7 +128,7 @@ STAGES: list[Stage] = [
             "default": {},
             "smoke": {"n_items": 4, "judge_model": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
                       "max_tokens": 32, "n_resamples": 200},
-            "paper": {"n_items": 300, "criteria": "macgyver", "judge_model": "qwen2.5-coder-1.5b",
+            "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "judge_model": "qwen2.5-coder-1.5b",
                       "weak_judge_model": "qwen2.5-coder-0.5b", "rounds": 3, "k": 5, "k_sweep": [1, 3, 5, 8],
                       "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01], "max_tokens": 256, "cot_max_tokens": 400},
         },
