@@ -202,6 +202,10 @@ class OpenAIBackend:
         usage = Usage((data.get("usage") or {}).get("prompt_tokens", 0), 1, time.perf_counter() - t0)
         return AnswerDistribution({a: math.exp(v - z) for a, v in raw.items()}, raw, usage)
 
+    def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
+        """`answer_probs` of every prompt, the requests sent concurrently (the rubric's dimensions of one story)."""
+        return self._map(lambda p: self.answer_probs(p, answers), list(prompts))
+
     def count_tokens(self, text: str) -> int:
         """An estimate (4 characters a token): the server's tokenizer is not reachable in general."""
         return max(1, math.ceil(len(text) / 4)) if text else 0
