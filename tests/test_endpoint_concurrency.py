@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from entropy_helpers import FirstWordJudge
 from fake_openai import FakeOpenAIServer
+from judge_helpers import WordEmbedder
 from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings, run_chains
 from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
-from llmcreativity.entropy.entailment import LLMEntailmentJudge
+from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge, LLMEntailmentJudge
 from llmcreativity.evaluation.estimators import grade_both
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.judges import MACGYVER_VALID, AnswerProbabilityJudge, JudgeItem, run_judge
@@ -170,3 +172,17 @@ def test_a_concurrent_run_killed_mid_way_resumes_without_loss_or_duplication(tmp
                           tmp_path / "uninterrupted.jsonl", progress=False)
     assert [(j.item_id, j.verdict, j.criteria[0].confidence) for j in got] == \
         [(j.item_id, j.verdict, j.criteria[0].confidence) for j in again]
+
+
+@pytest.mark.parametrize("judge_kind", ["embedding", "other"])
+def test_chains_overlap_with_the_embedding_judge_but_not_with_a_judge_of_unknown_concurrency(server, tmp_path,
+                                                                                           judge_kind):
+    """The embedding approximation's encoder serialises itself, so chains may overlap; a judge that is neither an
+    LLM judge nor the embedding one (an NLI cross-encoder on this machine, here a first-word double) keeps them
+    one after another."""
+    judge = EmbeddingSimilarityJudge(WordEmbedder()) if judge_kind == "embedding" else FirstWordJudge()
+    problems = [Problem(f"macgyver-{i}", "macgyver", f"Open jar {i}. Tools available: a towel.") for i in range(6)]
+    settings = [StepwiseSettings(STEP_SAMPLING.merge(n=3, max_tokens=8), step_cap=1)]
+    run_chains(endpoint(server.url, 8), judge, problems, MACGYVER_PROMPT, settings, tmp_path / "c.jsonl",
+               progress=False)
+    assert (server.max_in_flight > 2) if judge_kind == "embedding" else (server.max_in_flight == 1)
