@@ -155,9 +155,10 @@ def get_backend(
 class Embedder:
     """A sentence-transformers model, loaded on the first `encode`; `encode` returns L2-normalized float32 rows.
 
-    It runs in float32 on every device (`device`: "cpu" or "cuda:N"); GPU rows agree with CPU rows to about 1e-6
-    in cosine, far below any threshold in use, so the identity stays the model's name and cached rows serve every
-    device (the provenance names the device). Calls are serialised by a lock (threads may share it).
+    It runs in float32 on every device (`device`: "cpu" or "cuda:N"), where GPU and CPU rows differ only by the
+    rounding of a different summation order, far below any similarity threshold in use; so the identity stays the
+    model's name and cached rows serve every device (the provenance names the device). Calls are serialised by a
+    lock (threads may share it).
     """
 
     def __init__(self, name: str, path: Path, device: str = "cpu"):
