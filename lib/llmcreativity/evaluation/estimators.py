@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..judges.records import JudgeItem
 from ..judges.rubric import RubricJudge, RubricScore, run_rubric
+from ..llm.concurrency import item_workers
 from ..stats.agreement import icc, spearman
 from ..stats.bootstrap import bootstrap_ci
 from .scores import judge_table
@@ -26,16 +27,19 @@ from .scores import judge_table
 
 def grade_both(judge: RubricJudge, items: Sequence[JudgeItem], path: str | Path, *,
                progress: bool = False) -> tuple[list[RubricScore], list[RubricScore]]:
-    """(expected, sampled) scores of every item, graded story by story in both modes (usage tags
-    "rubric-expected" and "rubric-sampled"), so that both modes read one story's prompts one after the
-    other (a backend that reuses a prompt's prefix reads it once). Resumable like `run_rubric`."""
+    """(expected, sampled) scores of every item in both modes (usage tags "rubric-expected" and "rubric-sampled").
+
+    With a local judge the stories are graded one by one in both modes, so that both modes read one story's
+    prompts one after the other (a backend that reuses a prompt's prefix reads it once). With an endpoint
+    judge every story of a mode is submitted at once, up to its `max_concurrency`. Resumable like `run_rubric`.
+    """
     expected: list[RubricScore] = []
     sampled: list[RubricScore] = []
-    for item in items:
+    for batch in [list(items)] if item_workers(judge.lm) > 1 else [[item] for item in items]:
         with judge.lm.tagged("rubric-expected"):
-            expected += run_rubric(judge, [item], path, "expected", progress=progress)
+            expected += run_rubric(judge, batch, path, "expected", progress=progress)
         with judge.lm.tagged("rubric-sampled"):
-            sampled += run_rubric(judge, [item], path, "sampled", progress=progress)
+            sampled += run_rubric(judge, batch, path, "sampled", progress=progress)
     return expected, sampled
 
 

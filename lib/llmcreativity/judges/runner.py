@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..jsonl import read_jsonl
+from ..llm.concurrency import item_workers
 from ..resume import run_resumable, unique_keys
 from .records import JudgeItem, Judgement
 
@@ -29,16 +30,20 @@ def read_judgements(path: str | Path) -> list[Judgement]:
     return [Judgement.from_dict(row) for row in read_jsonl(path)]
 
 
-def run_judge(judge: Judge, items: Iterable[JudgeItem], path: str | Path, *, progress: bool = True) -> list[Judgement]:
+def run_judge(judge: Judge, items: Iterable[JudgeItem], path: str | Path, *, progress: bool = True,
+              workers: int | None = None) -> list[Judgement]:
     """Judge every item, appending each Judgement to the JSONL `path`; items already there are read, not redone.
 
     Returns the judgements of `items` in their order. A run killed mid-way resumes without loss or
     duplication; a partial last line (killed while writing) is ignored and that item is redone.
+    `workers`: items judged at once; None takes the judge model's endpoint `max_concurrency` (one at a time
+    for a local model, `llm.concurrency.item_workers`). The file is written in item order either way.
     """
     items = list(items)
     unique_keys([it.item_id for it in items], "item_id")
     run_resumable(path, items, key=lambda it: it.item_id,
                   done=lambda rows: {r["item_id"] for r in rows if r["judge"] == judge.name},
-                  compute=lambda it: [judge.judge(it).to_dict()], desc=judge.name, progress=progress)
+                  compute=lambda it: [judge.judge(it).to_dict()], desc=judge.name, progress=progress,
+                  workers=item_workers(getattr(judge, "lm", None)) if workers is None else workers)
     stored = {j.item_id: j for j in read_judgements(path) if j.judge == judge.name}
     return [stored[it.item_id] for it in items]

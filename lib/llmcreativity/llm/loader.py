@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from ..paths import cache_dir
 from .cache import ResponseCache
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
-from .registry import MODELS, check_model_name, get_spec, local_identity, materialize, resolve_dtype
+from .device import EMBED_BATCH, device_kind, local_batch_size, resolve_device, resolve_device_dtype
+from .registry import MODELS, check_model_name, get_spec, local_identity, materialize
+from .request_stats import RequestStats, request_stats
 
 DEFAULT_CACHE = "default"
 
@@ -29,14 +32,24 @@ class LoadedModel:
     """Class name of the object handed out."""
     records: list | None
     """The object's own usage records (the live list, one per call), None when it keeps no account."""
+    device: str = ""
+    """Where a local model runs ("cpu", "cuda:0"); empty for an endpoint."""
+    requests: RequestStats | None = None
+    """An endpoint's live traffic counters (requests, in flight, tokens, retries); None for a local model."""
 
 
 _loaded: list[LoadedModel] = []
 
 
 def _register(model: CachedBackend | CachedEmbedder) -> None:
-    # Only the identity and the records list are kept, so the register never keeps weights in memory.
-    _loaded.append(LoadedModel(model.identity, type(model).__name__, getattr(model, "records", None)))
+    # Only the identity, the records list and the counters are kept, so the register never keeps weights in memory.
+    _loaded.append(LoadedModel(model.identity, type(model).__name__, getattr(model, "records", None),
+                               _device_of(model), request_stats(model)))
+
+
+def _device_of(model: CachedBackend | CachedEmbedder) -> str:
+    """The resolved device of the local model under a caching wrapper; "" for an endpoint."""
+    return str(getattr(model.inner, "device", ""))
 
 
 def loaded_models() -> tuple[LoadedModel, ...]:
@@ -51,28 +64,30 @@ def _cache(cache: str | Path | None) -> ResponseCache | None:
 
 
 @functools.lru_cache(maxsize=4)
-def _local_backend(model: str, dtype: str, batch_size: int):
+def _local_backend(model: str, dtype: str, batch_size: int, device: str = "cpu"):
     from .transformers_local import TransformersBackend, convert_gguf
 
     if model in MODELS:
         spec = get_spec(model)
         path = convert_gguf(model, materialize(model))
-        return TransformersBackend(path, name=model, chat=spec.chat, dtype=dtype, batch_size=batch_size)
-    return TransformersBackend(model, name=model, chat=True, dtype=dtype, batch_size=batch_size)
+        return TransformersBackend(path, name=model, chat=spec.chat, dtype=dtype, batch_size=batch_size,
+                                   device=device)
+    return TransformersBackend(model, name=model, chat=True, dtype=dtype, batch_size=batch_size, device=device)
 
 
 class DeferredLocalBackend:
     """A local transformers backend whose weights load on its first real call.
 
     Its identity is known up front (`local_identity`, as TransformersBackend's), so a run that the
-    cache answers completely never imports torch or reads the weights.
+    cache answers completely never reads the weights (nor imports torch on a machine without a GPU driver).
     """
 
-    def __init__(self, model: str, dtype: str, batch_size: int):
+    def __init__(self, model: str, dtype: str, batch_size: int | None, device: str = "auto"):
         check_model_name(model, "causal-lm")
-        dtype = resolve_dtype(dtype)
-        self.identity = local_identity(model, dtype)
-        self._args = (model, dtype, batch_size)
+        self.device = resolve_device(device)
+        dtype = resolve_device_dtype(dtype, self.device)
+        self.identity = local_identity(model, dtype, device_kind(self.device))
+        self._args = (model, dtype, local_batch_size(self.device, batch_size), self.device)
 
     @functools.cached_property
     def backend(self):
@@ -102,7 +117,8 @@ def get_backend(
     api_key_env: str = "OPENAI_API_KEY",
     max_concurrency: int = 8,
     dtype: str = "auto",
-    batch_size: int = 4,
+    batch_size: int | None = None,
+    device: str = "auto",
     cache: str | Path | None = DEFAULT_CACHE,
     cache_only: bool = False,
 ) -> CachedBackend:
@@ -116,9 +132,12 @@ def get_backend(
         dtype: the local model's weights and arithmetic: "auto" (default: "bfloat16" on a CPU with native
             bfloat16 such as AMX, where it is 1.8x-4.3x faster; "float32" elsewhere, where bfloat16 is emulated and
             slower), "bfloat16" or "float32" (exact: use it where generation log-probabilities must match
-            teacher-forced scores to 1e-3). The resolved dtype is part of the identity, so of every cache key
-            and of the provenance.
-        batch_size: most prompts the local model samples in one batch.
+            teacher-forced scores to 1e-3). On CUDA "auto" is "bfloat16" (where the GPU supports it). The
+            resolved dtype is part of the identity, so of every cache key and of the provenance.
+        batch_size: most prompts the local model samples in one batch; None: the device's default (4 on the
+            CPU, 32 on CUDA).
+        device: where the local model runs: "auto" (CUDA when torch sees a GPU, else the CPU), "cpu", "cuda" or
+            "cuda:N". Off the CPU the identity ends in ":cuda"; on the CPU it is unchanged.
         cache: "default" (`cache_dir()/calls.sqlite`), a path to another SQLite file, or None to switch caching off.
         cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds).
     """
@@ -127,39 +146,50 @@ def get_backend(
 
         inner = OpenAIBackend(base_url, model, api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
     else:
-        inner = DeferredLocalBackend(model, dtype, batch_size)
+        inner = DeferredLocalBackend(model, dtype, batch_size, device)
     backend = CachedBackend(inner, _cache(cache), cache_only=cache_only)
     _register(backend)
     return backend
 
 
 class Embedder:
-    """A sentence-transformers model, loaded on the first `encode`; `encode` returns L2-normalized float32 rows."""
+    """A sentence-transformers model, loaded on the first `encode`; `encode` returns L2-normalized float32 rows.
 
-    def __init__(self, name: str, path: Path):
+    It runs in float32 on every device (`device`: "cpu" or "cuda:N"), where GPU and CPU rows differ only by the
+    rounding of a different summation order, far below any similarity threshold in use; so the identity stays the
+    model's name and cached rows serve every device (the provenance names the device). Calls are serialised by a
+    lock (threads may share it).
+    """
+
+    def __init__(self, name: str, path: Path, device: str = "cpu"):
         self.identity = name
         self.path = path
         self.dim = _embedding_dim(path)
+        self.device = device
+        self._lock = threading.Lock()
 
     @functools.cached_property
     def model(self):
         """The loaded SentenceTransformer."""
         from sentence_transformers import SentenceTransformer
 
-        model = SentenceTransformer(str(self.path), device="cpu")
+        model = SentenceTransformer(str(self.path), device=self.device)
         if model.get_embedding_dimension() != self.dim:
             raise ValueError(f"{self.path}: the model gives {model.get_embedding_dimension()}-dim rows, "
                              f"its pooling config says {self.dim}")
         return model
 
-    def encode(self, texts: list[str], *, batch_size: int = 32, show_progress: bool = False) -> np.ndarray:
-        """Embeddings of `texts`, shape (len(texts), dim), unit-norm rows."""
+    def encode(self, texts: list[str], *, batch_size: int | None = None, show_progress: bool = False) -> np.ndarray:
+        """Embeddings of `texts`, shape (len(texts), dim), unit-norm rows (`batch_size` None: the device's default,
+        `device.EMBED_BATCH`)."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of strings, not one string")
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = self.model.encode(list(texts), batch_size=batch_size, show_progress_bar=show_progress,
-                                 convert_to_numpy=True, normalize_embeddings=True)
+        with self._lock:
+            vecs = self.model.encode(list(texts), batch_size=batch_size or EMBED_BATCH[device_kind(self.device)],
+                                     show_progress_bar=show_progress, convert_to_numpy=True,
+                                     normalize_embeddings=True)
         return vecs.astype(np.float32)
 
 
@@ -171,14 +201,21 @@ def _embedding_dim(path: Path) -> int:
     return int(json.loads(config.read_text())["word_embedding_dimension"])
 
 
-@functools.lru_cache(maxsize=4)
-def get_embedder(name: str = "all-mpnet-base-v2", *, cache: str | Path | None = DEFAULT_CACHE) -> CachedEmbedder:
+def get_embedder(name: str = "all-mpnet-base-v2", *, cache: str | Path | None = DEFAULT_CACHE,
+                 device: str = "auto") -> CachedEmbedder:
     """A registry embedder (`all-mpnet-base-v2`, `all-minilm-l6-v2`) or a sentence-transformers folder.
 
     Embeddings are cached per text like backend calls (`cache`: "default", another SQLite path, or None).
+    `device`: "auto" (CUDA when torch sees a GPU, else the CPU), "cpu", "cuda" or "cuda:N".
     """
+    return _embedder(name, cache, resolve_device(device))
+
+
+@functools.lru_cache(maxsize=4)
+def _embedder(name: str, cache: str | Path | None, device: str) -> CachedEmbedder:
+    """One `get_embedder` object per (name, cache, resolved device)."""
     check_model_name(name, "embedder")
     path = materialize(name) if name in MODELS else Path(name)
-    embedder = CachedEmbedder(Embedder(name, path), _cache(cache))
+    embedder = CachedEmbedder(Embedder(name, path, device), _cache(cache))
     _register(embedder)
     return embedder

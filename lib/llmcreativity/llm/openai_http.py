@@ -1,14 +1,17 @@
 """Any OpenAI-compatible HTTP server: OpenAI, vLLM, llama.cpp, a rate-limited API.
 
 The key comes only from the environment (see `get_backend(api_key_env=...)`) and is never
-stored in records. Independent requests run concurrently up to `max_concurrency`; 429, 5xx,
-connection errors and timeouts are retried with exponential backoff.
+stored in records. Independent requests run concurrently up to `max_concurrency`: a semaphore caps the
+requests in flight at that number however many threads share the backend (the items of a stage run
+concurrently as well, `resume.run_resumable(workers=...)`). 429, 5xx, connection errors and timeouts are
+retried with exponential backoff. `stats` counts requests, requests in flight, tokens and retries.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -18,6 +21,7 @@ from tqdm.auto import tqdm
 
 from .backend import check_prompt
 from .config import GenerateConfig
+from .request_stats import RequestStats
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
@@ -46,6 +50,9 @@ class OpenAIBackend:
         self.max_retries = max_retries
         self.n_supported: bool | None = None
         """Whether the server honours `n`; learnt from the first sampling call."""
+        self.stats = RequestStats()
+        """Requests, requests in flight, tokens and retries of this backend (`stats.counts()`, `stats.measure()`)."""
+        self._slots = threading.BoundedSemaphore(max_concurrency)
         self._session = requests.Session()
         if api_key:
             self._session.headers["Authorization"] = f"Bearer {api_key}"
@@ -54,19 +61,38 @@ class OpenAIBackend:
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         url = f"{self.base_url}{path}"
         for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.stats.retried()
             try:
-                r = self._session.post(url, json=body, timeout=self.timeout)
+                r = self._send(url, body)
             except (requests.ConnectionError, requests.Timeout) as e:
                 if attempt == self.max_retries:
+                    self.stats.failed()
                     raise ConnectionError(f"could not reach {url} after {attempt + 1} tries ({type(e).__name__}): "
                                           "check base_url and that the server is running") from None
             else:
                 if r.status_code == 200:
                     return r.json()
                 if r.status_code not in RETRY_STATUS or attempt == self.max_retries:
+                    self.stats.failed()
                     raise RuntimeError(f"{url} answered HTTP {r.status_code}: {r.text[:300]}")
-            time.sleep(min(30.0, 0.5 * 2**attempt) * (0.5 + random.random()))
+            time.sleep(min(30.0, 0.5 * 2**attempt) * (0.5 + random.random()))  # the backoff holds no slot
         raise AssertionError("unreachable")
+
+    def _send(self, url: str, body: dict[str, Any]) -> requests.Response:
+        """One HTTP request in one of the `max_concurrency` slots, counted in `stats`."""
+        with self._slots:
+            start = self.stats.started()
+            ok, usage = False, {}
+            try:
+                r = self._session.post(url, json=body, timeout=self.timeout)
+                if r.status_code == 200:
+                    usage = r.json().get("usage") or {}
+                    ok = True
+                return r
+            finally:
+                self.stats.finished(start, ok=ok, prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                                    completion_tokens=int(usage.get("completion_tokens") or 0))
 
     def _map(self, fn, items: list) -> list:
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
@@ -175,6 +201,10 @@ class OpenAIBackend:
         z = math.log(sum(math.exp(v) for v in raw.values()))
         usage = Usage((data.get("usage") or {}).get("prompt_tokens", 0), 1, time.perf_counter() - t0)
         return AnswerDistribution({a: math.exp(v - z) for a, v in raw.items()}, raw, usage)
+
+    def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
+        """`answer_probs` of every prompt, the requests sent concurrently (the rubric's dimensions of one story)."""
+        return self._map(lambda p: self.answer_probs(p, answers), list(prompts))
 
     def count_tokens(self, text: str) -> int:
         """An estimate (4 characters a token): the server's tokenizer is not reachable in general."""

@@ -213,11 +213,16 @@ def resolve_dtype(dtype: str, cpuinfo: str | None = None) -> str:
     return dtype
 
 
-def local_identity(name: str, dtype: str) -> str:
-    """Cache identity of a local transformers model: its name, the dtype it computes in, and its sampler.
+def local_identity(name: str, dtype: str, device: str = "cpu") -> str:
+    """Cache identity of a local transformers model: its name, the dtype it computes in, its sampler and, off the
+    CPU, the device kind.
 
     "row-seeded": every sampled row draws from its own generator seeded by (prompt, config, seed, sample
     index), so a sample no longer depends on its batch; samples cached under the earlier one-seed-per-batch
-    sampler (identity without this suffix) are not reused.
+    sampler (identity without this suffix) are not reused. On the CPU the identity is unchanged from before
+    devices existed (`transformers:<name>:<dtype>:row-seeded`, so cached answers stay valid); on a GPU it ends in
+    ":cuda", because GPU kernels round differently and a CPU answer must not serve a GPU call or the reverse.
+    The device index is left out: cuda:0 and cuda:1 compute alike.
     """
-    return f"transformers:{name}:{dtype}:row-seeded"
+    base = f"transformers:{name}:{dtype}:row-seeded"
+    return base if device == "cpu" else f"{base}:{device.split(':')[0]}"

@@ -44,8 +44,13 @@ def sampling_probs(logits: torch.Tensor, temperature: float, top_p: float) -> to
 
 
 def next_tokens(logits: torch.Tensor, config: GenerateConfig, generators: list[torch.Generator]) -> torch.Tensor:
-    """One token per row: argmax at temperature 0, else a draw from row r's nucleus with `generators[r]`."""
+    """One token per row: argmax at temperature 0, else a draw from row r's nucleus with `generators[r]`.
+
+    The generators live on the CPU, so the nucleus probabilities are drawn from there (one copy per step from a
+    GPU) and the tokens go back to the logits' device: a seeded row draws alike on every device.
+    """
     if config.temperature == 0:
         return logits.argmax(dim=-1)
-    probs = sampling_probs(logits, config.temperature, config.top_p)
-    return torch.cat([torch.multinomial(probs[r], 1, generator=g) for r, g in enumerate(generators)])
+    probs = sampling_probs(logits, config.temperature, config.top_p).cpu()
+    drawn = torch.cat([torch.multinomial(probs[r], 1, generator=g) for r, g in enumerate(generators)])
+    return drawn.to(logits.device)

@@ -1,4 +1,4 @@
-"""Local causal language models through `transformers`, on the CPU.
+"""Local causal language models through `transformers`, on the CPU or a CUDA GPU (`device`).
 
 The engine reads a shared token prefix once: every forward pass starts from the longest stored
 key/value state that the prompt begins with (`PrefixCache`), or from the common prefix of its batch,
@@ -7,14 +7,19 @@ loop with one random generator per row (`row_sampling`), so a sample does not de
 
 GGUF checkpoints are dequantized once and saved as safetensors in the cache folder (the
 dequantization takes minutes for the 1.5B model; loading the saved copy takes seconds).
+
+One backend computes one call at a time: its public methods hold a lock, so threads that share it (items
+of a stage run concurrently for an endpoint) queue instead of mixing their batches in the prefix store.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -30,8 +35,9 @@ from transformers.utils import logging as hf_logging
 from ..paths import cache_dir
 from .backend import check_prompt
 from .config import GenerateConfig
+from .device import device_kind, local_batch_size, resolve_device, resolve_device_dtype
 from .prefix_cache import KV, PrefixCache, batch_prefix_length
-from .registry import local_identity, resolve_dtype
+from .registry import local_identity
 from .row_sampling import next_tokens, row_generators
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
@@ -64,6 +70,15 @@ def convert_gguf(name: str, gguf_path: Path) -> Path:
     return target
 
 
+def _serialized(method):
+    """Run `method` under the backend's lock (one call at a time per backend)."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return locked
+
+
 def _has_windowed_layers(config) -> bool:
     """Whether any attention layer sees only a window of the past (its state cannot be cut to a prefix)."""
     text = config.get_text_config(decoder=True)
@@ -71,36 +86,41 @@ def _has_windowed_layers(config) -> bool:
 
 
 class TransformersBackend:
-    """A causal LM run by transformers on the local CPU.
+    """A causal LM run by transformers on the local CPU or a CUDA GPU.
 
     Args:
         path: a folder or hub-style id loadable by `from_pretrained` (offline).
         name: the name used in the cache identity.
         chat: whether list-of-messages prompts use the tokenizer's chat template (True for instruct models).
-        dtype: "bfloat16" (several times faster on CPUs with AMX, less exact), "float32" (exact) or "auto"
-            (bfloat16 where the CPU computes it natively, else float32). The output layer always computes its
-            logits in float32, so sampling and scoring read the same, finer log-probabilities.
-        batch_size: most prompts sampled together in one batched generation (each with its n samples).
+        dtype: "bfloat16" (several times faster on CPUs with AMX and on GPUs, less exact), "float32" (exact) or
+            "auto" (on the CPU bfloat16 where it computes it natively, else float32; on CUDA bfloat16 where the GPU
+            supports it). The output layer always computes its logits in float32, so sampling and scoring read the
+            same, finer log-probabilities.
+        batch_size: most prompts sampled together in one batched generation (each with its n samples); None
+            takes the device's default (`device.LOCAL_BATCH`: 4 on the CPU, 32 on CUDA).
+        device: "auto" (CUDA when torch sees a GPU, else the CPU), "cpu", "cuda" or "cuda:N". Row generators
+            stay on the CPU, so a seeded sample is drawn the same way on every device.
         prefix_reuse: start every forward pass from a stored key/value state of the prompt's longest known
             prefix (switched off automatically for models with sliding-window layers).
         prefix_entries: how many prefix states the LRU keeps.
     """
 
     def __init__(self, path: str | Path, *, name: str, chat: bool = True, dtype: str = "auto",
-                 batch_size: int = 4, prefix_reuse: bool = True, prefix_entries: int = 8):
-        dtype = resolve_dtype(dtype)
-        if batch_size < 1:
-            raise ValueError(f"batch_size={batch_size!r}: must be >= 1")
+                 batch_size: int | None = None, prefix_reuse: bool = True, prefix_entries: int = 8,
+                 device: str = "auto"):
+        self.device = resolve_device(device)
+        dtype = resolve_device_dtype(dtype, self.device)
         self.name = name
         self.chat = chat
         self.dtype = dtype
-        self.batch_size = batch_size
-        self.identity = local_identity(name, dtype)
+        self.batch_size = local_batch_size(self.device, batch_size)
+        self.identity = local_identity(name, dtype, device_kind(self.device))
+        self._lock = threading.RLock()
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype])
+        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype]).to(self.device)
         self.model.eval()
         self.decoder = self.model.get_decoder()
         head = self.model.get_output_embeddings()
@@ -124,6 +144,11 @@ class TransformersBackend:
             return self.tokenizer(text, add_special_tokens=False)["input_ids"]
         return self.tokenizer(prompt)["input_ids"]
 
+    def _tensor(self, data) -> torch.Tensor:
+        """`data` as an integer tensor on the model's device."""
+        return torch.tensor(data, dtype=torch.long, device=self.device)
+
+    @_serialized
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
@@ -151,9 +176,10 @@ class TransformersBackend:
         start, kv = self.prefixes.longest(ids)
         if start < len(ids):
             cache = DynamicCache(ddp_cache_data=kv) if kv else DynamicCache()
-            rest = torch.tensor([ids[start:]])
-            positions = torch.arange(start, len(ids))[None]
-            _, cache = self._decode(rest, torch.ones(1, len(ids), dtype=torch.long), positions, cache)
+            rest = self._tensor([ids[start:]])
+            positions = torch.arange(start, len(ids), device=self.device)[None]
+            _, cache = self._decode(rest, torch.ones(1, len(ids), dtype=torch.long, device=self.device), positions,
+                                    cache)
             kv = tuple((layer.keys, layer.values) for layer in cache.layers)
             self.prefixes.put(ids, kv)
         return kv
@@ -183,20 +209,21 @@ class TransformersBackend:
         suffixes = [s[shared:] for s in seqs]
         width = max(len(s) for s in suffixes)
         pad = self.tokenizer.pad_token_id
-        ids = torch.tensor([s + [pad] * (width - len(s)) for s in suffixes])
-        mask = torch.tensor([[1] * (shared + len(s)) + [0] * (width - len(s)) for s in suffixes])
-        positions = (shared + torch.arange(width)).expand(len(seqs), -1)
+        ids = self._tensor([s + [pad] * (width - len(s)) for s in suffixes])
+        mask = self._tensor([[1] * (shared + len(s)) + [0] * (width - len(s)) for s in suffixes])
+        positions = (shared + torch.arange(width, device=self.device)).expand(len(seqs), -1)
         scored, last = [], []
         with torch.inference_mode():
             hidden, _ = self._decode(ids, mask, positions, self._batch_cache(kv, len(seqs)))
             for r, s in enumerate(seqs):
                 logp = torch.log_softmax(self._logits(hidden[r, firsts[r] - 1 - shared:len(s) - shared]), dim=-1)
-                targets = torch.tensor(s[firsts[r]:], dtype=torch.long)
+                targets = self._tensor(s[firsts[r]:])
                 scored.append(logp[:-1].gather(-1, targets[:, None]).squeeze(-1).tolist())
                 last.append(logp[-1])
         return scored, torch.stack(last)
 
     # -- sampling ----------------------------------------------------------------------
+    @_serialized
     def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
         """Sample n completions per prompt; each batch of prompts is one prefill and one batched decode loop."""
         encoded = [self._prompt_ids(p) for p in prompts]
@@ -217,12 +244,12 @@ class TransformersBackend:
         width = max(len(s) for s in suffixes)
         gaps = [width - len(s) for s in suffixes]
         pad = self.tokenizer.pad_token_id
-        ids = torch.tensor([[pad] * g + s for g, s in zip(gaps, suffixes, strict=True)])
-        mask = torch.tensor([[1] * shared + [0] * g + [1] * len(s) for g, s in zip(gaps, suffixes, strict=True)])
-        positions = torch.tensor([[shared] * g + list(range(shared, shared + len(s)))
+        ids = self._tensor([[pad] * g + s for g, s in zip(gaps, suffixes, strict=True)])
+        mask = self._tensor([[1] * shared + [0] * g + [1] * len(s) for g, s in zip(gaps, suffixes, strict=True)])
+        positions = self._tensor([[shared] * g + list(range(shared, shared + len(s)))
                                   for g, s in zip(gaps, suffixes, strict=True)])
         hidden, cache = self._decode(ids, mask, positions, self._batch_cache(kv, len(batch)))
-        return self._logits(hidden[:, -1]), cache, mask, torch.tensor([len(s) for s in batch])
+        return self._logits(hidden[:, -1]), cache, mask, self._tensor([len(s) for s in batch])
 
     def _generate_batch(self, batch: list[list[int]], config: GenerateConfig) -> list[list[Completion]]:
         n = config.n
@@ -239,14 +266,15 @@ class TransformersBackend:
             for step in range(config.max_tokens):
                 token = next_tokens(logits, config, generators)
                 chosen = torch.log_softmax(logits, dim=-1).gather(-1, token[:, None]).squeeze(-1)
+                token_list, chosen_list = token.tolist(), chosen.tolist()  # one device-to-host copy each
                 for r in range(rows):
                     if not done[r]:
-                        new[r].append(int(token[r]))
-                        logprobs[r].append(float(chosen[r]))
+                        new[r].append(int(token_list[r]))
+                        logprobs[r].append(float(chosen_list[r]))
                         done[r] = new[r][-1] in self.eos_ids or self._hit_stop(new[r], config.stop)
                 if all(done) or step == config.max_tokens - 1:
                     break
-                mask = torch.cat([mask, torch.ones(rows, 1, dtype=mask.dtype)], dim=1)
+                mask = torch.cat([mask, torch.ones(rows, 1, dtype=mask.dtype, device=self.device)], dim=1)
                 hidden, cache = self._decode(token[:, None], mask, position[:, None], cache)
                 position = position + 1
                 logits = self._logits(hidden[:, -1])
@@ -280,6 +308,7 @@ class TransformersBackend:
         return Completion(text, tokens, logprobs, finish, Usage(0, len(ids), seconds))
 
     # -- scoring -------------------------------------------------------------------------
+    @_serialized
     def score(self, context: Prompt, continuation: str) -> TokenScores:
         """log p(x_j | context, x_<j) for the tokens x of `continuation` (teacher forcing, one forward pass)."""
         ctx = self._prompt_ids(context)
@@ -295,6 +324,7 @@ class TransformersBackend:
         """p(a | prompt) for each answer a: the product of its token probabilities, renormalized over `answers`."""
         return self.answer_probs_batch([prompt], answers)[0]
 
+    @_serialized
     def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
         """`answer_probs` of every prompt in one forward pass over what follows their shared prefix."""
         ctxs = [self._prompt_ids(p) for p in prompts]
@@ -304,6 +334,7 @@ class TransformersBackend:
         t0 = time.perf_counter()
         if all(len(c) == 1 for c in conts):
             _, last = self._read(ctxs, [len(c) for c in ctxs])
+            last = last.cpu()
             sums = [[float(last[i, c[0]]) for c in conts] for i in range(len(ctxs))]
         else:
             seqs = [ctx + c for ctx in ctxs for c in conts]

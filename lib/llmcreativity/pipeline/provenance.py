@@ -21,7 +21,7 @@ import platform
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,11 @@ class ModelUse:
     """Class name of the object."""
     calls: int | None
     """Calls recorded by its caching wrappers, summed; None when the objects keep no account."""
+    device: str = ""
+    """Where a local model ran ("cpu", "cuda:0"); empty for an endpoint."""
+    traffic: str = ""
+    """An endpoint's requests, most in flight, tokens per second and retries in this kernel
+    (`RequestCounts.summary`); empty for a local model."""
 
 
 @dataclass(frozen=True)
@@ -197,14 +202,20 @@ def _inputs(stage: str) -> list[InputFile]:
 def _models() -> list[ModelUse]:
     """The models the loader handed out, one row per identity with the calls of all its objects summed."""
     from ..llm.loader import loaded_models
+    from ..llm.request_stats import RequestCounts, combine_counts
 
     uses: dict[str, ModelUse] = {}
+    counts: dict[str, list[RequestCounts]] = {}
     for m in loaded_models():
         calls = None if m.records is None else len(m.records)
         old = uses.get(m.identity)
         if old is not None and old.calls is not None and calls is not None:
             calls += old.calls
-        uses[m.identity] = ModelUse(m.identity, m.kind, calls)
+        if m.requests is not None:
+            counts.setdefault(m.identity, []).append(m.requests.counts())
+        uses[m.identity] = ModelUse(m.identity, m.kind, calls, m.device or (old.device if old else ""))
+    for identity, parts in counts.items():
+        uses[identity] = replace(uses[identity], traffic=combine_counts(parts).summary())
     return sorted(uses.values(), key=lambda m: m.identity)
 
 
@@ -258,10 +269,11 @@ def to_markdown(p: Provenance) -> str:
     lines = [f"Stage `{p.stage}`, profile `{p.profile}`, run `{p.run_id}` "
              f"(parameters `{p.params_sha256 or 'unknown'}`), executed {p.executed_at}, project commit `{p.commit}`, "
              f"notebook source SHA-256 `{p.notebook_sha256[:16] or 'unknown'}`.",
-             "", "| model | object | calls |", "|---|---|---|"]
-    lines += [f"| `{m.identity}` | {m.kind} | {'' if m.calls is None else m.calls} |" for m in p.models]
+             "", "| model | object | calls | device | endpoint traffic |", "|---|---|---|---|---|"]
+    lines += [f"| `{m.identity}` | {m.kind} | {'' if m.calls is None else m.calls} | {m.device or 'endpoint'} | "
+              f"{m.traffic} |" for m in p.models]
     if not p.models:
-        lines.append("| (no model was loaded) | | |")
+        lines.append("| (no model was loaded) | | | | |")
     lines += ["", "| parameter | value |", "|---|---|"]
     lines += [f"| `{k}` | `{_cell(v)}` |" for k, v in p.parameters.items()]
     lines += ["", "| input file | bytes | SHA-256 (first 16) | found as |", "|---|---|---|---|"]

@@ -1,0 +1,106 @@
+"""Where a local model runs: the device, the dtype it computes in there, and the batch sizes that suit it.
+
+`device="auto"` (the default of `get_backend` and `get_embedder`) picks the first CUDA device when torch
+sees one, else the CPU. On a machine without a GPU driver the answer is found without importing torch, so
+a run that the call cache answers completely still never loads it. A language model on CUDA computes in
+bfloat16 where the GPU supports it (every GPU since Ampere), else in float32; on the CPU the dtype rule
+of `registry.resolve_dtype` holds (bfloat16 only with native CPU support).
+
+Batch sizes follow the device: a CPU gains little from batches larger than a few prompts, a GPU needs
+many rows to be busy.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from .registry import DTYPE_NAMES, resolve_dtype
+
+DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")
+"""What `device` accepts (N: a CUDA device index)."""
+
+LOCAL_BATCH = {"cpu": 4, "cuda": 32}
+"""Prompts a local language model samples in one batch, by device kind."""
+
+EMBED_BATCH = {"cpu": 32, "cuda": 256}
+"""Texts a sentence embedder encodes in one batch, by device kind."""
+
+GPU_DRIVER_FILES = ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/kfd")
+"""Files present where a GPU driver is installed (NVIDIA, or ROCm's /dev/kfd, which torch also calls CUDA)."""
+
+_CUDA = re.compile(r"cuda(?::(\d+))?")
+
+
+def gpu_driver_present() -> bool:
+    """Whether any GPU driver file exists; without one, torch cannot see a CUDA device."""
+    return any(Path(p).exists() for p in GPU_DRIVER_FILES)
+
+
+def _torch_cuda_count() -> int:
+    """CUDA devices torch sees (0 without CUDA); imports torch only when it is loaded already or a driver exists."""
+    if "torch" not in sys.modules and not gpu_driver_present():
+        return 0
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def resolve_device(device: str = "auto") -> str:
+    """The device a local model runs on: "cpu" or "cuda:N".
+
+    "auto" gives "cuda:0" when torch sees a CUDA device, else "cpu"; "cuda" means "cuda:0"; "cuda:N" is
+    checked against the devices torch sees. Anything else is a ValueError naming the choices.
+    """
+    if device == "auto":
+        return "cuda:0" if _torch_cuda_count() > 0 else "cpu"
+    if device == "cpu":
+        return "cpu"
+    match = _CUDA.fullmatch(device) if isinstance(device, str) else None
+    if match is None:
+        raise ValueError(f"device={device!r}: choose one of {list(DEVICE_CHOICES)}")
+    index = int(match.group(1) or 0)
+    count = _torch_cuda_count()
+    if count == 0:
+        raise ValueError(f"device={device!r}, but torch sees no CUDA device here: use device='cpu' (or 'auto'), "
+                         "or install a CUDA build of torch on a machine with a GPU")
+    if index >= count:
+        raise ValueError(f"device={device!r}, but torch sees {count} CUDA device(s) (cuda:0..cuda:{count - 1})")
+    return f"cuda:{index}"
+
+
+def device_kind(device: str) -> str:
+    """"cpu" or "cuda" for a resolved device ("cpu", "cuda:N")."""
+    return "cpu" if device == "cpu" else "cuda"
+
+
+def _cuda_bf16(device: str) -> bool:
+    import torch
+
+    with torch.cuda.device(device):
+        return bool(torch.cuda.is_bf16_supported())
+
+
+def resolve_device_dtype(dtype: str, device: str, cpuinfo: str | None = None) -> str:
+    """The dtype a language model computes in on the resolved `device`.
+
+    On the CPU: `resolve_dtype` ("auto": bfloat16 only with native CPU bfloat16). On CUDA: "auto" gives
+    "bfloat16" where the GPU supports it, else "float32"; an explicit "float32" or "bfloat16" is kept.
+    """
+    if device_kind(device) == "cpu":
+        return resolve_dtype(dtype, cpuinfo)
+    if dtype == "auto":
+        return "bfloat16" if _cuda_bf16(device) else "float32"
+    if dtype not in DTYPE_NAMES:
+        raise ValueError(f"dtype={dtype!r}: choose one of {[*DTYPE_NAMES, 'auto']}")
+    return dtype
+
+
+def local_batch_size(device: str, batch_size: int | None = None) -> int:
+    """`batch_size` when given (checked), else the device's default (`LOCAL_BATCH`)."""
+    if batch_size is None:
+        return LOCAL_BATCH[device_kind(device)]
+    if batch_size < 1:
+        raise ValueError(f"batch_size={batch_size!r}: must be >= 1")
+    return batch_size
