@@ -176,19 +176,19 @@ def read_run_report(profile: str = "default") -> list[StageReport]:
     return read_records(run_report_file(profile), StageReport, "run report")
 
 
-HEADERS = ("stage", "status", "seconds", "items (records its outputs hold)", "LM calls (cache hits)",
-           "tokens computed (prompt / completion)", "texts embedded (cache hits)")
+HEADERS = ("stage", "status", "seconds", "items (output records)", "LM calls (cached)",
+           "tokens computed (prompt / completion)", "texts embedded (cached)")
 """Column headers shared by the printed table and the claims page."""
 
 
 def _cells(stage: str, status: str, seconds: float | None, items: str, calls: int, hits: int, prompt: int,
            completion: int, embedded: int, embedded_hits: int) -> tuple[str, ...]:
-    return (stage, status, "" if seconds is None else f"{seconds:.1f}", items, f"{calls} ({hits})",
-            f"{prompt} / {completion}", f"{embedded} ({embedded_hits})")
+    return (stage, status, "" if seconds is None else f"{seconds:.1f}", items, f"{calls:,} ({hits:,})",
+            f"{prompt:,} / {completion:,}", f"{embedded:,} ({embedded_hits:,})")
 
 
 def _line(r: StageReport) -> tuple[str, ...]:
-    items = "–" if r.items is None else f"{r.items} {r.items_unit}"
+    items = "–" if r.items is None else f"{r.items:,} {r.items_unit}"
     return _cells(r.stage, r.status, r.seconds, items, r.lm_calls, r.lm_cache_hits, r.prompt_tokens,
                   r.completion_tokens, r.texts_embedded, r.embedding_cache_hits)
 
