@@ -34,7 +34,7 @@ from .manifest import executed_dir, update_manifest
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan
 from .provenance import PARAMS_ENV, RUN_ENV, parameters_hash
-from .run_report import RUN_REPORT_FILE, stage_items, usage_file, write_run_report
+from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_file, write_run_report
 from .stages import Stage
 
 STAGE_ENV = "LLMCREATIVITY_STAGE"
@@ -199,7 +199,9 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
     entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs, **_work(p, usage))
     update_manifest(p.stage.name, entry, p.profile)
     write_run_report(p.profile)
-    log(f"[{p.stage.name}] done in {entry['seconds']} s -> {out_dir / (p.stage.name + '.ipynb')}")
+    line = stage_report(p.stage.name, entry)
+    log(f"[{p.stage.name}] done in {entry['seconds']} s, {line.lm_calls} LM calls ({line.lm_cache_hits} cached) "
+        f"-> {out_dir / (p.stage.name + '.ipynb')}")
     return entry
 
 
