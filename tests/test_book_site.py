@@ -73,6 +73,14 @@ def test_claims_page_is_generated_from_the_recorded_claims(book):
     assert "<strong>inconclusive</strong>" in text and "not run" in text
 
 
+def test_claims_page_shows_the_run_report_with_the_total_time(book):
+    _, html = book
+    text = (html / "claims.html").read_text()
+    assert "The run behind these verdicts" in text and "No run report" not in text
+    assert re.search(r"<td><p>tiny</p></td>|<td>tiny</td>", text)
+    assert re.search(r"The stages took \d+ seconds \([\d.]+ minutes\) in all", text)
+
+
 _CLAIMS_LAYOUT = """
 (() => {
   const tables = Array.from(document.querySelectorAll("article table, main table"));
@@ -97,8 +105,8 @@ def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book)
         layout = json.loads(browser.evaluate(_CLAIMS_LAYOUT))
     assert report.images and all(ok for _, ok in report.images), report.images
     assert layout["view"] == 1280 and layout["page"] <= layout["view"], layout
-    [(width, room, columns)] = layout["tables"]
-    assert columns <= 7 and width <= room, layout
+    assert len(layout["tables"]) == 2, layout  # the run report, then the claims
+    assert all(columns <= 7 and width <= room for width, room, columns in layout["tables"]), layout
 
 
 def test_book_in_headless_chromium_loads_figures_typesets_math_and_stays_local(book):

@@ -176,3 +176,64 @@ def test_every_parameter_defaulting_to_a_registry_model_is_checked_against_the_r
             if default and all(isinstance(d, str) and d in MODELS for d in default):
                 kinds = {MODELS[d].kind for d in default}
                 assert param.registry == {"causal-lm": "model", "embedder": "embedder"}[kinds.pop()], (stage.name, name)
+
+
+COUNTED = Path(__file__).parent / "data" / "book" / "counted_stage.md"
+
+
+@pytest.fixture
+def counted(results, tmp_path, monkeypatch):
+    """A stage whose kernel calls a scripted model through an empty call cache; its items are its records."""
+    from llmcreativity.pipeline import run_report
+
+    monkeypatch.setenv("LLMCREATIVITY_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setitem(run_report.ITEM_SOURCES, "counted", run_report.ItemSource("records", ("counted/*.jsonl",)))
+    return tiny("counted", notebook=COUNTED)
+
+
+def test_the_manifest_entry_holds_the_kernels_calls_hits_tokens_and_items(results, counted):
+    from llmcreativity.pipeline.run_report import read_run_report
+
+    [cold] = run("default", [("n", "4")], stages=[counted], log=lambda _: None)
+    [usage] = cold["usage"]
+    assert (usage["identity"], usage["calls"], usage["cache_hits"]) == ("scripted", 4, 0)
+    assert (usage["prompt_tokens"], usage["completion_tokens"]) == (4 * 3, 4 * 3)  # "prompt number k" -> 3 words
+    assert (cold["items"], cold["items_unit"]) == (4, "records")
+    assert not any(rel.startswith("executed") or rel == "run_report.jsonl" for rel in cold["outputs"])
+    [warm] = run("default", [("n", "5")], stages=[counted], log=lambda _: None)
+    [usage] = warm["usage"]
+    assert (usage["calls"], usage["cache_hits"], usage["prompt_tokens"], usage["cached_prompt_tokens"]) \
+        == (5, 4, 3, 4 * 3)
+    [line] = read_run_report()
+    assert (line.stage, line.status, line.run_id, line.items, line.lm_calls, line.lm_cache_hits) \
+        == ("counted", "ok", warm["run_id"], 5, 5, 4)
+    assert line.seconds == warm["seconds"] > 0
+
+
+def test_a_failed_stage_reports_the_calls_it_made_and_a_rerun_does_not_add_the_killed_attempts(results, counted):
+    from llmcreativity.pipeline.run_report import read_run_report, usage_file
+
+    with pytest.raises(StageFailed):
+        run("default", [("fail", "true")], stages=[counted], log=lambda _: None)
+    [line] = read_run_report()
+    assert (line.status, line.lm_calls, line.lm_cache_hits, line.items) == ("failed", 3, 0, 0)
+    usage_file("counted").write_text('{"identity": "stale", "kind": "language model", "calls": 99}\n')
+    [entry] = run("default", [], stages=[tiny("counted")], log=lambda _: None)  # now a stage that calls no model
+    assert entry["usage"] == [] and read_run_report()[0].lm_calls == 0
+
+
+def test_cli_run_ends_with_the_table_of_its_stages_failed_ones_included(results, counted, monkeypatch, capsys):
+    from llmcreativity import cli
+    from llmcreativity.pipeline import order
+
+    monkeypatch.setattr(order, "STAGES", [counted])
+    assert cli.main(["run", "-p", "n", "2"]) == 0
+    out = capsys.readouterr().out
+    [line] = [ln for ln in out.splitlines() if ln.startswith("counted ")]
+    assert line.split()[:5] == ["counted", "ok", line.split()[2], "2", "records"] and "2 (0)" in line
+    assert "1 stage(s)" in out and str(results / "run_report.jsonl") in out
+    assert cli.main(["run", "-p", "fail", "true"]) == 1
+    captured = capsys.readouterr()
+    [line] = [ln for ln in captured.out.splitlines() if ln.startswith("counted ")]
+    assert line.split()[1] == "failed" and "3 (2)" in line
+    assert "asked to fail" in captured.err

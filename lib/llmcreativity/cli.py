@@ -1,6 +1,8 @@
 """The `llmcreativity` command: run the stage notebooks, build the book, print it to PDF.
 
     llmcreativity run [--profile default|paper|smoke] [-p NAME VALUE]... [--stage NAME] [--dry-run]
+        (ends with a table per stage: status, seconds, items, model calls, cache hits, tokens; see
+        `pipeline.run_report`)
     llmcreativity build [--output DIR]
     llmcreativity pdf [--output DIR]
 """
@@ -33,8 +35,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> None:
-    from .pipeline.execution import run_stage
+    from .pipeline.execution import new_run_id, run_stage
+    from .pipeline.manifest import read_manifest
     from .pipeline.planning import plan
+    from .pipeline.run_report import report_text, run_report, run_report_file
 
     plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage)
     if args.dry_run:
@@ -46,8 +50,15 @@ def _run(args: argparse.Namespace) -> None:
                 print(f"  {mark} {name} = {value!r}    # {param.describe()}")
         print("(* = set by the profile or -p; parameters are valid, nothing was run)")
         return
-    for p in plans:
-        run_stage(p)
+    run_id = new_run_id()
+    try:
+        for p in plans:
+            run_stage(p, run_id=run_id)
+    finally:  # the table of what ran, a failed stage included
+        ran = [r for r in run_report(read_manifest(args.profile)["stages"]) if r.run_id == run_id]
+        if ran:
+            print(f"\nrun {run_id}, profile {args.profile}:\n{report_text(ran)}\n"
+                  f"(every stage's latest line: {run_report_file(args.profile)})")
     print(f"all {len(plans)} stage(s) ran; build the book with `llmcreativity build`")
 
 

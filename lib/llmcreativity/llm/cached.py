@@ -1,4 +1,8 @@
-"""A backend wrapper that caches every call and keeps an account of its cost."""
+"""A backend wrapper that caches every call and keeps an account of its cost.
+
+Each call is also added to the process's usage file when the runner names one (`usage_file`), so the
+runner can report a stage's calls, cache hits and tokens.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from .backend import Backend, answer_probs_batch, check_prompt
 from .cache import ResponseCache, cache_key
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
+from .usage_file import call_usage, record_usage
 
 
 class CacheMiss(LookupError):
@@ -62,6 +67,7 @@ class CachedBackend:
         self.records.append(
             CallRecord(method, self._tag, usage.prompt_tokens, usage.completion_tokens, usage.seconds, cached)
         )
+        record_usage(call_usage(self.identity, usage, cached))
 
     def _lookup(self, key: str) -> dict | None:
         if self.cache is None:

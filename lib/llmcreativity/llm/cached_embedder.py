@@ -9,6 +9,7 @@ import numpy as np
 
 from .backend import TextEmbedder
 from .cache import ResponseCache, cache_key
+from .usage_file import ModelUsage, record_usage
 
 
 class CachedEmbedder:
@@ -31,20 +32,25 @@ class CachedEmbedder:
         if isinstance(texts, str):
             raise TypeError("texts must be a list of strings, not one string")
         if self.cache is None:
-            return self.inner.encode(list(texts), **kwargs)
+            out = self.inner.encode(list(texts), **kwargs)
+            record_usage(ModelUsage(self.identity, "embedder", calls=len(texts)))
+            return out
         keys = [cache_key(self.identity, "encode", t) for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         todo: dict[str, list[int]] = {}
+        hits = 0
         for i, (t, k) in enumerate(zip(texts, keys, strict=True)):
             hit = self.cache.get(k)
             if hit is None:
                 todo.setdefault(t, []).append(i)
             else:
                 out[i] = np.frombuffer(base64.b64decode(hit), dtype=np.float32)
-                self.hits += 1
+                hits += 1
+        self.hits += hits
         if todo:
             fresh = np.asarray(self.inner.encode(list(todo), **kwargs), dtype=np.float32)
             for rows, v in zip(todo.values(), fresh, strict=True):
                 out[rows] = v
                 self.cache.put(keys[rows[0]], base64.b64encode(v.tobytes()).decode("ascii"))
+        record_usage(ModelUsage(self.identity, "embedder", calls=len(texts), cache_hits=hits))
         return out

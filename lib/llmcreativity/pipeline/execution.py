@@ -7,7 +7,10 @@ ran to the end is moved to `executed/<name>.ipynb`, a failed one to `executed/fa
 process itself runs under no profile: the kernel learns it through $LLMCREATIVITY_PROFILE, so its
 own `results_dir()` is the plan's folder. The manifest records each stage's status, parameters,
 source hash, the output files it wrote, the run id (one per `run`, shared by its stages) and the hash
-of its parameters; the kernel gets both through the environment (`provenance.current_run`).
+of its parameters; the kernel gets both through the environment (`provenance.current_run`). The kernel
+also learns its usage file ($LLMCREATIVITY_USAGE_FILE, emptied before the stage starts), where its cached
+models count calls, cache hits and tokens; after the stage the runner adds that usage and the stage's
+items to the manifest entry and rewrites the run report (`run_report`) after every change of an entry.
 """
 
 from __future__ import annotations
@@ -18,17 +21,20 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
 from ..hashing import sha256_file
+from ..llm.usage_file import USAGE_FILE_ENV, read_usage
 from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
 from .manifest import executed_dir, update_manifest
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan
 from .provenance import PARAMS_ENV, RUN_ENV, parameters_hash
+from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_file, write_run_report
 from .stages import Stage
 
 STAGE_ENV = "LLMCREATIVITY_STAGE"
@@ -48,7 +54,9 @@ def _provenance_cells(stage: Stage, names: list[str]) -> tuple[nbformat.Notebook
         "## Provenance\n\nThe models, parameters, input files and package versions that produced this page.",
         metadata={"tags": ["provenance"]})
     report = nbformat.v4.new_code_cell(
+        "from llmcreativity.llm.usage_file import flush_usage\n"
         "from llmcreativity.pipeline.provenance import show_provenance\n"
+        "flush_usage()\n"
         f"show_provenance({stage.name!r}, {{name: globals().get(name) for name in {names!r}}}, {stage.notebook!r})",
         metadata={"tags": ["remove-input", "provenance"]})
     return start, [heading, report]
@@ -68,11 +76,12 @@ def prepare_notebook(p: Plan) -> nbformat.NotebookNode:
 
 def _snapshot(profile: str) -> dict[str, tuple[int, int]]:
     """(mtime, size) of each file in the profile's results folder, bookkeeping (executed notebooks, the claims and
-    judge-validity ledgers) and other profiles' folders left out."""
+    judge-validity ledgers, the run report) and other profiles' folders left out."""
     root = results_dir(profile)
     if not root.exists():
         return {}
-    skip = {executed_dir(profile).resolve(), *((root / f).resolve() for f in ("claims.jsonl", "judge_validity.jsonl"))}
+    ledgers = ("claims.jsonl", "judge_validity.jsonl", RUN_REPORT_FILE)
+    skip = {executed_dir(profile).resolve(), *((root / f).resolve() for f in ledgers)}
     skip |= {p.resolve() for p in root.iterdir() if p.is_dir() and p.name in SCRATCH_PROFILES}
     found: dict[str, tuple[int, int]] = {}
     for path in root.rglob("*"):
@@ -98,10 +107,10 @@ def _failure_message(p: Plan, error: Exception, output: Path) -> str:
 
 
 @contextmanager
-def _kernel_environment(profile: str, stage: str, run_id: str, params: str) -> Iterator[None]:
-    """Set the profile, stage, run id and parameter hash variables for the kernel papermill starts; restore them
-    after."""
-    values = {PROFILE_ENV: profile, STAGE_ENV: stage, RUN_ENV: run_id, PARAMS_ENV: params}
+def _kernel_environment(profile: str, stage: str, run_id: str, params: str, usage: Path) -> Iterator[None]:
+    """Set the profile, stage, run id, parameter hash and usage file variables for the kernel papermill starts;
+    restore them after."""
+    values = {PROFILE_ENV: profile, STAGE_ENV: stage, RUN_ENV: run_id, PARAMS_ENV: params, USAGE_FILE_ENV: str(usage)}
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -112,6 +121,21 @@ def _kernel_environment(profile: str, stage: str, run_id: str, params: str) -> I
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def _work(p: Plan, usage: Path) -> dict[str, Any]:
+    """The manifest fields of what the stage did: its models' usage rows and its items. Never raises, so a file it
+    cannot read leaves a note in the entry instead of an entry stuck at "running"."""
+    work: dict[str, Any] = {}
+    try:
+        work["usage"] = [asdict(u) for u in read_usage(usage)]
+    except (OSError, ValueError) as e:
+        work.update(usage=[], usage_error=str(e))
+    try:
+        work["items"], work["items_unit"] = stage_items(p.stage.name, p.profile)
+    except (OSError, ValueError) as e:
+        work.update(items=None, items_unit="", items_error=str(e))
+    return work
 
 
 def new_run_id() -> str:
@@ -143,24 +167,28 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
         "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "run_id": run_id, "parameters_sha256": params,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
+    usage = usage_file(p.stage.name, p.profile)
+    usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's
     update_manifest(p.stage.name, entry, p.profile)
+    write_run_report(p.profile)
     before = _snapshot(p.profile)
     t0 = time.monotonic()
     log(f"[{p.stage.name}] executing {p.stage.notebook} (profile {p.profile}"
         + (f", {p.parameters}" if p.parameters else "") + ")")
     logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
-        with _kernel_environment(p.profile, p.stage.name, run_id, params):
+        with _kernel_environment(p.profile, p.stage.name, run_id, params, usage):
             papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
                                        cwd=str(REPO_ROOT), progress_bar=False, log_output=False)
     except Exception as e:  # papermill raises PapermillExecutionError for a failing cell, others for the kernel
         error = f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}".strip()
-        entry.update(status="failed", seconds=round(time.monotonic() - t0, 1), error=error)
+        entry.update(status="failed", seconds=round(time.monotonic() - t0, 1), error=error, **_work(p, usage))
         target = failed / f"{p.stage.name}.ipynb"
         if partial.exists():
             os.replace(partial, target)
         (out_dir / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
         update_manifest(p.stage.name, entry, p.profile)
+        write_run_report(p.profile)
         raise StageFailed(_failure_message(p, e, target)) from e
     finally:
         source.unlink(missing_ok=True)
@@ -168,9 +196,12 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
     (failed / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
     after = _snapshot(p.profile)
     outputs = {rel: sha256_file(results / rel) for rel, sig in sorted(after.items()) if before.get(rel) != sig}
-    entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs)
+    entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs, **_work(p, usage))
     update_manifest(p.stage.name, entry, p.profile)
-    log(f"[{p.stage.name}] done in {entry['seconds']} s -> {out_dir / (p.stage.name + '.ipynb')}")
+    write_run_report(p.profile)
+    line = stage_report(p.stage.name, entry)
+    log(f"[{p.stage.name}] done in {entry['seconds']} s, {line.lm_calls} LM calls ({line.lm_cache_hits} cached) "
+        f"-> {out_dir / (p.stage.name + '.ipynb')}")
     return entry
 
 

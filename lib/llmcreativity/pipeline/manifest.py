@@ -1,8 +1,9 @@
 """The run manifest `results_dir(profile)/executed/run.json`: one entry per stage, updated under a file lock.
 
 Each entry holds the stage's status (`running`, `ok`, `failed`), profile, parameters, the SHA-256
-of its notebook source, its time and the output files it wrote with their hashes. The executed
-notebooks lie beside it, `executed/<stage>.ipynb`.
+of its notebook source, its time, the output files it wrote with their hashes, and what it did: its
+models' usage per identity (`usage`, from its kernel's usage file) and its items (`items`, `items_unit`;
+see `run_report`). The executed notebooks lie beside it, `executed/<stage>.ipynb`.
 """
 
 from __future__ import annotations
