@@ -32,6 +32,7 @@ from .backend import check_prompt
 from .config import GenerateConfig
 from .prefix_cache import KV, PrefixCache, batch_prefix_length
 from .registry import local_identity, resolve_dtype
+from .roles import refuse_local_lm
 from .row_sampling import next_tokens, row_generators
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
@@ -88,6 +89,7 @@ class TransformersBackend:
 
     def __init__(self, path: str | Path, *, name: str, chat: bool = True, dtype: str = "auto",
                  batch_size: int = 4, prefix_reuse: bool = True, prefix_entries: int = 8):
+        refuse_local_lm(name)
         dtype = resolve_dtype(dtype)
         if batch_size < 1:
             raise ValueError(f"batch_size={batch_size!r}: must be >= 1")

@@ -1,9 +1,12 @@
 """Planning a run: every selected stage's parameter values, resolved and checked before anything runs.
 
 Values: the notebook's defaults, then the profile's, then `-p name value` overrides (a bare name
-applies to every stage declaring it; `stage.name` to that stage only). Checked: types and ranges,
-model names against the registry (`# registry:` parameters, see `parameters`), and input paths set
-by the profile or `-p`.
+applies to every stage declaring it; `stage.name` to that stage only). Two names are run-wide options
+that no notebook declares (`RUN_OPTIONS`): `-p base_url URL -p model NAME` sets every language-model role
+(`# registry: model` parameter) of every stage to `URL#NAME` (`model` alone: the local model NAME),
+except roles set by their own `-p` and optional roles left empty. Checked: types and ranges, model
+roles (registry names, or `URL#MODEL` specs whose servers are probed for what each role needs, see
+`llm.roles`), and input paths set by the profile or `-p`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 import jupytext
 import nbformat
 
+from ..llm.probes import EndpointError
+from ..llm.roles import check_role, is_endpoint_spec, parse_role, with_endpoint
 from ..paths import REPO_ROOT, results_dir
 from .manifest import read_manifest
 from .order import find_stage, ordered_stages
@@ -28,6 +33,11 @@ from .parameters import (
     registry_problems,
 )
 from .stages import Stage
+
+RUN_OPTIONS = ("base_url", "model")
+"""`-p` names that set every language-model role of a run (a notebook may not declare them)."""
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+"""The key's environment variable where a stage declares no `api_key_env`."""
 
 
 @dataclass(frozen=True)
@@ -86,9 +96,39 @@ def missing_input(p: Plan, name: str) -> str | None:
     return f"stage {p.stage.name!r}: {name}={value!r} does not exist{looked}"
 
 
+def _run_options(overrides: list[tuple[str, str]], names: set[str]) -> dict[str | None, dict[str, str]]:
+    """`-p base_url` / `-p model` (or `-p STAGE.base_url` ...) by target stage (None: every stage)."""
+    found: dict[str | None, dict[str, str]] = {}
+    for key, text in overrides:
+        target, name = split_override(key, names)
+        if name in RUN_OPTIONS:
+            found.setdefault(target, {})[name] = text
+    return found
+
+
+def _apply_run_options(s: Stage, params: dict[str, Parameter], values: dict[str, Any], explicit: set[str],
+                       options: dict[str | None, dict[str, str]], problems: list[str]) -> None:
+    """Set every language-model role of stage `s` not in `explicit` from the run-wide base_url and model."""
+    opts = {**options.get(None, {}), **options.get(s.name, {})}
+    if not opts:
+        return
+    if opts.get("base_url") and not opts.get("model"):
+        problems.append(f"stage {s.name!r}: -p base_url {opts['base_url']} needs -p model NAME, the name the server "
+                        "lists at its /models")
+        return
+    for name, param in params.items():
+        if param.registry == "model" and name not in explicit:
+            values[name] = with_endpoint(values.get(name, param.default), opts.get("base_url", ""), opts["model"])
+
+
 def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: list[tuple[str, str]],
             names: set[str], used: set[str], problems: list[str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
+    explicit: set[str] = set()
+    for name in RUN_OPTIONS:
+        if name in params:
+            problems.append(f"stage {s.name!r}: the notebook declares {name!r}, a run-wide option of `llmcreativity "
+                            "run`; name the model role instead (writer, rubric_judge, ...)")
     for name, value in s.profiles[profile].items():
         where = f"stage {s.name!r}, profile {profile!r}"
         if name not in params:
@@ -103,11 +143,39 @@ def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: lis
         if target not in (None, s.name) or name not in params:
             continue
         used.add(key)
+        explicit.add(name)
         try:
             values[name] = parse_cli_value(params[name], text, f"-p {key} (stage {s.name!r})")
         except ParameterError as e:
             problems.append(str(e))
+    _apply_run_options(s, params, values, explicit, _run_options(overrides, names), problems)
     return values
+
+
+def endpoint_problems(plans: list[Plan]) -> list[str]:
+    """Every endpoint role of `plans` probed for what it needs (`roles.check_role`); one message per failure.
+
+    A role probed once (same role, spec and key variable) is not probed again; a failure shared by several
+    stages is reported once, naming them all.
+    """
+    failures: dict[str, list[str]] = {}
+    checked: set[tuple[str, str, str]] = set()
+    for p in plans:
+        key_env = p.parameters.get("api_key_env", getattr(p.declared.get("api_key_env"), "default", DEFAULT_KEY_ENV))
+        for name, param in p.declared.items():
+            value = p.parameters.get(name, param.default)
+            specs = value if isinstance(value, list) else [value]
+            for spec in specs:
+                if param.registry is None or not isinstance(spec, str) or not is_endpoint_spec(spec):
+                    continue
+                if (name, spec, key_env) in checked:
+                    continue
+                checked.add((name, spec, key_env))
+                try:
+                    check_role(name, parse_role(spec, name), api_key_env=key_env)
+                except EndpointError as e:
+                    failures.setdefault(str(e), []).append(p.stage.name)
+    return [f"stage {', '.join(repr(s) for s in dict.fromkeys(stages))}: {msg}" for msg, stages in failures.items()]
 
 
 def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None,
@@ -151,11 +219,15 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
                 problems.append(f"{why}; pass an existing path with -p {name} PATH")
         plans.append(p)
     for key, _ in overrides:
+        if split_override(key, names)[1] in RUN_OPTIONS:
+            continue
         if key not in used:
             target, name = split_override(key, names)
             scope = [s for s in selected if target in (None, s.name)]
             known = sorted({n for s in scope for n in declared[s.name]})
             problems.append(f"-p {key}: no selected stage declares a parameter {name!r}; known: {known}")
+    if not problems:
+        problems = endpoint_problems(plans)
     if problems:
         raise ParameterError("invalid parameters, nothing was run:\n  - " + "\n  - ".join(problems))
     return plans

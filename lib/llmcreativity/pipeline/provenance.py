@@ -98,6 +98,8 @@ class Provenance:
     """Id of the run (`current_run`); the claims this notebook recorded carry the same id."""
     params_sha256: str = ""
     """Hash of the parameter values the runner passed (`parameters_hash`); empty outside the runner."""
+    roles: tuple = ()
+    """The model roles the kernel filled (`llm.roles.RoleUse`): role, spec, endpoint and the model it serves."""
 
 
 @dataclass(frozen=True)
@@ -208,6 +210,13 @@ def _models() -> list[ModelUse]:
     return sorted(uses.values(), key=lambda m: m.identity)
 
 
+def _roles() -> tuple:
+    """Each distinct model role the kernel filled, in the order first filled."""
+    from ..llm.roles import role_uses
+
+    return tuple(dict.fromkeys(role_uses()))
+
+
 def _commit() -> str:
     try:
         out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short=12", "HEAD"],
@@ -246,6 +255,7 @@ def collect(stage: str, parameters: dict[str, Any], notebook: str | None = None)
         executed_at=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         run_id=os.environ.get(RUN_ENV, INTERACTIVE_RUN),
         params_sha256=os.environ.get(PARAMS_ENV, ""),
+        roles=_roles(),
     )
 
 
@@ -262,6 +272,10 @@ def to_markdown(p: Provenance) -> str:
     lines += [f"| `{m.identity}` | {m.kind} | {'' if m.calls is None else m.calls} |" for m in p.models]
     if not p.models:
         lines.append("| (no model was loaded) | | |")
+    if p.roles:
+        lines += ["", "| role | model | endpoint | served model | notes |", "|---|---|---|---|---|"]
+        lines += [f"| `{r.role}` | `{r.identity}` | {r.endpoint or 'local'} | `{r.served_model}` | "
+                  f"{r.notes.replace('|', '/')} |" for r in p.roles]
     lines += ["", "| parameter | value |", "|---|---|"]
     lines += [f"| `{k}` | `{_cell(v)}` |" for k, v in p.parameters.items()]
     lines += ["", "| input file | bytes | SHA-256 (first 16) | found as |", "|---|---|---|---|"]
