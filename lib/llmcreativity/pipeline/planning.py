@@ -18,8 +18,8 @@ from typing import Any
 import jupytext
 import nbformat
 
-from ..llm.probes import EndpointError
-from ..llm.roles import check_role, is_endpoint_spec, parse_role, with_endpoint
+from ..llm.probes import EndpointError, check_endpoint, missing_message
+from ..llm.roles import CAPABILITY_USE, is_endpoint_spec, needs_of, parse_role, with_endpoint
 from ..paths import REPO_ROOT, results_dir
 from .manifest import read_manifest
 from .order import find_stage, ordered_stages
@@ -110,12 +110,8 @@ def _apply_run_options(s: Stage, params: dict[str, Parameter], values: dict[str,
                        options: dict[str | None, dict[str, str]], problems: list[str]) -> None:
     """Set every language-model role of stage `s` not in `explicit` from the run-wide base_url and model."""
     opts = {**options.get(None, {}), **options.get(s.name, {})}
-    if not opts:
-        return
-    if opts.get("base_url") and not opts.get("model"):
-        problems.append(f"stage {s.name!r}: -p base_url {opts['base_url']} needs -p model NAME, the name the server "
-                        "lists at its /models")
-        return
+    if not opts or opts.get("base_url") and not opts.get("model"):
+        return  # reported once by `plan`
     for name, param in params.items():
         if param.registry == "model" and name not in explicit:
             values[name] = with_endpoint(values.get(name, param.default), opts.get("base_url", ""), opts["model"])
@@ -152,30 +148,40 @@ def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: lis
     return values
 
 
-def endpoint_problems(plans: list[Plan]) -> list[str]:
-    """Every endpoint role of `plans` probed for what it needs (`roles.check_role`); one message per failure.
-
-    A role probed once (same role, spec and key variable) is not probed again; a failure shared by several
-    stages is reported once, naming them all.
-    """
-    failures: dict[str, list[str]] = {}
-    checked: set[tuple[str, str, str]] = set()
+def endpoint_roles(plans: list[Plan]) -> dict[tuple[str, str], dict[str, list[str]]]:
+    """(spec, key variable) -> role -> the stages that give `role` to the endpoint spec `spec`."""
+    found: dict[tuple[str, str], dict[str, list[str]]] = {}
     for p in plans:
         key_env = p.parameters.get("api_key_env", getattr(p.declared.get("api_key_env"), "default", DEFAULT_KEY_ENV))
         for name, param in p.declared.items():
             value = p.parameters.get(name, param.default)
-            specs = value if isinstance(value, list) else [value]
-            for spec in specs:
-                if param.registry is None or not isinstance(spec, str) or not is_endpoint_spec(spec):
-                    continue
-                if (name, spec, key_env) in checked:
-                    continue
-                checked.add((name, spec, key_env))
-                try:
-                    check_role(name, parse_role(spec, name), api_key_env=key_env)
-                except EndpointError as e:
-                    failures.setdefault(str(e), []).append(p.stage.name)
-    return [f"stage {', '.join(repr(s) for s in dict.fromkeys(stages))}: {msg}" for msg, stages in failures.items()]
+            for spec in value if isinstance(value, list) else [value]:
+                if param.registry is not None and isinstance(spec, str) and is_endpoint_spec(spec):
+                    found.setdefault((spec, key_env), {}).setdefault(name, []).append(p.stage.name)
+    return found
+
+
+def endpoint_problems(plans: list[Plan]) -> list[str]:
+    """Every endpoint of `plans` probed once for what all its roles need (`probes.check_endpoint`).
+
+    A failure of the endpoint itself (unreachable, key refused, model not served) is one message naming every
+    role and stage that uses it; a missing capability is one message per role that needs it.
+    """
+    problems = []
+    for (spec, key_env), roles in endpoint_roles(plans).items():
+        parsed = parse_role(spec)
+        needs = {c for role in roles for c in needs_of(role)}
+        where = "; ".join(f"{role} in stage {', '.join(dict.fromkeys(stages))}" for role, stages in roles.items())
+        try:
+            report = check_endpoint(parsed.base_url, parsed.model, needs, api_key_env=key_env)
+        except EndpointError as e:
+            problems.append(f"{where}: {e}")
+            continue
+        for role, stages in roles.items():
+            for c in report.missing(needs_of(role)):
+                problems.append(f"stage {', '.join(dict.fromkeys(stages))}: "
+                                + missing_message(role, report, c, CAPABILITY_USE[c]))
+    return problems
 
 
 def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None,
@@ -197,6 +203,11 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
             raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
                                  f"run them first (`llmcreativity run --stage {missing[0]}{again}`) or run every stage")
     problems: list[str] = []
+    for target, opts in _run_options(overrides, names).items():
+        if opts.get("base_url") and not opts.get("model"):
+            scope = "" if target is None else f"{target}."
+            problems.append(f"-p {scope}base_url {opts['base_url']} needs -p {scope}model NAME, the name the server "
+                            "lists at its /models")
     used: set[str] = set()
     plans: list[Plan] = []
     declared = {s.name: declared_parameters(s) for s in selected}
