@@ -187,6 +187,13 @@ def test_probe_reports_are_cached_so_a_second_check_only_lists_the_models():
     assert not again.missing(["chat", "logprobs", "echo"])
 
 
+def test_a_missing_capability_is_probed_again_so_a_fixed_server_is_accepted():
+    with FakeServer(logprobs=False) as server:
+        assert check_endpoint(server.url, "fake-model", ["chat", "logprobs"]).missing(["logprobs"]) == ["logprobs"]
+        server.logprobs = True
+        assert check_endpoint(server.url, "fake-model", ["chat", "logprobs"]).missing(["logprobs"]) == []
+
+
 def test_a_server_that_ignores_n_is_used_concurrently_and_says_so():
     with FakeServer(n=False) as server:
         lm = get_role_backend("writer", f"{server.url}#fake-model", cache=None)

@@ -15,7 +15,8 @@ work, does it serve `model`), then sends one probe per needed capability:
 - `embeddings`: `/embeddings`, for an embedder role.
 
 Reports are cached in `cache_dir()/endpoint_probes.json` per (endpoint, model, served model) for `PROBE_TTL`
-seconds, so every stage of a run probes once. The key is read from the environment and never written anywhere.
+seconds, so every stage of a run probes once; a capability found missing is probed again next time (the server
+may have been restarted with it). The key is read from the environment and never written anywhere.
 """
 
 from __future__ import annotations
@@ -277,10 +278,10 @@ def check_endpoint(base_url: str, model: str, needs: Iterable[str], *, api_key_e
     root = str((entries.get(model) or {}).get("root") or "")
     key = f"{base_url}#{model}@{root or model}"
     report = _cached(key)
-    probes = dict(report.probes) if report else {}
+    probes = {c: p for c, p in report.probes.items() if p.ok} if report else {}  # a failure is probed again
     served = report.served_model if report else root
     todo = [c for c in needs if c not in probes]
-    if not todo and report:
+    if not todo and report and len(probes) == len(report.probes):
         return report
     s = _session(api_key_env)
     if "chat" not in probes and any(c != "embeddings" for c in needs):

@@ -82,7 +82,8 @@ class Parameter:
         if self.choices is not None:
             text += f", one of {list(self.choices)}"
         if self.registry is not None:
-            text += f", a {self.registry} role: a local {self.registry} name or URL#MODEL"
+            text += f", {'an' if self.registry == 'embedder' else 'a'} {self.registry} role: a local {self.registry} " \
+                    "name or URL#MODEL"
         return text
 
 

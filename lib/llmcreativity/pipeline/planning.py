@@ -184,6 +184,21 @@ def endpoint_problems(plans: list[Plan]) -> list[str]:
     return problems
 
 
+def endpoint_summary(plans: list[Plan]) -> list[str]:
+    """One line per endpoint of `plans` (already probed by `plan`, so answered from the probe cache): the model the
+    server serves, each capability probed, and the roles that use it."""
+    lines = []
+    for (spec, key_env), roles in endpoint_roles(plans).items():
+        parsed = parse_role(spec)
+        report = check_endpoint(parsed.base_url, parsed.model, {c for r in roles for c in needs_of(r)},
+                                api_key_env=key_env)
+        found = ", ".join(f"{c} {'yes' if p.ok else 'no'}" + (f" ({p.detail})" if p.detail else "")
+                          for c, p in report.probes.items())
+        lines.append(f"{spec} serves {report.served_model!r} (key from ${key_env}); {found}; roles: "
+                     + ", ".join(f"{r} ({', '.join(dict.fromkeys(st))})" for r, st in roles.items()))
+    return lines
+
+
 def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None,
          stages: list[Stage] | None = None) -> list[Plan]:
     """Resolve and validate every selected stage's parameters before anything runs.
