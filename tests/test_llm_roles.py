@@ -280,3 +280,4 @@ def test_a_claim_carries_the_endpoint_and_the_served_model(monkeypatch):
     record_claim("evaluation", "A3", "Review beats a bigger Single Agent.", not_testable("one model plays every role"))
     (claim,) = read_claims()
     assert lm.identity in claim.models and f"{server.url}:judge@weights-7b" in lm.identity
+    assert f"rubric_judge: {lm.identity}" in claim.roles

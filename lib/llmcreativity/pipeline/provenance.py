@@ -115,6 +115,8 @@ class RunIdentity:
     the runner."""
     models: tuple[str, ...]
     """Identities of the models the kernel had loaded when the number was recorded."""
+    roles: tuple[str, ...] = ()
+    """`ROLE: IDENTITY` of each model role the kernel had filled (an endpoint's identity names its URL and model)."""
 
 
 def parameters_hash(parameters: dict[str, Any]) -> str:
@@ -131,10 +133,11 @@ def current_run() -> RunIdentity:
 
     try:
         models = tuple(m.identity for m in _models())
+        roles = tuple(dict.fromkeys(f"{r.role}: {r.identity}" for r in _roles()))
     except Exception:  # the loader is unavailable (a bare process): no model was loaded through it
-        models = ()
+        models, roles = (), ()
     return RunIdentity(os.environ.get(RUN_ENV, INTERACTIVE_RUN), current_profile(), os.environ.get(PARAMS_ENV, ""),
-                       models)
+                       models, roles)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
