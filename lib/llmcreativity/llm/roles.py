@@ -205,7 +205,8 @@ def get_role_embedder(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KE
 
     parsed = parse_role(spec, role)
     if not parsed.is_endpoint:
-        embedder = get_embedder(parsed.model, cache=cache)
+        # The same call as the stages made before roles existed, so the lru-cached embedder is shared.
+        embedder = get_embedder(parsed.model) if cache == "default" else get_embedder(parsed.model, cache=cache)
         _uses.append(RoleUse(role, spec, embedder.identity, "", parsed.model))
         return embedder
     from .openai_embedder import OpenAIEmbedder
