@@ -266,10 +266,10 @@ def check_endpoint(base_url: str, model: str, needs: Iterable[str], *, api_key_e
     without `model`. Missing capabilities are reported, not raised (`EndpointReport.missing`).
     """
     base_url = base_url.rstrip("/")
-    needs = [c for c in CAPABILITIES if c in set(needs)]
     unknown = set(needs) - set(CAPABILITIES)
     if unknown:
         raise ValueError(f"unknown capabilities {sorted(unknown)}: use {list(CAPABILITIES)}")
+    needs = [c for c in CAPABILITIES if c in set(needs)]
     listed, entries = list_models(base_url, api_key_env)
     if listed is not None and model not in listed:
         raise EndpointError(f"{base_url} does not serve a model named {model!r}; it lists {list(listed)}: pass one "
@@ -307,5 +307,5 @@ def missing_message(role: str, report: EndpointReport, capability: str, use: str
     """The refusal of one role on one endpoint: the role, the endpoint, the capability, why and what to do."""
     probe = report.probes[capability]
     return (f"role {role} on {_where(report.base_url, report.model)}: the server does not offer {capability} "
-            f"({probe.detail}), which {role} needs for {use}; use a server that does (vLLM and OpenAI do) or set "
-            f"{role} to a local model")
+            f"({probe.detail}), which {role} needs for {use}; use a server that offers it (vLLM offers all of them) "
+            f"or set {role} to a local model")
