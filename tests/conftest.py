@@ -32,11 +32,13 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def llama_server():
-    """llama-cpp-python's OpenAI-compatible server on 127.0.0.1 serving the 135M GGUF; yields its base URL."""
+    """llama-cpp-python's OpenAI-compatible server on 127.0.0.1 serving the 135M GGUF under the name `REAL_MODEL`
+    (what its /v1/models lists); yields its base URL."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(materialize(REAL_MODEL)), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--logits_all", "true", "--n_threads", "2"],
+         "--port", str(port), "--model_alias", REAL_MODEL, "--n_ctx", "2048", "--logits_all", "true",
+         "--n_threads", "2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/v1"

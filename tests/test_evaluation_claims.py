@@ -106,6 +106,9 @@ def test_estimator_agreement_reports_rank_and_absolute_agreement_with_intervals(
      "is one of the writers"),
     ("openai:gpt-x", ["qwen2.5-coder-0.5b"], "qwen2.5-coder-1.5b", "unknown"),
     ("smollm2-135m", [], "qwen2.5-coder-1.5b", "no bigger Single Agent"),
+    ("openai:http://h:1/v1:m", ["openai:http://h:1/v1:m"], "openai:http://h:1/v1:m", "one model"),
+    ("transformers:smollm2-135m:float32:row-seeded", ["transformers:qwen2.5-coder-0.5b:float32:row-seeded"],
+     "transformers:qwen2.5-coder-1.5b:float32:row-seeded", None),
 ])
 def test_a3_testability(writer, large, judge, expect):
     reason = a3_not_testable_reason(writer, large, judge)
@@ -115,7 +118,7 @@ def test_a3_testability(writer, large, judge, expect):
 def test_a3_not_testable_is_recorded_and_the_other_claims_go_on():
     table = _stories()
     primary, _ = score_tables(table, [], _scores(table, "sampled", True))
-    reason = a3_not_testable_reason("smollm2-135m", ["smollm2-135m"], "qwen2.5-coder-1.5b")
+    reason = a3_not_testable_reason("gemma3-270m", ["smollm2-135m"], "qwen2.5-coder-1.5b")
     verdicts = review_verdicts(claim_comparisons(primary, [LARGE], seed=0), judge="J", writer_model="w",
                                large_model="big", min_pairs=5, a3_not_testable=reason)
     assert verdicts["A3"][1].label == "not testable here" and "not larger" in verdicts["A3"][1].reason

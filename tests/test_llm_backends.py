@@ -11,6 +11,9 @@ pytestmark = pytest.mark.slow
 
 CHAT = [{"role": "user", "content": "Write one sentence about a lighthouse keeper on Europa."}]
 QUESTION = [{"role": "user", "content": "Is water wet? Answer Yes or No."}]
+ECHO_ATOL = 0.5
+"""Largest per-token gap allowed between llama.cpp (Q4_1 weights, 8-bit activations) and transformers (float32 of the
+same weights); measured 0.39 nats at most, 0.09 nats in mean surprisal, where the uncorrected echo is 14.6 off."""
 
 
 @pytest.fixture(params=["transformers", "http"])
@@ -98,3 +101,18 @@ def test_embedders_return_unit_rows_that_rank_paraphrases_first():
     assert v.shape == (3, emb.dim)
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     assert v[0] @ v[1] > v[0] @ v[2]
+
+
+def test_served_scores_after_the_bos_correction_agree_with_local_scoring_of_the_same_text(llama_server, real_lm):
+    from llmcreativity.llm.roles import get_role_backend
+
+    lm = get_role_backend("surprisal_scorer", f"{llama_server}#smollm2-135m", cache=None)
+    assert lm.inner.score_prefix == "<|im_start|>"  # SmolLM2's BOS: its GGUF adds none, so echo is shifted without
+    context, story = "Writing prompt: a lighthouse on Europa\n\nStory:\n", " The keeper watched the ice crack."
+    served = lm.score(context, story)
+    local = real_lm.score(lm.inner.score_prefix + context, story)
+    assert len(served.logprobs) == len(local.logprobs)
+    np.testing.assert_allclose(served.logprobs, local.logprobs, atol=ECHO_ATOL)
+    assert np.mean(served.logprobs) == pytest.approx(np.mean(local.logprobs), abs=0.2)
+    uncorrected = get_backend("smollm2-135m", base_url=llama_server, cache=None).score(context, story)
+    assert np.max(np.abs(np.subtract(uncorrected.logprobs, local.logprobs))) > 5 * ECHO_ATOL

@@ -109,20 +109,18 @@ def test_range_accepts_exactly_the_values_inside(value):
             check_value(param, value, "test")
 
 
-MODELS_CELL = '''model: str = "smollm2-135m"  # registry: model; endpoint: base_url
-base_url: str = ""
+MODELS_CELL = '''model: str = "smollm2-135m"  # registry: model
 judges: list = ["smollm2-135m"]  # registry: model
 embedder: str = "all-minilm-l6-v2"  # registry: embedder
 nli_model: str = ""  # registry: model
 '''
 
 
-def test_parse_reads_registry_roles_and_endpoints():
+def test_parse_reads_model_roles():
     params = parse_parameters(MODELS_CELL, "nb.md")
-    assert (params["model"].registry, params["model"].endpoint) == ("model", "base_url")
-    assert (params["embedder"].registry, params["embedder"].endpoint) == ("embedder", None)
-    assert params["base_url"].registry is None
-    assert "a model name unless base_url is set" in params["model"].describe()
+    assert (params["model"].registry, params["embedder"].registry, params["judges"].registry) == (
+        "model", "embedder", "model")
+    assert "a model role: a local model name or URL#MODEL" in params["model"].describe()
 
 
 def test_registry_problems_name_each_unknown_or_wrong_kind_model_and_the_fix():
@@ -137,15 +135,17 @@ def test_registry_problems_name_each_unknown_or_wrong_kind_model_and_the_fix():
     assert "model 'smollm2-135m' is a language model: use get_backend" in problems[2]
 
 
-def test_a_model_meant_for_an_endpoint_is_not_checked_against_the_registry(tmp_path):
+def test_an_endpoint_spec_is_not_checked_against_the_registry_but_must_be_well_formed(tmp_path):
     params = parse_parameters(MODELS_CELL, "nb.md")
-    assert registry_problems(params, {"model": "gpt-4o", "base_url": "http://127.0.0.1:8000/v1"}, "s") == []
+    assert registry_problems(params, {"model": "http://127.0.0.1:8000/v1#gpt-4o",
+                                      "judges": ["https://api.example/v1#a", "smollm2-135m"]}, "s") == []
     assert registry_problems(params, {"model": str(tmp_path), "judges": ["org/some-model"]}, "s") == []
+    (problem,) = registry_problems(params, {"model": "http://127.0.0.1:8000/v1"}, "s")
+    assert "an endpoint spec is URL#MODEL" in problem
 
 
 @pytest.mark.parametrize(("cell", "message"), [
     ('m: str = "x"  # registry: modle', "`registry: modle` is not one of"),
-    ('m: str = "smollm2-135m"  # registry: model; endpoint: url', "`endpoint: url` names no parameter"),
     ("m: int = 3  # registry: model", "must be a str or a list of str"),
 ])
 def test_parse_rejects_a_malformed_registry_comment(cell, message):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -154,19 +153,15 @@ def test_manifest_update_keeps_entries_written_by_another_run_meanwhile(results)
 
 def test_dry_run_planning_refuses_an_unknown_model_in_every_stage_naming_it():
     with pytest.raises(ParameterError) as err:
-        plan("smoke", [("judge_model", "qwen-nope"), ("embedder", "minilm")])
+        plan("smoke", [("model", "qwen-nope"), ("embedder", "minilm")])
     text = str(err.value)
-    for stage in ("semantic_entropy", "judge_validation", "evaluation"):
-        assert f"stage '{stage}': judge_model='qwen-nope': unknown language model 'qwen-nope'" in text
+    for stage, role in (("backends", "writer"), ("semantic_entropy", "entailment_judge"),
+                        ("judge_validation", "convergent_judge"), ("evaluation", "rubric_judge")):
+        assert f"stage '{stage}': {role}='qwen-nope': unknown language model 'qwen-nope'" in text
+    assert "stage 'semantic_entropy': se_models=['qwen-nope']: unknown language model 'qwen-nope'" in text
     for stage in ("scifi100", "baselines", "review", "corpus", "entailment_validation", "semantic_entropy",
                   "judge_validation"):
         assert f"stage '{stage}': embedder='minilm': unknown embedder 'minilm'" in text
-
-
-def test_a_judge_model_for_an_endpoint_is_not_checked_against_the_registry():
-    [p] = plan("default", [("judge_model", "gpt-4o"), ("judge_base_url", "http://127.0.0.1:9/v1")],
-               stages=[replace(s, depends=()) for s in STAGES if s.name == "evaluation"])
-    assert p.parameters["judge_model"] == "gpt-4o"
 
 
 def test_every_parameter_defaulting_to_a_registry_model_is_checked_against_the_registry():

@@ -48,6 +48,9 @@ def _run(args: argparse.Namespace) -> None:
                 value = p.parameters.get(name, param.default)
                 mark = "*" if name in p.parameters else " "
                 print(f"  {mark} {name} = {value!r}    # {param.describe()}")
+        from .pipeline.planning import endpoint_summary
+
+        print(*(f"endpoint {line}" for line in endpoint_summary(plans)), sep="\n")
         print("(* = set by the profile or -p; parameters are valid, nothing was run)")
         return
     run_id = new_run_id()

@@ -78,8 +78,11 @@ def homogenization(stage: str) -> pd.DataFrame | None:
 
 
 def large_single_dir(model: str) -> Path:
-    """Where the baselines stage writes the bigger Single Agent's run for claim A3 (`baselines/single-<model>`)."""
-    return stage_dir("baselines") / f"single-{model}"
+    """Where the baselines stage writes the bigger Single Agent's run for claim A3 (`baselines/single-<model>`;
+    an endpoint spec `URL#MODEL` by its `llm.roles.role_label`)."""
+    from .llm.roles import role_label
+
+    return stage_dir("baselines") / f"single-{role_label(model)}"
 
 
 def large_single_system(model: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..llm.backend import TextEmbedder
-from ..llm.registry import get_spec
+from ..llm.registry import MODELS
 from .analysis import step_table
 from .chains import Chain
 
@@ -32,18 +32,19 @@ def solution_text(steps: Sequence[str]) -> str:
 
 
 def model_step_table(chains: Sequence[Chain], embedder: TextEmbedder, names: Mapping[str, str]) -> pd.DataFrame:
-    """`analysis.step_table` with `model_name` (registry name, from `names`: identity -> name) and
-    `params_m` (the model's parameters in millions, from the registry)."""
+    """`analysis.step_table` with `model_name` (registry name or role spec, from `names`: identity -> name) and
+    `params_m` (the model's parameters in millions, from the registry; NaN for a model on an endpoint, whose
+    size is unknown here)."""
     steps = step_table(chains, embedder)
     steps["model_name"] = steps["model"].map(names)
-    steps["params_m"] = steps["model_name"].map(lambda m: get_spec(m).parameters)
+    steps["params_m"] = steps["model_name"].map(lambda m: MODELS[m].parameters if m in MODELS else float("nan"))
     return steps
 
 
 def chain_table(steps: pd.DataFrame, chains: Sequence[Chain], problems: Mapping[str, str]) -> pd.DataFrame:
     """One row per chain: `CHAIN_KEYS`, the mean over its steps of `CHAIN_MEANS`, the problem text
     (`problems`: problem id -> text), `solution_steps` (list of the appended steps) and `ended`."""
-    means = steps.groupby(CHAIN_KEYS, as_index=False)[CHAIN_MEANS].mean()
+    means = steps.groupby(CHAIN_KEYS, as_index=False, dropna=False)[CHAIN_MEANS].mean()
     extra = pd.DataFrame([{"chain": c.id, "problem": problems[c.problem_id], "solution_steps": list(c.solution),
                            "ended": c.ended} for c in chains], columns=["chain", "problem", "solution_steps", "ended"])
     return means.merge(extra, on="chain", how="left")

@@ -36,10 +36,11 @@ def claim_comparisons(table: pd.DataFrame, large_systems: list[str], *, seed: in
 
 
 def registry_name(identity: str) -> str | None:
-    """The registry model behind a backend identity ("smollm2-135m", "transformers:smollm2-135m:float32"), or None."""
+    """The registry model behind a backend identity ("smollm2-135m", "transformers:smollm2-135m:float32:row-seeded"),
+    or None (an endpoint, a folder)."""
     if identity in MODELS:
         return identity
-    m = re.fullmatch(r"[\w.-]+:(?P<name>[^:]+):[\w.-]+", identity)
+    m = re.fullmatch(r"[\w.-]+:(?P<name>[^:]+)(:[\w.-]+)+", identity)
     return m["name"] if m and m["name"] in MODELS else None
 
 
@@ -52,7 +53,9 @@ def a3_not_testable_reason(writer_model: str, large_models: list[str], judge: st
     (it would grade its own stories). Arguments are registry names or backend identities.
     """
     if not large_models:
-        return "no bigger Single Agent was run (the baselines stage's large_model)"
+        return "no bigger Single Agent was run (the baselines stage's large_writer)"
+    if writer_model in large_models:
+        return f"one model ({writer_model}) plays both the writer and the 'large' writer"
     names = {m: registry_name(m) for m in (writer_model, *large_models, judge)}
     unknown = [m for m in (writer_model, *large_models) if names[m] is None]
     if unknown:

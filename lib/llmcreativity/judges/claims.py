@@ -123,14 +123,14 @@ def not_weaker(strong_model: str, weak_model: str) -> str:
     """Why `weak_model` cannot stand for a weaker base model of `strong_model` ("" when it can, or when either is not
     a registry model, whose size is unknown here): it must have fewer parameters and differ."""
     if not weak_model:
-        return ("this run has one judge model; set weak_judge_model to run the retrieval judge with a weaker one "
+        return ("this run has one judge model; set weak_convergent_judge to run the retrieval judge with a weaker one "
                 "(the paper profile sets both)")
     if weak_model == strong_model:
-        return f"weak_judge_model {weak_model} is the judge model itself"
+        return f"weak_convergent_judge {weak_model} is the judge model itself"
     if strong_model in MODELS and weak_model in MODELS:
         strong, weak = MODELS[strong_model].parameters, MODELS[weak_model].parameters
         if weak >= strong:
-            return (f"weak_judge_model {weak_model} ({weak:g}M parameters) is not smaller than judge_model "
+            return (f"weak_convergent_judge {weak_model} ({weak:g}M parameters) is not smaller than convergent_judge "
                     f"{strong_model} ({strong:g}M)")
     return ""
 

@@ -6,6 +6,7 @@ from .cached import CachedBackend, CacheMiss, CallRecord
 from .config import GenerateConfig
 from .loader import Embedder, get_backend, get_embedder
 from .registry import MODELS, ModelSpec, get_spec, materialize
+from .roles import get_role_backend, get_role_embedder
 from .scripted import ScriptedBackend
 from .types import AnswerDistribution, Completion, Message, Prompt, TokenScores, Usage
 
@@ -13,6 +14,6 @@ __all__ = [
     "answer_probs_batch",
     "AnswerDistribution", "Backend", "CacheMiss", "CachedBackend", "CallRecord", "Completion", "Embedder",
     "GenerateConfig", "MODELS", "Message", "ModelSpec", "Prompt", "ResponseCache", "ScriptedBackend",
-    "TextEmbedder", "TokenScores", "Usage", "cache_key", "check_prompt", "get_backend", "get_embedder", "get_spec",
-    "materialize",
+    "TextEmbedder", "TokenScores", "Usage", "cache_key", "check_prompt", "get_backend", "get_embedder",
+    "get_role_backend", "get_role_embedder", "get_spec", "materialize",
 ]

@@ -18,6 +18,7 @@ from .cached_embedder import CachedEmbedder
 from .device import EMBED_BATCH, device_kind, local_batch_size, resolve_device, resolve_device_dtype
 from .registry import MODELS, check_model_name, get_spec, local_identity, materialize
 from .request_stats import RequestStats, request_stats
+from .roles import refuse_local_lm
 
 DEFAULT_CACHE = "default"
 
@@ -83,6 +84,7 @@ class DeferredLocalBackend:
     """
 
     def __init__(self, model: str, dtype: str, batch_size: int | None, device: str = "auto"):
+        refuse_local_lm(model)
         check_model_name(model, "causal-lm")
         self.device = resolve_device(device)
         dtype = resolve_device_dtype(dtype, self.device)
@@ -147,9 +149,21 @@ def get_backend(
         inner = OpenAIBackend(base_url, model, api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
     else:
         inner = DeferredLocalBackend(model, dtype, batch_size, device)
+    return wrap_backend(inner, cache=cache, cache_only=cache_only)
+
+
+def wrap_backend(inner, *, cache: str | Path | None = DEFAULT_CACHE, cache_only: bool = False) -> CachedBackend:
+    """`inner` behind the call cache, registered in `loaded_models` (what `get_backend` returns)."""
     backend = CachedBackend(inner, _cache(cache), cache_only=cache_only)
     _register(backend)
     return backend
+
+
+def wrap_embedder(inner, *, cache: str | Path | None = DEFAULT_CACHE) -> CachedEmbedder:
+    """`inner` behind the call cache, registered in `loaded_models` (what `get_embedder` returns)."""
+    embedder = CachedEmbedder(inner, _cache(cache))
+    _register(embedder)
+    return embedder
 
 
 class Embedder:

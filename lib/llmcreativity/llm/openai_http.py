@@ -53,6 +53,9 @@ class OpenAIBackend:
         self.stats = RequestStats()
         """Requests, requests in flight, tokens and retries of this backend (`stats.counts()`, `stats.measure()`)."""
         self._slots = threading.BoundedSemaphore(max_concurrency)
+        self.score_prefix = ""
+        """Text put before every scored prompt: a BOS token where the server's echo log-probabilities are shifted
+        by one token without one (found by `probes`)."""
         self._session = requests.Session()
         if api_key:
             self._session.headers["Authorization"] = f"Bearer {api_key}"
@@ -163,12 +166,13 @@ class OpenAIBackend:
                                  "server and cannot be echoed); render the context yourself or use a local model")
         check_prompt(context)
         t0 = time.perf_counter()
-        data = self._post("/completions", {"model": self.model, "prompt": context + continuation, "echo": True,
-                                           "max_tokens": 1, "logprobs": 0, "temperature": 0})
+        data = self._post("/completions", {"model": self.model, "prompt": self.score_prefix + context + continuation,
+                                           "echo": True, "max_tokens": 1, "logprobs": 0, "temperature": 0})
         lp = data["choices"][0].get("logprobs")
         if not lp or not lp.get("text_offset"):
             raise FeatureMissing(f"{self.base_url} does not echo prompt log-probabilities (needed for score())")
-        keep = [i for i, off in enumerate(lp["text_offset"]) if len(context) <= off < len(context) + len(continuation)]
+        start = len(context) + _echoed_prefix(lp["tokens"], self.score_prefix)
+        keep = [i for i, off in enumerate(lp["text_offset"]) if start <= off < start + len(continuation)]
         tokens = [lp["tokens"][i] for i in keep]
         logprobs = [float(lp["token_logprobs"][i]) for i in keep]
         return TokenScores(tokens, logprobs, Usage(len(lp["tokens"]), 0, time.perf_counter() - t0))
@@ -209,3 +213,8 @@ class OpenAIBackend:
     def count_tokens(self, text: str) -> int:
         """An estimate (4 characters a token): the server's tokenizer is not reachable in general."""
         return max(1, math.ceil(len(text) / 4)) if text else 0
+
+
+def _echoed_prefix(tokens: list[str], prefix: str) -> int:
+    """Characters of `prefix` the echoed text starts with: 0 where the server drops the BOS token it reads."""
+    return len(prefix) if prefix and "".join(tokens).startswith(prefix) else 0

@@ -98,7 +98,7 @@ def check_model_name(name: str, kind: ModelKind) -> None:
     known = sorted(n for n, s in MODELS.items() if s.kind == kind)
     what = "language model" if kind == "causal-lm" else kind
     raise KeyError(f"unknown {what} {name!r}: known registry names are {known}; "
-                   "or pass a local model folder" + (", a transformers model id, or base_url= for an HTTP server"
+                   "or pass a local model folder" + (", a transformers model id, or URL#MODEL for an HTTP server"
                                                      if kind == "causal-lm" else ""))
 
 
@@ -106,7 +106,7 @@ def get_spec(name: str) -> ModelSpec:
     """The registry entry for `name`, or a KeyError listing the known names."""
     if name not in MODELS:
         raise KeyError(f"unknown model {name!r}: known models are {sorted(MODELS)}; "
-                       "or pass a transformers model id / local path, or base_url= for an HTTP server")
+                       "or pass a transformers model id / local path, or URL#MODEL for an HTTP server")
     return MODELS[name]
 
 

@@ -38,6 +38,7 @@ from .config import GenerateConfig
 from .device import device_kind, local_batch_size, resolve_device, resolve_device_dtype
 from .prefix_cache import KV, PrefixCache, batch_prefix_length
 from .registry import local_identity
+from .roles import refuse_local_lm
 from .row_sampling import next_tokens, row_generators
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
@@ -108,6 +109,7 @@ class TransformersBackend:
     def __init__(self, path: str | Path, *, name: str, chat: bool = True, dtype: str = "auto",
                  batch_size: int | None = None, prefix_reuse: bool = True, prefix_entries: int = 8,
                  device: str = "auto"):
+        refuse_local_lm(name)
         self.device = resolve_device(device)
         dtype = resolve_device_dtype(dtype, self.device)
         self.name = name

@@ -73,9 +73,13 @@ class Claim:
     """Identities of the models loaded in the kernel when it was recorded."""
     judge: str = ""
     """The judge (model identity or name) the claim rests on, when the stage named it; see `judge_validity`."""
+    roles: tuple[str, ...] = ()
+    """`ROLE: IDENTITY` of each model role filled in the kernel (`provenance.RunIdentity.roles`); empty in older
+    records."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "models", tuple(self.models))
+        object.__setattr__(self, "roles", tuple(self.roles))
 
     def _repr_markdown_(self) -> str:
         ci = f" [{_fmt(self.ci_low)}, {_fmt(self.ci_high)}]" if self.ci_low is not None else ""
@@ -130,7 +134,7 @@ def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict, *, judg
     run = current_run()
     claim = Claim(claim_id, stage, text.strip(), gated.label, stat, low, high, n, verdict.measure,
                   current_profile(), time.strftime("%Y-%m-%d %H:%M:%S"), gated.reason, verdict.label, run.run_id,
-                  run.params_sha256, run.models, judge.strip())
+                  run.params_sha256, run.models, judge.strip(), run.roles)
     if is_scratch():
         return claim
     kept = [c for c in read_claims() if c.claim_id != claim_id] + [claim]

@@ -153,6 +153,8 @@ def _details(r: LedgerRow) -> str:
         models = ", ".join(f"`{m}`" for m in c.models) or "none recorded"
         items.append(f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters "
                      f"`{c.params_sha256 or 'unknown'}`, recorded {c.recorded_at}; models: {models}.")
+        if c.roles:
+            items.append("Model roles: " + ", ".join(f"`{r}`" for r in c.roles) + ".")
         if r.stale:
             items.append(f"**Stale**: {r.stale}.")
     return head + "\n\n" + "\n".join(f"- {_cell(x)}" for x in items)

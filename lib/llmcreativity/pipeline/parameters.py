@@ -4,18 +4,19 @@ The cell tagged `parameters` holds one plain assignment per line, for example
 
     temperature: float = 0.8      # range: [0, 2]
     judge: str = "rubric"         # choices: ["rubric", "chateval"]
-    model: str = "smollm2-135m"   # registry: model; endpoint: base_url
+    writer: str = "smollm2-135m"  # registry: model
     stories_path: str = "results/stories.jsonl"
 
 The annotation (or, without one, the default's type) is the parameter's type. A trailing
 `# range: [lo, hi]` comment bounds a number (either end may be `None`); `# choices: [...]`
-lists the allowed values; `# registry: model` (or `embedder`) says the value, or each item of a
-list, names a model that must load locally (a registry name of that kind, a local folder, or a
-transformers model id), and `endpoint: base_url` on the same comment exempts it while the
-parameter `base_url` is set (it is then the model name a server knows). Parameters whose names
-end in `_path`, `_file` or `_dir` are input paths: when a profile or `-p` sets one, it must exist
-(absolute, or relative to the project root, where notebooks run, or to the results folder) unless
-empty. A notebook's own default path is the notebook's business (it may be an optional input).
+lists the allowed values; `# registry: model` (or `embedder`) says the parameter is a model role
+(`llm.roles`): its value, or each item of a list, is a local model that must load (a registry name of
+that kind, a local folder, or a transformers model id) or an endpoint spec `URL#MODEL`, whose server
+is probed before the run (`llmcreativity run -p base_url URL -p model NAME` sets every language-model
+role, see `planning`). Parameters whose names end in `_path`, `_file` or `_dir` are input paths: when
+a profile or `-p` sets one, it must exist (absolute, or relative to the project root, where notebooks
+run, or to the results folder) unless empty. A notebook's own default path is the notebook's business
+(it may be an optional input).
 Names starting with `out` are outputs.
 """
 
@@ -31,6 +32,7 @@ from typing import Any, Literal
 import yaml
 
 from ..llm.registry import ModelKind, check_model_name
+from ..llm.roles import is_endpoint_spec, parse_role
 from ..paths import REPO_ROOT, results_dir
 
 _SIMPLE_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str,
@@ -64,9 +66,8 @@ class Parameter:
     choices: tuple[Any, ...] | None = None
     """Allowed values from a `# choices:` comment."""
     registry: Role | None = None
-    """From a `# registry:` comment: the value (each item of a list) names a language model or an embedder."""
-    endpoint: str | None = None
-    """From `endpoint: NAME`: while parameter NAME is non-empty the value is a server's model name, not checked."""
+    """From a `# registry:` comment: a model role; the value (each item of a list) names a language model or an
+    embedder, local or `URL#MODEL`."""
 
     @property
     def is_input_path(self) -> bool:
@@ -81,7 +82,8 @@ class Parameter:
         if self.choices is not None:
             text += f", one of {list(self.choices)}"
         if self.registry is not None:
-            text += f", a {self.registry} name" + (f" unless {self.endpoint} is set" if self.endpoint else "")
+            text += f", {'an' if self.registry == 'embedder' else 'a'} {self.registry} role: a local {self.registry} " \
+                    "name or URL#MODEL"
         return text
 
 
@@ -129,9 +131,6 @@ def _constraints(comment: str, where: str) -> dict[str, Any]:
             raise ParameterError(f"{where}: `registry: {m.group(1)}` is not one of {sorted(_ROLE_KINDS)}; "
                                  "write `# registry: model` or `# registry: embedder`")
         found["registry"] = m.group(1)
-    m = re.search(r"endpoint:\s*(\w+)", comment)
-    if m:
-        found["endpoint"] = m.group(1)
     return found
 
 
@@ -164,25 +163,22 @@ def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
             raise ParameterError(f"{at}: a `# registry:` parameter must be a str or a list of str, not {kind.__name__}")
         check_value(param, default, f"{at} (its own default)")
         params[name] = param
-    for param in params.values():
-        if param.endpoint is not None and param.endpoint not in params:
-            raise ParameterError(f"{where}, parameter {param.name!r}: `endpoint: {param.endpoint}` names no parameter "
-                                 f"of the cell; declare {param.endpoint} or drop the endpoint")
     return params
 
 
 def registry_problems(params: dict[str, Parameter], values: dict[str, Any], where: str) -> list[str]:
-    """Messages for every model name in `values` (else the defaults) that the registry cannot load.
+    """Messages for every model role in `values` (else the defaults) that cannot be used.
 
-    Checks each `# registry:` parameter unless its endpoint parameter is set; an empty name means
-    "no model" and is not checked.
+    A local name must load from the registry (or be a folder or transformers id); an endpoint spec must read
+    `URL#MODEL` (its server is probed later, `roles.check_role`). An empty name means "no model" and is not
+    checked.
     """
     def value(name: str) -> Any:
         return values[name] if name in values else params[name].default
 
     problems = []
     for param in params.values():
-        if param.registry is None or (param.endpoint and value(param.endpoint)):
+        if param.registry is None:
             continue
         current = value(param.name)
         names = current if isinstance(current, list) else [current]
@@ -190,6 +186,9 @@ def registry_problems(params: dict[str, Parameter], values: dict[str, Any], wher
             if name in (None, ""):
                 continue
             try:
+                if is_endpoint_spec(str(name)):
+                    parse_role(str(name), param.name)
+                    continue
                 check_model_name(str(name), _ROLE_KINDS[param.registry])
             except (KeyError, ValueError) as e:
                 problems.append(f"{where}: {param.name}={current!r}: {e.args[0]}; "

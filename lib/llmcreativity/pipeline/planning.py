@@ -1,9 +1,12 @@
 """Planning a run: every selected stage's parameter values, resolved and checked before anything runs.
 
 Values: the notebook's defaults, then the profile's, then `-p name value` overrides (a bare name
-applies to every stage declaring it; `stage.name` to that stage only). Checked: types and ranges,
-model names against the registry (`# registry:` parameters, see `parameters`), and input paths set
-by the profile or `-p`.
+applies to every stage declaring it; `stage.name` to that stage only). Two names are run-wide options
+that no notebook declares (`RUN_OPTIONS`): `-p base_url URL -p model NAME` sets every language-model role
+(`# registry: model` parameter) of every stage to `URL#NAME` (`model` alone: the local model NAME),
+except roles set by their own `-p` and optional roles left empty. Checked: types and ranges, model
+roles (registry names, or `URL#MODEL` specs whose servers are probed for what each role needs, see
+`llm.roles`), and input paths set by the profile or `-p`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 import jupytext
 import nbformat
 
+from ..llm.probes import EndpointError, check_endpoint, missing_message
+from ..llm.roles import CAPABILITY_USE, is_endpoint_spec, needs_of, parse_role, with_endpoint
 from ..paths import REPO_ROOT, results_dir
 from .manifest import read_manifest
 from .order import find_stage, ordered_stages
@@ -28,6 +33,11 @@ from .parameters import (
     registry_problems,
 )
 from .stages import Stage
+
+RUN_OPTIONS = ("base_url", "model")
+"""`-p` names that set every language-model role of a run (a notebook may not declare them)."""
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+"""The key's environment variable where a stage declares no `api_key_env`."""
 
 
 @dataclass(frozen=True)
@@ -86,9 +96,35 @@ def missing_input(p: Plan, name: str) -> str | None:
     return f"stage {p.stage.name!r}: {name}={value!r} does not exist{looked}"
 
 
+def _run_options(overrides: list[tuple[str, str]], names: set[str]) -> dict[str | None, dict[str, str]]:
+    """`-p base_url` / `-p model` (or `-p STAGE.base_url` ...) by target stage (None: every stage)."""
+    found: dict[str | None, dict[str, str]] = {}
+    for key, text in overrides:
+        target, name = split_override(key, names)
+        if name in RUN_OPTIONS:
+            found.setdefault(target, {})[name] = text
+    return found
+
+
+def _apply_run_options(s: Stage, params: dict[str, Parameter], values: dict[str, Any], explicit: set[str],
+                       options: dict[str | None, dict[str, str]], problems: list[str]) -> None:
+    """Set every language-model role of stage `s` not in `explicit` from the run-wide base_url and model."""
+    opts = {**options.get(None, {}), **options.get(s.name, {})}
+    if not opts or opts.get("base_url") and not opts.get("model"):
+        return  # reported once by `plan`
+    for name, param in params.items():
+        if param.registry == "model" and name not in explicit:
+            values[name] = with_endpoint(values.get(name, param.default), opts.get("base_url", ""), opts["model"])
+
+
 def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: list[tuple[str, str]],
             names: set[str], used: set[str], problems: list[str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
+    explicit: set[str] = set()
+    for name in RUN_OPTIONS:
+        if name in params:
+            problems.append(f"stage {s.name!r}: the notebook declares {name!r}, a run-wide option of `llmcreativity "
+                            "run`; name the model role instead (writer, rubric_judge, ...)")
     for name, value in s.profiles[profile].items():
         where = f"stage {s.name!r}, profile {profile!r}"
         if name not in params:
@@ -103,11 +139,64 @@ def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: lis
         if target not in (None, s.name) or name not in params:
             continue
         used.add(key)
+        explicit.add(name)
         try:
             values[name] = parse_cli_value(params[name], text, f"-p {key} (stage {s.name!r})")
         except ParameterError as e:
             problems.append(str(e))
+    _apply_run_options(s, params, values, explicit, _run_options(overrides, names), problems)
     return values
+
+
+def endpoint_roles(plans: list[Plan]) -> dict[tuple[str, str], dict[str, list[str]]]:
+    """(spec, key variable) -> role -> the stages that give `role` to the endpoint spec `spec`."""
+    found: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for p in plans:
+        key_env = p.parameters.get("api_key_env", getattr(p.declared.get("api_key_env"), "default", DEFAULT_KEY_ENV))
+        for name, param in p.declared.items():
+            value = p.parameters.get(name, param.default)
+            for spec in value if isinstance(value, list) else [value]:
+                if param.registry is not None and isinstance(spec, str) and is_endpoint_spec(spec):
+                    found.setdefault((spec, key_env), {}).setdefault(name, []).append(p.stage.name)
+    return found
+
+
+def endpoint_problems(plans: list[Plan]) -> list[str]:
+    """Every endpoint of `plans` probed once for what all its roles need (`probes.check_endpoint`).
+
+    A failure of the endpoint itself (unreachable, key refused, model not served) is one message naming every
+    role and stage that uses it; a missing capability is one message per role that needs it.
+    """
+    problems = []
+    for (spec, key_env), roles in endpoint_roles(plans).items():
+        parsed = parse_role(spec)
+        needs = {c for role in roles for c in needs_of(role)}
+        where = "; ".join(f"{role} in stage {', '.join(dict.fromkeys(stages))}" for role, stages in roles.items())
+        try:
+            report = check_endpoint(parsed.base_url, parsed.model, needs, api_key_env=key_env)
+        except EndpointError as e:
+            problems.append(f"{where}: {e}")
+            continue
+        for role, stages in roles.items():
+            for c in report.missing(needs_of(role)):
+                problems.append(f"stage {', '.join(dict.fromkeys(stages))}: "
+                                + missing_message(role, report, c, CAPABILITY_USE[c]))
+    return problems
+
+
+def endpoint_summary(plans: list[Plan]) -> list[str]:
+    """One line per endpoint of `plans` (already probed by `plan`, so answered from the probe cache): the model the
+    server serves, each capability probed, and the roles that use it."""
+    lines = []
+    for (spec, key_env), roles in endpoint_roles(plans).items():
+        parsed = parse_role(spec)
+        report = check_endpoint(parsed.base_url, parsed.model, {c for r in roles for c in needs_of(r)},
+                                api_key_env=key_env)
+        found = ", ".join(f"{c} {'yes' if p.ok else 'no'}" + (f" ({p.detail})" if p.detail else "")
+                          for c, p in report.probes.items())
+        lines.append(f"{spec} serves {report.served_model!r} (key from ${key_env}); {found}; roles: "
+                     + ", ".join(f"{r} ({', '.join(dict.fromkeys(st))})" for r, st in roles.items()))
+    return lines
 
 
 def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None,
@@ -129,6 +218,11 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
             raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
                                  f"run them first (`llmcreativity run --stage {missing[0]}{again}`) or run every stage")
     problems: list[str] = []
+    for target, opts in _run_options(overrides, names).items():
+        if opts.get("base_url") and not opts.get("model"):
+            scope = "" if target is None else f"{target}."
+            problems.append(f"-p {scope}base_url {opts['base_url']} needs -p {scope}model NAME, the name the server "
+                            "lists at its /models")
     used: set[str] = set()
     plans: list[Plan] = []
     declared = {s.name: declared_parameters(s) for s in selected}
@@ -151,11 +245,15 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
                 problems.append(f"{why}; pass an existing path with -p {name} PATH")
         plans.append(p)
     for key, _ in overrides:
+        if split_override(key, names)[1] in RUN_OPTIONS:
+            continue
         if key not in used:
             target, name = split_override(key, names)
             scope = [s for s in selected if target in (None, s.name)]
             known = sorted({n for s in scope for n in declared[s.name]})
             problems.append(f"-p {key}: no selected stage declares a parameter {name!r}; known: {known}")
+    if not problems:
+        problems = endpoint_problems(plans)
     if problems:
         raise ParameterError("invalid parameters, nothing was run:\n  - " + "\n  - ".join(problems))
     return plans

@@ -103,6 +103,8 @@ class Provenance:
     """Id of the run (`current_run`); the claims this notebook recorded carry the same id."""
     params_sha256: str = ""
     """Hash of the parameter values the runner passed (`parameters_hash`); empty outside the runner."""
+    roles: tuple = ()
+    """The model roles the kernel filled (`llm.roles.RoleUse`): role, spec, endpoint and the model it serves."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,8 @@ class RunIdentity:
     the runner."""
     models: tuple[str, ...]
     """Identities of the models the kernel had loaded when the number was recorded."""
+    roles: tuple[str, ...] = ()
+    """`ROLE: IDENTITY` of each model role the kernel had filled (an endpoint's identity names its URL and model)."""
 
 
 def parameters_hash(parameters: dict[str, Any]) -> str:
@@ -134,10 +138,11 @@ def current_run() -> RunIdentity:
 
     try:
         models = tuple(m.identity for m in _models())
+        roles = tuple(dict.fromkeys(f"{r.role}: {r.identity}" for r in _roles()))
     except Exception:  # the loader is unavailable (a bare process): no model was loaded through it
-        models = ()
+        models, roles = (), ()
     return RunIdentity(os.environ.get(RUN_ENV, INTERACTIVE_RUN), current_profile(), os.environ.get(PARAMS_ENV, ""),
-                       models)
+                       models, roles)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -219,6 +224,13 @@ def _models() -> list[ModelUse]:
     return sorted(uses.values(), key=lambda m: m.identity)
 
 
+def _roles() -> tuple:
+    """Each distinct model role the kernel filled, in the order first filled."""
+    from ..llm.roles import role_uses
+
+    return tuple(dict.fromkeys(role_uses()))
+
+
 def _commit() -> str:
     try:
         out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short=12", "HEAD"],
@@ -257,6 +269,7 @@ def collect(stage: str, parameters: dict[str, Any], notebook: str | None = None)
         executed_at=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         run_id=os.environ.get(RUN_ENV, INTERACTIVE_RUN),
         params_sha256=os.environ.get(PARAMS_ENV, ""),
+        roles=_roles(),
     )
 
 
@@ -274,6 +287,10 @@ def to_markdown(p: Provenance) -> str:
               f"{m.traffic} |" for m in p.models]
     if not p.models:
         lines.append("| (no model was loaded) | | | | |")
+    if p.roles:
+        lines += ["", "| role | model | endpoint | served model | notes |", "|---|---|---|---|---|"]
+        lines += [f"| `{r.role}` | `{r.identity}` | {r.endpoint or 'local'} | `{r.served_model}` | "
+                  f"{r.notes.replace('|', '/')} |" for r in p.roles]
     lines += ["", "| parameter | value |", "|---|---|"]
     lines += [f"| `{k}` | `{_cell(v)}` |" for k, v in p.parameters.items()]
     lines += ["", "| input file | bytes | SHA-256 (first 16) | found as |", "|---|---|---|---|"]

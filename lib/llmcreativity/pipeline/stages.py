@@ -39,7 +39,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "smoke": {"n_samples": 2, "max_tokens": 12},
-            "paper": {"model": "qwen2.5-coder-1.5b", "n_samples": 10},
+            "paper": {"writer": "qwen2.5-coder-1.5b", "n_samples": 10},
         },
     ),
     Stage(
@@ -49,7 +49,7 @@ STAGES: list[Stage] = [
         depends=("backends",),
         profiles={
             "default": {},
-            "smoke": {"model": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
+            "smoke": {"writer": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
             "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10},
         },
     ),
@@ -61,7 +61,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40,
-                      "large_model": SMOKE_MODEL},
+                      "large_writer": SMOKE_MODEL},
             "paper": {"n_categories": None, "per_category": None, "rounds": 3, "feedback_max_tokens": 400,
                       "max_story_words": 300, "large_prompts": None},
         },
@@ -96,10 +96,10 @@ STAGES: list[Stage] = [
         depends=("backends",),
         profiles={
             "default": {},
-            "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6], "llm_models": [SMOKE_MODEL],
-                      "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1, "b7_sets": 3, "b7_set_size": 3,
-                      "b7_judge_model": SMOKE_MODEL},
-            "paper": {"embedding_sample": 1200, "llm_models": ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
+            "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6],
+                      "entailment_judges": [SMOKE_MODEL], "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1,
+                      "b7_sets": 3, "b7_set_size": 3, "entailment_judge": SMOKE_MODEL},
+            "paper": {"embedding_sample": 1200, "entailment_judges": ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
                       "llm_sample": 60, "llm_repeats": 3, "b7_sets": 30},
         },
     ),
@@ -110,13 +110,13 @@ STAGES: list[Stage] = [
         depends=("backends", "baselines", "review"),
         profiles={
             "default": {},
-            "smoke": {"models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
-                      "n_scifi": 0, "n_samples": 4, "step_cap": 1, "max_tokens": 16, "judge_model": SMOKE_MODEL,
-                      "llm_check_steps": 0, "n_resamples": 200, "novelty_model": SMOKE_MODEL},
-            "paper": {"models": ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
+            "smoke": {"se_models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
+                      "n_scifi": 0, "n_samples": 4, "step_cap": 1, "max_tokens": 16, "entailment_judge": SMOKE_MODEL,
+                      "llm_check_steps": 0, "n_resamples": 200, "novelty_judge": SMOKE_MODEL},
+            "paper": {"se_models": ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
                       "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20, "n_hypogen": 20, "n_scifi": 10,
                       "n_samples": 10, "step_cap": 8, "max_tokens": 64, "judge": "llm", "llm_check_steps": 0,
-                      "novelty_model": "qwen2.5-coder-1.5b"},
+                      "novelty_judge": "qwen2.5-coder-1.5b"},
         },
     ),
     Stage(
@@ -126,10 +126,10 @@ STAGES: list[Stage] = [
         depends=("backends", "semantic_entropy"),
         profiles={
             "default": {},
-            "smoke": {"n_items": 4, "judge_model": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
+            "smoke": {"n_items": 4, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
                       "max_tokens": 32, "n_resamples": 200},
-            "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "judge_model": "qwen2.5-coder-1.5b",
-                      "weak_judge_model": "qwen2.5-coder-0.5b", "rounds": 3, "k": 5, "k_sweep": [1, 3, 5, 8],
+            "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
+                      "weak_convergent_judge": "qwen2.5-coder-0.5b", "rounds": 3, "k": 5, "k_sweep": [1, 3, 5, 8],
                       "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01], "max_tokens": 256, "cot_max_tokens": 400},
         },
     ),
@@ -140,10 +140,10 @@ STAGES: list[Stage] = [
         depends=("corpus", "baselines", "review"),
         profiles={
             "default": {},
-            "smoke": {"judge_model": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
+            "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
                       "repeats": 2, "kl_window": 20},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
-                      "surprisal_model": "qwen2.5-coder-1.5b"},
+                      "surprisal_scorer": "qwen2.5-coder-1.5b"},
         },
     ),
 ]

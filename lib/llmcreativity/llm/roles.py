@@ -1,0 +1,234 @@
+"""Model roles: one spec string sets which model plays a role, locally or on an OpenAI-compatible endpoint.
+
+A role is a job a stage gives a model (`writer`, `large_writer`, `rubric_judge`, `surprisal_scorer`,
+`entailment_judge`, `se_models`, `convergent_judge`, `embedder`, ...); a stage notebook names each with one
+parameter of that name. Its value, the *spec*, is either
+
+- a local model: a registry name (`qwen2.5-coder-1.5b`), a model folder or a transformers id, loaded in-process; or
+- `URL#MODEL`: the model a server at URL lists as MODEL (`http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B-Instruct`,
+  `https://api.openai.com/v1#gpt-4o`). The key comes from the environment variable `api_key_env` names and the
+  requests in flight are bounded by `max_concurrency` (both stage parameters, never part of the spec).
+
+`llmcreativity run -p base_url URL -p model NAME` turns every language-model role of every stage into
+`URL#NAME` (`with_endpoint`), except roles set by their own `-p`. Before an endpoint role is used its server is
+probed for what the role needs (`ROLE_NEEDS`, see `probes`), and the role, its endpoint and the model the server
+says it serves are recorded for the provenance (`role_uses`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .probes import EndpointError, EndpointReport, check_endpoint, missing_message
+
+SEPARATOR = "#"
+"""Between an endpoint's URL and the model name in a role spec."""
+NO_LOCAL_LM_ENV = "LLMCREATIVITY_NO_LOCAL_LM"
+"""Set to 1 to make any local language-model load raise (proves a run used its endpoints only)."""
+
+_GENERATE = ("chat", "n", "logprobs")
+_JUDGE = ("chat", "top_logprobs")
+ROLE_NEEDS: dict[str, tuple[str, ...]] = {
+    "writer": _GENERATE,
+    "large_writer": _GENERATE,
+    "feedback": _GENERATE,
+    "se_models": _GENERATE,
+    "rubric_judge": (*_GENERATE, "top_logprobs"),
+    "convergent_judge": (*_GENERATE, "top_logprobs"),
+    "weak_convergent_judge": (*_GENERATE, "top_logprobs"),
+    "entailment_judge": _JUDGE,
+    "entailment_judges": _JUDGE,
+    "novelty_judge": _JUDGE,
+    "surprisal_scorer": ("echo",),
+    "embedder": ("embeddings",),
+    "similarity_embedder": ("embeddings",),
+}
+"""Role -> the endpoint capabilities it needs (a role not listed needs chat and generation log-probabilities)."""
+CAPABILITY_USE = {
+    "chat": "every request", "n": "several samples per request", "logprobs": "sampling with log-probabilities",
+    "top_logprobs": "yes/no and digit answer probabilities", "echo": "teacher-forced scoring (surprisal)",
+    "embeddings": "embedding texts",
+}
+"""What each capability is used for, in refusals."""
+
+
+@dataclass(frozen=True)
+class RoleSpec:
+    """One role's model, parsed from its spec."""
+
+    model: str
+    """A local model (registry name, folder, transformers id) or the model name the server lists."""
+    base_url: str = ""
+    """The endpoint's URL (`http(s)://host:port/v1`); empty for a local model."""
+
+    @property
+    def is_endpoint(self) -> bool:
+        """True when the role runs on an OpenAI-compatible server."""
+        return bool(self.base_url)
+
+    @property
+    def spec(self) -> str:
+        """The spec string this was parsed from (`model` or `base_url#model`)."""
+        return f"{self.base_url}{SEPARATOR}{self.model}" if self.base_url else self.model
+
+
+@dataclass(frozen=True)
+class RoleUse:
+    """A role the kernel filled, for the provenance."""
+
+    role: str
+    """The role (the stage parameter's name)."""
+    spec: str
+    """Its spec."""
+    identity: str
+    """The backend's or embedder's identity (the cache key and the claims' `models` carry it)."""
+    endpoint: str
+    """The endpoint's URL; empty for a local model."""
+    served_model: str
+    """What the endpoint says it serves; for a local model, the model itself."""
+    notes: str = ""
+    """Corrections applied and optional capabilities absent (e.g. no `n`: samples are asked concurrently)."""
+
+
+_uses: list[RoleUse] = []
+
+
+def role_uses() -> tuple[RoleUse, ...]:
+    """Every role filled in this process, oldest first."""
+    return tuple(_uses)
+
+
+def is_endpoint_spec(spec: str) -> bool:
+    """True for `URL#MODEL`."""
+    return spec.startswith(("http://", "https://"))
+
+
+def parse_role(spec: str, role: str = "role") -> RoleSpec:
+    """The RoleSpec of `spec`; a malformed endpoint spec raises a ValueError naming the role and the fix.
+
+    >>> parse_role("http://127.0.0.1:8000/v1#qwen").base_url
+    'http://127.0.0.1:8000/v1'
+    >>> parse_role("smollm2-135m").is_endpoint
+    False
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"{role}={spec!r}: give a local model name or URL#MODEL")
+    if not is_endpoint_spec(spec):
+        return RoleSpec(spec)
+    url, sep, model = spec.partition(SEPARATOR)
+    if not sep or not model.strip() or "://" not in url or not url.split("://", 1)[1].strip("/"):
+        raise ValueError(f"{role}={spec!r}: an endpoint spec is URL#MODEL, e.g. http://127.0.0.1:8000/v1#NAME "
+                         "(MODEL is a name the server lists at URL/models)")
+    return RoleSpec(model.strip(), url.rstrip("/"))
+
+
+def with_endpoint(spec: Any, base_url: str, model: str) -> Any:
+    """The spec a role takes under a run-wide `base_url` and `model`: `base_url#model`, or `model` locally.
+
+    An empty spec (an optional role switched off) stays empty; a list (e.g. `se_models`) becomes one entry.
+    """
+    target = f"{base_url.rstrip('/')}{SEPARATOR}{model}" if base_url else model
+    if isinstance(spec, list):
+        return [target] if any(s for s in spec) else spec
+    return target if spec else spec
+
+
+def needs_of(role: str) -> tuple[str, ...]:
+    """The capabilities `role` needs of an endpoint (`ROLE_NEEDS`, chat and log-probabilities by default)."""
+    return ROLE_NEEDS.get(role, _GENERATE)
+
+
+def check_role(role: str, spec: RoleSpec, *, api_key_env: str = "OPENAI_API_KEY") -> EndpointReport:
+    """Probe `spec`'s endpoint for what `role` needs; raise EndpointError naming role, endpoint and capability."""
+    try:
+        report = check_endpoint(spec.base_url, spec.model, needs_of(role), api_key_env=api_key_env)
+    except EndpointError as e:
+        raise EndpointError(f"role {role}: {e}") from None
+    missing = report.missing(needs_of(role))
+    if missing:
+        raise EndpointError("; ".join(missing_message(role, report, c, CAPABILITY_USE[c]) for c in missing))
+    return report
+
+
+def refuse_local_lm(model: str) -> None:
+    """Raise when $LLMCREATIVITY_NO_LOCAL_LM is set: a local language model was about to be used."""
+    if os.environ.get(NO_LOCAL_LM_ENV, "") not in ("", "0"):
+        raise RuntimeError(f"local language model {model!r} requested while ${NO_LOCAL_LM_ENV} is set: every "
+                           "language-model role of this run must be an endpoint (URL#MODEL or -p base_url)")
+
+
+def _notes(report: EndpointReport) -> str:
+    notes = [p.detail for c, p in report.probes.items() if p.ok and p.detail]
+    notes += [f"no {c}: {p.detail}" for c, p in report.probes.items() if not p.ok and c == "n"]
+    return "; ".join(notes)
+
+
+def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY", max_concurrency: int = 8,
+                     **local: Any):
+    """The cached backend that plays `role` (see `parse_role`), probed first when it is an endpoint.
+
+    A local spec is `loader.get_backend(spec, **local)` exactly (same identity, so the same cache entries). An
+    endpoint's identity is `openai:URL:MODEL`, followed by `@SERVED` when the server names its weights otherwise
+    (vLLM's `root`, a hosted API's dated snapshot), so cached answers never outlive a change of weights.
+    """
+    from .loader import get_backend, wrap_backend
+
+    parsed = parse_role(spec, role)
+    if not parsed.is_endpoint:
+        backend = get_backend(parsed.model, **local)
+        _uses.append(RoleUse(role, spec, backend.identity, "", parsed.model))
+        return backend
+    from .openai_http import OpenAIBackend
+
+    report = check_role(role, parsed, api_key_env=api_key_env)
+    inner = OpenAIBackend(parsed.base_url, parsed.model, api_key=os.environ.get(api_key_env),
+                          max_concurrency=max_concurrency)
+    if report.served_model != parsed.model:
+        inner.identity = f"{inner.identity}@{report.served_model}"
+    if "echo" in report.probes and report.probes["echo"].ok:
+        inner.score_prefix = report.probes["echo"].score_prefix
+    if "n" in report.probes:
+        inner.n_supported = report.probes["n"].ok
+    backend = wrap_backend(inner, cache=local.get("cache", "default"), cache_only=local.get("cache_only", False))
+    _uses.append(RoleUse(role, spec, backend.identity, parsed.base_url, report.served_model, _notes(report)))
+    return backend
+
+
+def get_role_embedder(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY", max_concurrency: int = 8,
+                      cache: str | Path | None = "default"):
+    """The cached embedder that plays `role`: `loader.get_embedder(spec)` locally, `/embeddings` on an endpoint."""
+    from .loader import get_embedder, wrap_embedder
+
+    parsed = parse_role(spec, role)
+    if not parsed.is_endpoint:
+        # The same call as the stages made before roles existed, so the lru-cached embedder is shared.
+        embedder = get_embedder(parsed.model) if cache == "default" else get_embedder(parsed.model, cache=cache)
+        _uses.append(RoleUse(role, spec, embedder.identity, "", parsed.model))
+        return embedder
+    from .openai_embedder import OpenAIEmbedder
+
+    report = check_role(role, parsed, api_key_env=api_key_env)
+    inner = OpenAIEmbedder(parsed.base_url, parsed.model, dim=report.probes["embeddings"].dim,
+                           api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
+    if report.served_model != parsed.model:
+        inner.identity = f"{inner.identity}@{report.served_model}"
+    embedder = wrap_embedder(inner, cache=cache)
+    _uses.append(RoleUse(role, spec, embedder.identity, parsed.base_url, report.served_model, _notes(report)))
+    return embedder
+
+
+def role_label(spec: str) -> str:
+    """A file-name-safe label of a spec: a local name unchanged, `URL#MODEL` as `MODEL@host_port_path`.
+
+    >>> role_label("http://127.0.0.1:8000/v1#org/m")
+    'org_m@127.0.0.1_8000_v1'
+    """
+    parsed = parse_role(spec)
+    if not parsed.is_endpoint:
+        return spec
+    where = parsed.base_url.split("://", 1)[1]
+    return "@".join(re.sub(r"[^\w.-]+", "_", part).strip("_") for part in (parsed.model, where))
