@@ -161,9 +161,11 @@ def refuse_local_lm(model: str) -> None:
                            "language-model role of this run must be an endpoint (URL#MODEL or -p base_url)")
 
 
-def _notes(report: EndpointReport) -> str:
-    notes = [p.detail for c, p in report.probes.items() if p.ok and p.detail]
-    notes += [f"no {c}: {p.detail}" for c, p in report.probes.items() if not p.ok and c == "n"]
+def _notes(report: EndpointReport, role: str) -> str:
+    """The corrections and fallbacks that apply to `role` (those of the capabilities it needs)."""
+    probes = [(c, report.probes[c]) for c in needs_of(role) if c in report.probes]
+    notes = [p.detail for c, p in probes if p.ok and p.detail]
+    notes += [f"no {c}: {p.detail}" for c, p in probes if not p.ok and c == "n"]
     return "; ".join(notes)
 
 
@@ -194,7 +196,7 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY
     if "n" in report.probes:
         inner.n_supported = report.probes["n"].ok
     backend = wrap_backend(inner, cache=local.get("cache", "default"), cache_only=local.get("cache_only", False))
-    _uses.append(RoleUse(role, spec, backend.identity, parsed.base_url, report.served_model, _notes(report)))
+    _uses.append(RoleUse(role, spec, backend.identity, parsed.base_url, report.served_model, _notes(report, role)))
     return backend
 
 
@@ -217,7 +219,7 @@ def get_role_embedder(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KE
     if report.served_model != parsed.model:
         inner.identity = f"{inner.identity}@{report.served_model}"
     embedder = wrap_embedder(inner, cache=cache)
-    _uses.append(RoleUse(role, spec, embedder.identity, parsed.base_url, report.served_model, _notes(report)))
+    _uses.append(RoleUse(role, spec, embedder.identity, parsed.base_url, report.served_model, _notes(report, role)))
     return embedder
 
 

@@ -290,7 +290,7 @@ def to_markdown(p: Provenance) -> str:
     if p.roles:
         lines += ["", "| role | model | endpoint | served model | notes |", "|---|---|---|---|---|"]
         lines += [f"| `{r.role}` | `{r.identity}` | {r.endpoint or 'local'} | `{r.served_model}` | "
-                  f"{r.notes.replace('|', '/')} |" for r in p.roles]
+                  f"{r.notes.replace('|', chr(92) + '|')} |" for r in p.roles]
     lines += ["", "| parameter | value |", "|---|---|"]
     lines += [f"| `{k}` | `{_cell(v)}` |" for k, v in p.parameters.items()]
     lines += ["", "| input file | bytes | SHA-256 (first 16) | found as |", "|---|---|---|---|"]
