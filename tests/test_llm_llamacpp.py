@@ -3,14 +3,21 @@ samples, greedy = scoring's argmax, stop strings, answer probabilities; selectio
 
 import pytest
 
-from llmcreativity.llm import GenerateConfig, get_backend
-from llmcreativity.llm.llamacpp_local import LlamaCppBackend, physical_cores
+from llmcreativity.llm import GenerateConfig, get_backend, materialize
+from llmcreativity.llm.llamacpp_local import LlamaCppBackend, gguf_text_side, physical_cores
 from llmcreativity.llm.registry import local_identity, resolve_dtype
+from llmcreativity.llm.token_text import prompt_ids
+from llmcreativity.paths import cache_dir
 
 MODEL = "smollm2-135m"
 CHAT = [{"role": "system", "content": "You are a terse assistant."},
         {"role": "user", "content": "Write one sentence about a lighthouse keeper on Europa. Ünïcödé 🚀 ok?"}]
 YES_NO = [{"role": "user", "content": "Is the sky blue on a clear day? Answer Yes or No."}]
+SCORE_GAP = 0.5
+"""Largest |log p_llama.cpp - log p_transformers| of one token allowed (nats); the mean must stay below 0.15.
+
+Measured on the scoring test's story: largest 0.20, mean 0.072 (qwen2.5-coder-0.5b: 0.18, 0.044). A prompt read
+with other ids or positions would miss by several nats."""
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +110,56 @@ def test_rows_that_do_not_fit_at_once_run_in_rounds():
         [c.text for c in wide.generate([CHAT, YES_NO], cfg)[1]]
     with pytest.raises(ValueError, match="larger n_ctx"):
         small.generate([CHAT], cfg.merge(max_tokens=400))
+
+
+@pytest.fixture(scope="module")
+def transformers_lm():
+    from llmcreativity.llm.transformers_local import TransformersBackend, convert_gguf
+
+    return TransformersBackend(convert_gguf(MODEL, materialize(MODEL)), name=MODEL, dtype="float32")
+
+
+@pytest.mark.slow
+def test_the_tokenizer_read_from_the_gguf_is_the_converted_folders():
+    """Without the converted folder the engine reads the tokenizer from the GGUF, as `convert_gguf` does."""
+    folder = cache_dir() / "models" / MODEL / "hf"
+    ours, eos = gguf_text_side(materialize(MODEL))
+    theirs, their_eos = gguf_text_side(materialize(MODEL), folder)
+    for prompt in (CHAT, YES_NO):
+        assert prompt_ids(ours, prompt, chat=True, name=MODEL) == prompt_ids(theirs, prompt, chat=True, name=MODEL)
+    assert eos == their_eos
+
+
+@pytest.mark.slow
+def test_prompt_ids_and_end_of_sequence_match_the_transformers_path(cpp, transformers_lm):
+    for prompt in (CHAT, YES_NO, "A plain prompt: once upon a time"):
+        assert cpp._prompt_ids(prompt) == transformers_lm._prompt_ids(prompt)
+    assert cpp.eos_ids == transformers_lm.eos_ids
+
+
+@pytest.mark.slow
+def test_scores_agree_with_the_dequantized_transformers_model(cpp, transformers_lm):
+    """Same tokens, quantized (Q4_1) vs dequantized float32 weights: per-token log-probabilities within SCORE_GAP.
+
+    The dequantized model holds exactly the GGUF's weights in float32; llama.cpp rounds the activations to 8 bits
+    for its quantized products (see SCORE_GAP for the measured gaps).
+    """
+    story = ("The keeper of the light on Europa watched Jupiter rise over the ice every morning. She kept a log of "
+             "the cracks that opened in the night, and one day a crack spelled her name.")
+    ours, theirs = cpp.score(CHAT, story), transformers_lm.score(CHAT, story)
+    assert ours.tokens == theirs.tokens
+    gaps = [abs(a - b) for a, b in zip(ours.logprobs, theirs.logprobs, strict=True)]
+    assert max(gaps) < SCORE_GAP and sum(gaps) / len(gaps) < 0.15
+
+
+@pytest.mark.slow
+def test_answer_probs_rank_like_the_transformers_path(cpp, transformers_lm):
+    """On prompts the 135M model answers clearly (it cannot answer factual yes/no questions: p(Yes) about 0.2 for
+    "Is the sky blue?"), both engines pick the same answer with nearly the same probability (measured: p(Yes) 0.76 vs
+    0.82 and 0.036 vs 0.041)."""
+    answers = ["Yes", "No"]
+    for word in answers:
+        prompt = [{"role": "user", "content": f"Repeat after me: {word}"}]
+        ours, theirs = cpp.answer_probs(prompt, answers), transformers_lm.answer_probs(prompt, answers)
+        assert max(ours.probs, key=ours.probs.get) == max(theirs.probs, key=theirs.probs.get) == word
+        assert abs(ours.probs["Yes"] - theirs.probs["Yes"]) < 0.1

@@ -27,10 +27,15 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import llama_cpp
 import numpy as np
 import torch
-from llama_cpp._internals import LlamaBatch, LlamaContext, LlamaModel
+
+try:
+    import llama_cpp
+    from llama_cpp._internals import LlamaBatch, LlamaContext, LlamaModel
+except ImportError as err:  # installed with the test extras only
+    raise ImportError("engine='llama.cpp' needs llama-cpp-python: run `python3 scripts/setup_env.py --tests` "
+                      "(builds it once, about 12 minutes on two cores) or use engine='transformers'") from err
 from transformers import AutoConfig, AutoTokenizer, GenerationConfig
 from transformers.utils import logging as hf_logging
 
