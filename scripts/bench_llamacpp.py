@@ -1,7 +1,7 @@
 """Benchmark: the llama.cpp engine against today's default transformers engine, side by side in one run (issue 15).
 
 Usage: .venv/bin/python scripts/bench_llamacpp.py [--models smollm2-135m qwen2.5-coder-0.5b qwen2.5-coder-1.5b]
-       [--prefill-tokens 480] [--story-tokens 196] [--sample-tokens 64] [--samples 10]
+       [--prefill-tokens 480] [--story-tokens 196] [--sample-tokens 64] [--samples 10] [--threads N] [--no-one-seq]
 
 For each model, on the same prompts, with caches off and each engine's prefix store emptied before every figure:
 1. prefill tokens/s: one prompt of `--prefill-tokens` tokens read, the next-token distribution taken;
@@ -14,17 +14,21 @@ bfloat16: today's default, batch_size 4, prefix reuse on); "llama.cpp" is `Llama
 (all rows as parallel sequences); "llama.cpp 1-seq" is the same with parallel=1 (rows one after another, each
 reusing the prompt's key/value cells through the anchor), for the workloads with several rows. The ratio column is
 llama.cpp over transformers (tokens/s), or transformers over llama.cpp (seconds) for the rubric.
-Prints `uptime` first and last: read the ratios, not the absolutes, when the machine is shared.
+Prints `uptime` first and last and the load after every figure: read the ratios, not the absolutes, when the
+machine is shared. On an oversubscribed machine pass `--threads 1`: both engines' worker threads wait for each
+other at every operation, and a descheduled thread then stalls them (measured: the same llama.cpp step 0.2 s or 2 s).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import subprocess
 import time
 
 import pandas as pd
+import torch
 
 from llmcreativity.judges.rubric import ANSWERS, DIMENSIONS, rubric_prompt
 from llmcreativity.llm import GenerateConfig, materialize
@@ -67,7 +71,9 @@ def timed(lm, fn) -> tuple[float, object]:
     gc.collect()
     t0 = time.perf_counter()
     out = fn()
-    return time.perf_counter() - t0, out
+    seconds = time.perf_counter() - t0
+    print(f"  [{type(lm).__name__} done in {seconds:.1f} s, load {os.getloadavg()[0]:.1f}]", flush=True)
+    return seconds, out
 
 
 def made(out) -> int:
@@ -107,7 +113,12 @@ def main() -> None:
     ap.add_argument("--story-tokens", type=int, default=196)
     ap.add_argument("--sample-tokens", type=int, default=64)
     ap.add_argument("--samples", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="compute threads of both engines (default: torch's default and the physical cores)")
+    ap.add_argument("--no-one-seq", action="store_true", help="skip the llama.cpp parallel=1 runs")
     args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     print(f"uptime at start: {uptime()}")
     dtype = resolve_dtype("auto")
@@ -121,15 +132,16 @@ def main() -> None:
         del tf
         gc.collect()
         t = time.perf_counter()
-        cpp = LlamaCppBackend.from_registry(model)
+        cpp = LlamaCppBackend.from_registry(model, n_threads=args.threads)
         load_cpp = time.perf_counter() - t
         engines["llama.cpp"] = measure(cpp, args)
         del cpp
         gc.collect()
-        one = LlamaCppBackend.from_registry(model, parallel=1)
-        engines["llama.cpp 1-seq"] = measure(one, args)
-        del one
-        gc.collect()
+        if not args.no_one_seq:
+            one = LlamaCppBackend.from_registry(model, parallel=1, n_threads=args.threads)
+            engines["llama.cpp 1-seq"] = measure(one, args)
+            del one
+            gc.collect()
         print(f"\n{model}: load {load_tf:.1f} s (transformers, converted folder) vs {load_cpp:.1f} s (llama.cpp)")
         names = list(engines)
         for work in engines[names[0]]:
@@ -139,12 +151,10 @@ def main() -> None:
                 row[f"{name} tok"] = amount
                 row[f"{name} s"] = seconds
                 row[f"{name} tok/s"] = amount / seconds
-            if work.startswith("rubric"):
-                row["ratio llama.cpp/transformers"] = row[f"{names[0]} s"] / row["llama.cpp s"]
-                row["ratio 1-seq"] = row[f"{names[0]} s"] / row["llama.cpp 1-seq s"]
-            else:
-                row["ratio llama.cpp/transformers"] = row["llama.cpp tok/s"] / row[f"{names[0]} tok/s"]
-                row["ratio 1-seq"] = row["llama.cpp 1-seq tok/s"] / row[f"{names[0]} tok/s"]
+            for name in names[1:]:
+                rubric = work.startswith("rubric")
+                row[f"ratio {name}"] = (row[f"{names[0]} s"] / row[f"{name} s"] if rubric
+                                        else row[f"{name} tok/s"] / row[f"{names[0]} tok/s"])
             rows.append(row)
         table = pd.DataFrame([r for r in rows if r["model"] == model]).drop(columns="model")
         print(table.round(2).to_string(index=False), flush=True)
