@@ -163,3 +163,9 @@ def test_answer_probs_rank_like_the_transformers_path(cpp, transformers_lm):
         ours, theirs = cpp.answer_probs(prompt, answers), transformers_lm.answer_probs(prompt, answers)
         assert max(ours.probs, key=ours.probs.get) == max(theirs.probs, key=theirs.probs.get) == word
         assert abs(ours.probs["Yes"] - theirs.probs["Yes"]) < 0.1
+
+
+@pytest.mark.slow
+def test_a_model_with_sliding_window_layers_is_refused():
+    with pytest.raises(ValueError, match="sliding-window.*engine='transformers'"):
+        LlamaCppBackend.from_registry("gemma3-270m")

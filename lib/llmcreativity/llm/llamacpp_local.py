@@ -130,6 +130,10 @@ class LlamaCppBackend:
         self.max_outputs = max_outputs
         self._model = LlamaModel(path_model=str(gguf_path), params=llama_cpp.llama_model_default_params(),
                                  verbose=False)
+        if llama_cpp.llama_model_n_swa(self._model.model) > 0:
+            raise ValueError(f"model {name!r} has sliding-window attention layers: this engine's sequence copies "
+                             "do not reproduce them (measured on gemma3-270m: a sample changed with its batch "
+                             "companions); use engine='transformers'")
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = min(n_ctx, self._model.n_ctx_train())
         params.n_batch = params.n_ubatch = n_batch
