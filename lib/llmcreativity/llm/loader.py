@@ -16,7 +16,7 @@ from .cache import ResponseCache
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
 from .device import EMBED_BATCH, device_kind, local_batch_size, resolve_device, resolve_device_dtype
-from .registry import MODELS, check_model_name, get_spec, local_identity, materialize
+from .registry import MODELS, check_model_name, get_spec, llamacpp_identity, local_identity, materialize
 from .request_stats import RequestStats, request_stats
 from .roles import refuse_local_lm
 
@@ -112,6 +112,34 @@ class DeferredLocalBackend:
         return self.backend.count_tokens(text)
 
 
+ENGINES = ("transformers", "llama.cpp")
+"""The local engines `get_backend` can run a registry model on."""
+
+
+@functools.lru_cache(maxsize=4)
+def _llamacpp_backend(model: str):
+    from .llamacpp_local import LlamaCppBackend
+
+    return LlamaCppBackend.from_registry(model)
+
+
+class DeferredLlamaCppBackend(DeferredLocalBackend):
+    """A registry model on llama.cpp (`LlamaCppBackend`), loaded on its first real call like DeferredLocalBackend."""
+
+    def __init__(self, model: str):
+        if model not in MODELS or MODELS[model].kind != "causal-lm":
+            known = sorted(n for n, s in MODELS.items() if s.kind == "causal-lm")
+            raise ValueError(f"model {model!r}: engine='llama.cpp' runs the registry's GGUF language models {known}; "
+                             "for another model use engine='transformers'")
+        self.identity = llamacpp_identity(model)
+        self._model = model
+
+    @functools.cached_property
+    def backend(self):
+        """The loaded LlamaCppBackend."""
+        return _llamacpp_backend(self._model)
+
+
 def get_backend(
     model: str,
     *,
@@ -123,6 +151,7 @@ def get_backend(
     device: str = "auto",
     cache: str | Path | None = DEFAULT_CACHE,
     cache_only: bool = False,
+    engine: str = "transformers",
 ) -> CachedBackend:
     """A cached backend for `model`.
 
@@ -142,11 +171,18 @@ def get_backend(
             "cuda:N". Off the CPU the identity ends in ":cuda"; on the CPU it is unchanged.
         cache: "default" (`cache_dir()/calls.sqlite`), a path to another SQLite file, or None to switch caching off.
         cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds).
+        engine: the local engine: "transformers" (default; the GGUF dequantized, computed in `dtype`) or
+            "llama.cpp" (the registry model's GGUF run natively by llama.cpp, same tokenizer and row-seeded
+            sampler; `dtype` and `batch_size` do not apply; a separate cache identity, `llamacpp_identity`).
     """
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r}: choose one of {list(ENGINES)}")
     if base_url is not None:
         from .openai_http import OpenAIBackend
 
         inner = OpenAIBackend(base_url, model, api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
+    elif engine == "llama.cpp":
+        inner = DeferredLlamaCppBackend(model)
     else:
         inner = DeferredLocalBackend(model, dtype, batch_size, device)
     return wrap_backend(inner, cache=cache, cache_only=cache_only)

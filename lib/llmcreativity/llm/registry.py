@@ -226,3 +226,12 @@ def local_identity(name: str, dtype: str, device: str = "cpu") -> str:
     """
     base = f"transformers:{name}:{dtype}:row-seeded"
     return base if device == "cpu" else f"{base}:{device.split(':')[0]}"
+
+
+def llamacpp_identity(name: str) -> str:
+    """Cache identity of a registry model run by llama.cpp: its name, the GGUF file it runs, and its sampler.
+
+    llama.cpp computes with the GGUF's quantized weights, so its numbers differ slightly from the dequantized
+    transformers model's and its calls are cached apart; "row-seeded" as in `local_identity`.
+    """
+    return f"llama.cpp:{name}:{get_spec(name).filename}:row-seeded"

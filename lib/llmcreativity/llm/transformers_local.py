@@ -15,7 +15,6 @@ of a stage run concurrently for an endpoint) queue instead of mixing their batch
 from __future__ import annotations
 
 import functools
-import math
 import os
 import shutil
 import tempfile
@@ -33,13 +32,13 @@ from transformers.cache_utils import DynamicCache
 from transformers.utils import logging as hf_logging
 
 from ..paths import cache_dir
-from .backend import check_prompt
 from .config import GenerateConfig
 from .device import device_kind, local_batch_size, resolve_device, resolve_device_dtype
 from .prefix_cache import KV, PrefixCache, batch_prefix_length
 from .registry import local_identity
 from .roles import refuse_local_lm
 from .row_sampling import next_tokens, row_generators
+from .token_text import answer_distribution, answer_logprob_sums, cut_completion, hits_stop, prompt_ids, text_ids
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
 hf_logging.set_verbosity_error()
@@ -137,14 +136,7 @@ class TransformersBackend:
 
     # -- prompt encoding -------------------------------------------------------------
     def _prompt_ids(self, prompt: Prompt) -> list[int]:
-        check_prompt(prompt)
-        if isinstance(prompt, list):
-            if not self.chat:
-                raise ValueError(f"model {self.name!r} is a base model without a chat template: pass a plain string "
-                                 "prompt")
-            text = self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
-            return self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        return self.tokenizer(prompt)["input_ids"]
+        return prompt_ids(self.tokenizer, prompt, chat=self.chat, name=self.name)
 
     def _tensor(self, data) -> torch.Tensor:
         """`data` as an integer tensor on the model's device."""
@@ -152,7 +144,7 @@ class TransformersBackend:
 
     @_serialized
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return len(text_ids(self.tokenizer, text))
 
     # -- the forward pass over shared prefixes ------------------------------------------
     def _decode(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache):
@@ -288,33 +280,18 @@ class TransformersBackend:
         return [completions[i * n:(i + 1) * n] for i in range(len(batch))]
 
     def _hit_stop(self, ids: list[int], stop: tuple[str, ...]) -> bool:
-        if not stop:
-            return False
-        text = self.tokenizer.decode(ids)
-        return any(s in text for s in stop)
+        return hits_stop(self.tokenizer, ids, stop)
 
     def _completion(self, ids: list[int], logprobs: list[float], config: GenerateConfig, seconds: float) -> Completion:
         """Cut a generated row at end-of-sequence or the first stop string."""
-        finish = "length"
-        for j, t in enumerate(ids):
-            if t in self.eos_ids:
-                ids, logprobs, finish = ids[:j], logprobs[:j], "stop"
-                break
-        pieces = [self.tokenizer.decode(ids[: j + 1]) for j in range(len(ids))]
-        text = pieces[-1] if pieces else ""
-        cut = min((text.find(s) for s in config.stop if s in text), default=-1)
-        if cut >= 0:
-            keep = sum(1 for p in pieces if len(p) <= cut)
-            ids, logprobs, text, finish = ids[:keep], logprobs[:keep], text[:cut], "stop"
-        tokens = self.tokenizer.convert_ids_to_tokens(ids)
-        return Completion(text, tokens, logprobs, finish, Usage(0, len(ids), seconds))
+        return cut_completion(self.tokenizer, self.eos_ids, ids, logprobs, config, seconds)
 
     # -- scoring -------------------------------------------------------------------------
     @_serialized
     def score(self, context: Prompt, continuation: str) -> TokenScores:
         """log p(x_j | context, x_<j) for the tokens x of `continuation` (teacher forcing, one forward pass)."""
         ctx = self._prompt_ids(context)
-        cont = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
+        cont = text_ids(self.tokenizer, continuation)
         if not cont:
             raise ValueError("continuation is empty: there are no tokens to score")
         t0 = time.perf_counter()
@@ -330,25 +307,7 @@ class TransformersBackend:
     def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
         """`answer_probs` of every prompt in one forward pass over what follows their shared prefix."""
         ctxs = [self._prompt_ids(p) for p in prompts]
-        conts = [self.tokenizer(a, add_special_tokens=False)["input_ids"] for a in answers]
-        if not all(conts):
-            raise ValueError(f"answers={answers!r}: an answer has no tokens")
         t0 = time.perf_counter()
-        if all(len(c) == 1 for c in conts):
-            _, last = self._read(ctxs, [len(c) for c in ctxs])
-            last = last.cpu()
-            sums = [[float(last[i, c[0]]) for c in conts] for i in range(len(ctxs))]
-        else:
-            seqs = [ctx + c for ctx in ctxs for c in conts]
-            scored, _ = self._read(seqs, [len(ctx) for ctx in ctxs for _ in conts])
-            k = len(conts)
-            sums = [[sum(lp) for lp in scored[i * k:(i + 1) * k]] for i in range(len(ctxs))]
+        sums = answer_logprob_sums(self._read, self.tokenizer, ctxs, answers)
         seconds = (time.perf_counter() - t0) / len(ctxs)
-        return [_distribution(answers, s, Usage(len(ctx), 0, seconds)) for ctx, s in zip(ctxs, sums, strict=True)]
-
-
-def _distribution(answers: list[str], sums: list[float], usage: Usage) -> AnswerDistribution:
-    """p(a) = exp(s_a - logsumexp(s)) from the answers' log-probabilities s."""
-    logz = torch.logsumexp(torch.tensor(sums, dtype=torch.float64), dim=0).item()
-    probs = {a: math.exp(s - logz) for a, s in zip(answers, sums, strict=True)}
-    return AnswerDistribution(probs, dict(zip(answers, sums, strict=True)), usage)
+        return [answer_distribution(answers, s, Usage(len(ctx), 0, seconds)) for ctx, s in zip(ctxs, sums, strict=True)]

@@ -1,0 +1,88 @@
+"""Between text and token ids for the local engines (transformers and llama.cpp), with one Hugging Face tokenizer.
+
+Both engines build a prompt's ids the same way (the chat template for messages, the tokenizer's own special
+tokens for a plain string), cut a generated row the same way (at the first end-of-sequence id, else at the first
+stop string, keeping the tokens whose decoded text lies wholly before it), and turn answer log-probabilities
+s_a into p(a) = exp(s_a - logsumexp(s)). So the two engines differ only in the numbers their models compute.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from .backend import check_prompt
+from .config import GenerateConfig
+from .types import AnswerDistribution, Completion, Prompt, Usage
+
+
+def prompt_ids(tokenizer, prompt: Prompt, *, chat: bool, name: str) -> list[int]:
+    """The token ids of `prompt`: chat messages through the tokenizer's chat template (with the generation
+    prompt), a plain string with the tokenizer's special tokens."""
+    check_prompt(prompt)
+    if isinstance(prompt, list):
+        if not chat:
+            raise ValueError(f"model {name!r} is a base model without a chat template: pass a plain string prompt")
+        text = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
+        return tokenizer(text, add_special_tokens=False)["input_ids"]
+    return tokenizer(prompt)["input_ids"]
+
+
+def text_ids(tokenizer, text: str) -> list[int]:
+    """The token ids of `text` alone (no special tokens): a continuation, an answer, a count."""
+    return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+def hits_stop(tokenizer, ids: list[int], stop: tuple[str, ...]) -> bool:
+    """Whether the decoded text of the generated `ids` contains any of the stop strings."""
+    if not stop:
+        return False
+    text = tokenizer.decode(ids)
+    return any(s in text for s in stop)
+
+
+def cut_completion(tokenizer, eos_ids: set[int], ids: list[int], logprobs: list[float], config: GenerateConfig,
+                   seconds: float) -> Completion:
+    """A generated row as a Completion, cut at end-of-sequence or the first stop string (which is dropped)."""
+    finish = "length"
+    for j, t in enumerate(ids):
+        if t in eos_ids:
+            ids, logprobs, finish = ids[:j], logprobs[:j], "stop"
+            break
+    pieces = [tokenizer.decode(ids[: j + 1]) for j in range(len(ids))]
+    text = pieces[-1] if pieces else ""
+    cut = min((text.find(s) for s in config.stop if s in text), default=-1)
+    if cut >= 0:
+        keep = sum(1 for p in pieces if len(p) <= cut)
+        ids, logprobs, text, finish = ids[:keep], logprobs[:keep], text[:cut], "stop"
+    tokens = tokenizer.convert_ids_to_tokens(ids)
+    return Completion(text, tokens, logprobs, finish, Usage(0, len(ids), seconds))
+
+
+Reader = Callable[[list[list[int]], list[int]], tuple[list[list[float]], object]]
+"""read(seqs, firsts) -> (log p(s_t | s_<t) for t >= firsts[r] per row, next-token log-probabilities per row)."""
+
+
+def answer_logprob_sums(read: Reader, tokenizer, ctxs: list[list[int]], answers: Sequence[str]) -> list[list[float]]:
+    """s[i][a] = log p(answer a | prompt i) = the sum of its tokens' teacher-forced log-probabilities.
+
+    Answers of one token each are read off every prompt's next-token distribution (one row per prompt);
+    longer answers are teacher-forced, one row per (prompt, answer).
+    """
+    conts = [text_ids(tokenizer, a) for a in answers]
+    if not all(conts):
+        raise ValueError(f"answers={list(answers)!r}: an answer has no tokens")
+    if all(len(c) == 1 for c in conts):
+        _, last = read(ctxs, [len(c) for c in ctxs])
+        return [[float(last[i][c[0]]) for c in conts] for i in range(len(ctxs))]
+    scored, _ = read([ctx + c for ctx in ctxs for c in conts], [len(ctx) for ctx in ctxs for _ in conts])
+    k = len(conts)
+    return [[sum(lp) for lp in scored[i * k:(i + 1) * k]] for i in range(len(ctxs))]
+
+
+def answer_distribution(answers: list[str], sums: list[float], usage: Usage) -> AnswerDistribution:
+    """p(a) = exp(s_a - logsumexp(s)) from the answers' log-probabilities s."""
+    top = max(sums)
+    logz = top + math.log(sum(math.exp(s - top) for s in sums))
+    probs = {a: math.exp(s - logz) for a, s in zip(answers, sums, strict=True)}
+    return AnswerDistribution(probs, dict(zip(answers, sums, strict=True)), usage)
