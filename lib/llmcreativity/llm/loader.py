@@ -127,6 +127,7 @@ class DeferredLlamaCppBackend(DeferredLocalBackend):
     """A registry model on llama.cpp (`LlamaCppBackend`), loaded on its first real call like DeferredLocalBackend."""
 
     def __init__(self, model: str):
+        refuse_local_lm(model)
         if model not in MODELS or MODELS[model].kind != "causal-lm":
             known = sorted(n for n, s in MODELS.items() if s.kind == "causal-lm")
             raise ValueError(f"model {model!r}: engine='llama.cpp' runs the registry's GGUF language models {known}; "
