@@ -44,8 +44,8 @@ from .config import GenerateConfig
 from .prefix_cache import batch_prefix_length, common_prefix_length
 from .registry import get_spec, materialize
 from .row_sampling import next_tokens, row_seed
-from .token_text import answer_distribution, answer_logprob_sums, cut_completion, hits_stop, prompt_ids, text_ids
-from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
+from .token_text import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, text_ids
+from .types import Completion, Prompt
 
 hf_logging.set_verbosity_error()
 logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's load and decode chatter, errors kept
@@ -92,7 +92,7 @@ def gguf_text_side(gguf_path: Path, folder: Path | None = None):
     return tokenizer, eos_ids
 
 
-class LlamaCppBackend:
+class LlamaCppBackend(TeacherForcedScoring):
     """A GGUF causal LM run by llama.cpp on the local CPU, with the transformers path's tokenizer and sampler.
 
     Args:
@@ -296,29 +296,6 @@ class LlamaCppBackend:
                 scored[r] = logp[:-1].gather(-1, targets[:, None]).squeeze(-1).tolist()
                 last[r] = logp[-1]
         return scored, torch.stack(last)
-
-    def score(self, context: Prompt, continuation: str) -> TokenScores:
-        """log p(x_j | context, x_<j) for the tokens x of `continuation` (teacher forcing)."""
-        ctx = self._prompt_ids(context)
-        cont = text_ids(self.tokenizer, continuation)
-        if not cont:
-            raise ValueError("continuation is empty: there are no tokens to score")
-        t0 = time.perf_counter()
-        (lps,), _ = self._read([ctx + cont], [len(ctx)])
-        usage = Usage(len(ctx) + len(cont), 0, time.perf_counter() - t0)
-        return TokenScores(self.tokenizer.convert_ids_to_tokens(cont), lps, usage)
-
-    def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
-        """p(a | prompt) for each answer a: the product of its token probabilities, renormalized over `answers`."""
-        return self.answer_probs_batch([prompt], answers)[0]
-
-    def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
-        """`answer_probs` of every prompt; their shared prefix is read once and the rest in parallel sequences."""
-        ctxs = [self._prompt_ids(p) for p in prompts]
-        t0 = time.perf_counter()
-        sums = answer_logprob_sums(self._read, self.tokenizer, ctxs, answers)
-        seconds = (time.perf_counter() - t0) / len(ctxs)
-        return [answer_distribution(answers, s, Usage(len(ctx), 0, seconds)) for ctx, s in zip(ctxs, sums, strict=True)]
 
     # -- sampling ----------------------------------------------------------------------
     def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:

@@ -9,11 +9,12 @@ s_a into p(a) = exp(s_a - logsumexp(s)). So the two engines differ only in the n
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 
 from .backend import check_prompt
 from .config import GenerateConfig
-from .types import AnswerDistribution, Completion, Prompt, Usage
+from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
 
 def prompt_ids(tokenizer, prompt: Prompt, *, chat: bool, name: str) -> list[int]:
@@ -86,3 +87,34 @@ def answer_distribution(answers: list[str], sums: list[float], usage: Usage) -> 
     logz = top + math.log(sum(math.exp(s - top) for s in sums))
     probs = {a: math.exp(s - logz) for a, s in zip(answers, sums, strict=True)}
     return AnswerDistribution(probs, dict(zip(answers, sums, strict=True)), usage)
+
+
+class TeacherForcedScoring:
+    """`score` and `answer_probs(_batch)` of a local engine, built on its `_prompt_ids`, `tokenizer` and `_read`.
+
+    `_read(seqs, firsts)` returns, per sequence s, log p(s_t | s_<t) for t >= firsts[i], and the next-token
+    log-probabilities after the whole sequence (both engines implement it over their shared-prefix state).
+    """
+
+    def score(self, context: Prompt, continuation: str) -> TokenScores:
+        """log p(x_j | context, x_<j) for the tokens x of `continuation` (teacher forcing, one read)."""
+        ctx = self._prompt_ids(context)
+        cont = text_ids(self.tokenizer, continuation)
+        if not cont:
+            raise ValueError("continuation is empty: there are no tokens to score")
+        t0 = time.perf_counter()
+        (lps,), _ = self._read([ctx + cont], [len(ctx)])
+        usage = Usage(len(ctx) + len(cont), 0, time.perf_counter() - t0)
+        return TokenScores(self.tokenizer.convert_ids_to_tokens(cont), lps, usage)
+
+    def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
+        """p(a | prompt) for each answer a: the product of its token probabilities, renormalized over `answers`."""
+        return self.answer_probs_batch([prompt], answers)[0]
+
+    def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
+        """`answer_probs` of every prompt; their shared prefix is read once and the rest together."""
+        ctxs = [self._prompt_ids(p) for p in prompts]
+        t0 = time.perf_counter()
+        sums = answer_logprob_sums(self._read, self.tokenizer, ctxs, answers)
+        seconds = (time.perf_counter() - t0) / len(ctxs)
+        return [answer_distribution(answers, s, Usage(len(ctx), 0, seconds)) for ctx, s in zip(ctxs, sums, strict=True)]

@@ -38,8 +38,8 @@ from .prefix_cache import KV, PrefixCache, batch_prefix_length
 from .registry import local_identity
 from .roles import refuse_local_lm
 from .row_sampling import next_tokens, row_generators
-from .token_text import answer_distribution, answer_logprob_sums, cut_completion, hits_stop, prompt_ids, text_ids
-from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
+from .token_text import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, text_ids
+from .types import Completion, Prompt
 
 hf_logging.set_verbosity_error()
 
@@ -85,7 +85,7 @@ def _has_windowed_layers(config) -> bool:
     return any(t != "full_attention" for t in (getattr(text, "layer_types", None) or []))
 
 
-class TransformersBackend:
+class TransformersBackend(TeacherForcedScoring):
     """A causal LM run by transformers on the local CPU or a CUDA GPU.
 
     Args:
@@ -287,27 +287,5 @@ class TransformersBackend:
         return cut_completion(self.tokenizer, self.eos_ids, ids, logprobs, config, seconds)
 
     # -- scoring -------------------------------------------------------------------------
-    @_serialized
-    def score(self, context: Prompt, continuation: str) -> TokenScores:
-        """log p(x_j | context, x_<j) for the tokens x of `continuation` (teacher forcing, one forward pass)."""
-        ctx = self._prompt_ids(context)
-        cont = text_ids(self.tokenizer, continuation)
-        if not cont:
-            raise ValueError("continuation is empty: there are no tokens to score")
-        t0 = time.perf_counter()
-        (lps,), _ = self._read([ctx + cont], [len(ctx)])
-        usage = Usage(len(ctx) + len(cont), 0, time.perf_counter() - t0)
-        return TokenScores(self.tokenizer.convert_ids_to_tokens(cont), lps, usage)
-
-    def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
-        """p(a | prompt) for each answer a: the product of its token probabilities, renormalized over `answers`."""
-        return self.answer_probs_batch([prompt], answers)[0]
-
-    @_serialized
-    def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
-        """`answer_probs` of every prompt in one forward pass over what follows their shared prefix."""
-        ctxs = [self._prompt_ids(p) for p in prompts]
-        t0 = time.perf_counter()
-        sums = answer_logprob_sums(self._read, self.tokenizer, ctxs, answers)
-        seconds = (time.perf_counter() - t0) / len(ctxs)
-        return [answer_distribution(answers, s, Usage(len(ctx), 0, seconds)) for ctx, s in zip(ctxs, sums, strict=True)]
+    score = _serialized(TeacherForcedScoring.score)
+    answer_probs_batch = _serialized(TeacherForcedScoring.answer_probs_batch)
