@@ -60,12 +60,11 @@ def main() -> None:
     py = str(VENV / "bin" / "python")
     pip = [py, "-m", "pip", "install", "--progress-bar", "off"]
     entries = pip_entries(text)
-    run(pip + [req for req, tag in entries if tag == ""])
+    env = dict(os.environ, CMAKE_ARGS=LLAMA_CMAKE_ARGS, FORCE_CMAKE="1")  # llama-cpp-python is built from source
+    run(pip + [req for req, tag in entries if tag == ""], env=env)
     run(pip + ["--no-deps"] + [req for req, tag in entries if tag == "no-deps"])
     if with_tests:
-        tests = [req for req, tag in entries if tag == "tests"]
-        env = dict(os.environ, CMAKE_ARGS=LLAMA_CMAKE_ARGS, FORCE_CMAKE="1")
-        run(pip + tests, env=env)
+        run(pip + [req for req, tag in entries if tag == "tests"], env=env)
         if shutil.which("chromium") is None:
             run(["apt-get", "update", "-qq"])
             run(["apt-get", "install", "-y", "-qq", "chromium"])

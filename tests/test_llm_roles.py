@@ -10,11 +10,12 @@ import pytest
 from fake_endpoint import BOS, FakeServer
 from llmcreativity.llm import get_backend
 from llmcreativity.llm.probes import EndpointError, check_endpoint, echo_shift
-from llmcreativity.llm.registry import local_identity, resolve_dtype
+from llmcreativity.llm.registry import llamacpp_identity, local_identity, resolve_dtype
 from llmcreativity.llm.roles import (
     NO_LOCAL_LM_ENV,
     get_role_backend,
     get_role_embedder,
+    local_model,
     parse_role,
     role_label,
     role_uses,
@@ -60,6 +61,31 @@ def test_the_run_wide_endpoint_replaces_a_role_keeps_an_empty_one_and_collapses_
 def test_a_role_label_is_safe_as_a_folder_name():
     assert role_label("qwen2.5-coder-0.5b") == "qwen2.5-coder-0.5b"
     assert "/" not in role_label("http://127.0.0.1:8000/v1#org/m") and ":" not in role_label("http://h:1/v1#m")
+    assert role_label("llama.cpp:qwen2.5-coder-0.5b") == "qwen2.5-coder-0.5b@llama.cpp"
+
+
+def test_a_llamacpp_spec_names_the_engine_and_only_a_registry_language_model():
+    spec = parse_role("llama.cpp:qwen2.5-coder-0.5b", "writer")
+    assert (spec.model, spec.engine, spec.is_endpoint, spec.spec) == (
+        "qwen2.5-coder-0.5b", "llama.cpp", False, "llama.cpp:qwen2.5-coder-0.5b")
+    assert parse_role("qwen2.5-coder-0.5b").engine == "transformers"
+    assert local_model("llama.cpp:qwen2.5-coder-0.5b") == "qwen2.5-coder-0.5b"
+    for bad in ("llama.cpp:all-minilm-l6-v2", "llama.cpp:no-such-model", "llama.cpp:"):
+        with pytest.raises(ValueError, match=r"writer=.*llama\.cpp:NAME runs a registry language model"):
+            parse_role(bad, "writer")
+
+
+def test_a_llamacpp_role_is_the_llamacpp_engine_with_its_own_identity():
+    lm = get_role_backend("writer", "llama.cpp:smollm2-135m", cache=None)
+    assert lm.identity == llamacpp_identity("smollm2-135m") != local_identity("smollm2-135m", resolve_dtype("auto"))
+    assert (role_uses()[-1].spec, role_uses()[-1].served_model) == ("llama.cpp:smollm2-135m", "smollm2-135m")
+
+
+def test_a_llamacpp_role_is_checked_by_the_plan_before_anything_runs():
+    with pytest.raises(ParameterError, match=r"writer='llama.cpp:gpt-9'.*registry language model"):
+        plan("default", [("review.writer", "llama.cpp:gpt-9")], only=None)
+    plans = plan("default", [("review.writer", "llama.cpp:smollm2-135m")])
+    assert next(p for p in plans if p.stage.name == "review").parameters["writer"] == "llama.cpp:smollm2-135m"
 
 
 # -- planning ----------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..llm.backend import TextEmbedder
 from ..llm.registry import MODELS
+from ..llm.roles import local_model
 from .analysis import step_table
 from .chains import Chain
 
@@ -32,12 +33,13 @@ def solution_text(steps: Sequence[str]) -> str:
 
 
 def model_step_table(chains: Sequence[Chain], embedder: TextEmbedder, names: Mapping[str, str]) -> pd.DataFrame:
-    """`analysis.step_table` with `model_name` (registry name or role spec, from `names`: identity -> name) and
+    """`analysis.step_table` with `model_name` (registry name or role spec, `llama.cpp:NAME` sized as NAME, from `names`: identity -> name) and
     `params_m` (the model's parameters in millions, from the registry; NaN for a model on an endpoint, whose
     size is unknown here)."""
     steps = step_table(chains, embedder)
     steps["model_name"] = steps["model"].map(names)
-    steps["params_m"] = steps["model_name"].map(lambda m: MODELS[m].parameters if m in MODELS else float("nan"))
+    steps["params_m"] = steps["model_name"].map(
+        lambda m: MODELS[local].parameters if (local := local_model(m)) in MODELS else float("nan"))
     return steps
 
 

@@ -10,6 +10,7 @@ from statsmodels.stats.multitest import multipletests
 
 from ..evaluation.comparison import cohen_dz
 from ..llm.registry import MODELS
+from ..llm.roles import local_model
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, beats_every_baseline, efficiency_verdict, not_testable, sign_verdict
 from .summary import accuracy_difference, token_saving
@@ -127,8 +128,9 @@ def not_weaker(strong_model: str, weak_model: str) -> str:
                 "(the paper profile sets both)")
     if weak_model == strong_model:
         return f"weak_convergent_judge {weak_model} is the judge model itself"
-    if strong_model in MODELS and weak_model in MODELS:
-        strong, weak = MODELS[strong_model].parameters, MODELS[weak_model].parameters
+    strong_name, weak_name = local_model(strong_model), local_model(weak_model)
+    if strong_name in MODELS and weak_name in MODELS:
+        strong, weak = MODELS[strong_name].parameters, MODELS[weak_name].parameters
         if weak >= strong:
             return (f"weak_convergent_judge {weak_model} ({weak:g}M parameters) is not smaller than convergent_judge "
                     f"{strong_model} ({strong:g}M)")

@@ -33,9 +33,10 @@ import torch
 try:
     import llama_cpp
     from llama_cpp._internals import LlamaBatch, LlamaContext, LlamaModel
-except ImportError as err:  # installed with the test extras only
-    raise ImportError("engine='llama.cpp' needs llama-cpp-python: run `python3 scripts/setup_env.py --tests` "
-                      "(builds it once, about 12 minutes on two cores) or use engine='transformers'") from err
+except ImportError as err:  # environment.yml installs it; a hand-made environment may lack it
+    raise ImportError("engine='llama.cpp' (a llama.cpp:NAME role) needs llama-cpp-python: run "
+                      "`python3 scripts/setup_env.py` (builds it once, about 12 minutes on two cores) or drop the "
+                      "llama.cpp: prefix (transformers engine)") from err
 from transformers import AutoConfig, AutoTokenizer, GenerationConfig
 from transformers.utils import logging as hf_logging
 

@@ -228,6 +228,10 @@ def local_identity(name: str, dtype: str, device: str = "cpu") -> str:
     return base if device == "cpu" else f"{base}:{device.split(':')[0]}"
 
 
+LLAMACPP_PREFIX = "llama.cpp:"
+"""Before a registry name in a model role's spec (`llm.roles`): run that model on the in-process llama.cpp engine."""
+
+
 def llamacpp_identity(name: str) -> str:
     """Cache identity of a registry model run by llama.cpp: its name, the GGUF file it runs, and its sampler.
 

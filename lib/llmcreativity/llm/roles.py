@@ -4,7 +4,9 @@ A role is a job a stage gives a model (`writer`, `large_writer`, `rubric_judge`,
 `entailment_judge`, `se_models`, `convergent_judge`, `embedder`, ...); a stage notebook names each with one
 parameter of that name. Its value, the *spec*, is either
 
-- a local model: a registry name (`qwen2.5-coder-1.5b`), a model folder or a transformers id, loaded in-process; or
+- a local model: a registry name (`qwen2.5-coder-1.5b`), a model folder or a transformers id, loaded in-process by
+  transformers; or `llama.cpp:NAME`, the registry model NAME's packaged GGUF run in-process by llama.cpp
+  (`llamacpp_local`: same tokenizer, chat template and row-seeded sampler, a separate cache identity); or
 - `URL#MODEL`: the model a server at URL lists as MODEL (`http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B-Instruct`,
   `https://api.openai.com/v1#gpt-4o`). The key comes from the environment variable `api_key_env` names and the
   requests in flight are bounded by `max_concurrency` (both stage parameters, never part of the spec).
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .registry import LLAMACPP_PREFIX
 from .probes import EndpointError, EndpointReport, check_endpoint, missing_message
 
 SEPARATOR = "#"
@@ -64,6 +67,8 @@ class RoleSpec:
     """A local model (registry name, folder, transformers id) or the model name the server lists."""
     base_url: str = ""
     """The endpoint's URL (`http(s)://host:port/v1`); empty for a local model."""
+    engine: str = "transformers"
+    """The local engine: "transformers" or "llama.cpp" (`llama.cpp:NAME`); "transformers" for an endpoint."""
 
     @property
     def is_endpoint(self) -> bool:
@@ -72,8 +77,10 @@ class RoleSpec:
 
     @property
     def spec(self) -> str:
-        """The spec string this was parsed from (`model` or `base_url#model`)."""
-        return f"{self.base_url}{SEPARATOR}{self.model}" if self.base_url else self.model
+        """The spec string this was parsed from (`model`, `llama.cpp:model` or `base_url#model`)."""
+        if self.base_url:
+            return f"{self.base_url}{SEPARATOR}{self.model}"
+        return f"{LLAMACPP_PREFIX}{self.model}" if self.engine == "llama.cpp" else self.model
 
 
 @dataclass(frozen=True)
@@ -114,9 +121,13 @@ def parse_role(spec: str, role: str = "role") -> RoleSpec:
     'http://127.0.0.1:8000/v1'
     >>> parse_role("smollm2-135m").is_endpoint
     False
+    >>> parse_role("llama.cpp:qwen2.5-coder-0.5b").engine
+    'llama.cpp'
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"{role}={spec!r}: give a local model name or URL#MODEL")
+        raise ValueError(f"{role}={spec!r}: give a local model name, llama.cpp:NAME or URL#MODEL")
+    if spec.startswith(LLAMACPP_PREFIX):
+        return RoleSpec(_llamacpp_model(spec[len(LLAMACPP_PREFIX):], role, spec), engine="llama.cpp")
     if not is_endpoint_spec(spec):
         return RoleSpec(spec)
     url, sep, model = spec.partition(SEPARATOR)
@@ -124,6 +135,29 @@ def parse_role(spec: str, role: str = "role") -> RoleSpec:
         raise ValueError(f"{role}={spec!r}: an endpoint spec is URL#MODEL, e.g. http://127.0.0.1:8000/v1#NAME "
                          "(MODEL is a name the server lists at URL/models)")
     return RoleSpec(model.strip(), url.rstrip("/"))
+
+
+def _llamacpp_model(name: str, role: str, spec: str) -> str:
+    """`name` when the llama.cpp engine can run it (a registry language model), else a ValueError with the fix."""
+    from .registry import MODELS
+
+    if name in MODELS and MODELS[name].kind == "causal-lm":
+        return name
+    known = sorted(n for n, s in MODELS.items() if s.kind == "causal-lm")
+    raise ValueError(f"{role}={spec!r}: llama.cpp:NAME runs a registry language model's GGUF, one of {known}; "
+                     "for another model drop the llama.cpp: prefix (transformers engine)")
+
+
+def local_model(spec: str) -> str | None:
+    """The local model a spec names without its engine prefix (`llama.cpp:smollm2-135m` -> `smollm2-135m`), or None
+    for an endpoint spec.
+
+    >>> local_model("llama.cpp:smollm2-135m"), local_model("http://h/v1#m")
+    ('smollm2-135m', None)
+    """
+    if is_endpoint_spec(spec):
+        return None
+    return spec[len(LLAMACPP_PREFIX):] if spec.startswith(LLAMACPP_PREFIX) else spec
 
 
 def with_endpoint(spec: Any, base_url: str, model: str) -> Any:
@@ -173,7 +207,8 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY
                      **local: Any):
     """The cached backend that plays `role` (see `parse_role`), probed first when it is an endpoint.
 
-    A local spec is `loader.get_backend(spec, **local)` exactly (same identity, so the same cache entries). An
+    A local spec is `loader.get_backend(spec, **local)` exactly (same identity, so the same cache entries);
+    `llama.cpp:NAME` is `loader.get_backend(NAME, engine="llama.cpp", **local)`. An
     endpoint's identity is `openai:URL:MODEL`, followed by `@SERVED` when the server names its weights otherwise
     (vLLM's `root`, a hosted API's dated snapshot), so cached answers never outlive a change of weights.
     """
@@ -181,7 +216,8 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY
 
     parsed = parse_role(spec, role)
     if not parsed.is_endpoint:
-        backend = get_backend(parsed.model, **local)
+        backend = get_backend(parsed.model, **({**local, "engine": parsed.engine} if parsed.engine != "transformers"
+                                               else local))
         _uses.append(RoleUse(role, spec, backend.identity, "", parsed.model))
         return backend
     from .openai_http import OpenAIBackend
@@ -224,13 +260,14 @@ def get_role_embedder(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KE
 
 
 def role_label(spec: str) -> str:
-    """A file-name-safe label of a spec: a local name unchanged, `URL#MODEL` as `MODEL@host_port_path`.
+    """A file-name-safe label of a spec: a local name unchanged, `llama.cpp:NAME` as `NAME@llama.cpp`, `URL#MODEL`
+    as `MODEL@host_port_path`.
 
-    >>> role_label("http://127.0.0.1:8000/v1#org/m")
-    'org_m@127.0.0.1_8000_v1'
+    >>> role_label("http://127.0.0.1:8000/v1#org/m"), role_label("llama.cpp:smollm2-135m")
+    ('org_m@127.0.0.1_8000_v1', 'smollm2-135m@llama.cpp')
     """
     parsed = parse_role(spec)
     if not parsed.is_endpoint:
-        return spec
+        return f"{parsed.model}@llama.cpp" if parsed.engine == "llama.cpp" else spec
     where = parsed.base_url.split("://", 1)[1]
     return "@".join(re.sub(r"[^\w.-]+", "_", part).strip("_") for part in (parsed.model, where))

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import yaml
 
-from ..llm.registry import ModelKind, check_model_name
+from ..llm.registry import LLAMACPP_PREFIX, ModelKind, check_model_name
 from ..llm.roles import is_endpoint_spec, parse_role
 from ..paths import REPO_ROOT, results_dir
 
@@ -186,7 +186,7 @@ def registry_problems(params: dict[str, Parameter], values: dict[str, Any], wher
             if name in (None, ""):
                 continue
             try:
-                if is_endpoint_spec(str(name)):
+                if is_endpoint_spec(str(name)) or str(name).startswith(LLAMACPP_PREFIX):
                     parse_role(str(name), param.name)
                     continue
                 check_model_name(str(name), _ROLE_KINDS[param.registry])
