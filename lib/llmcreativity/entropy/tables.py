@@ -33,9 +33,9 @@ def solution_text(steps: Sequence[str]) -> str:
 
 
 def model_step_table(chains: Sequence[Chain], embedder: TextEmbedder, names: Mapping[str, str]) -> pd.DataFrame:
-    """`analysis.step_table` with `model_name` (registry name or role spec, `llama.cpp:NAME` sized as NAME, from `names`: identity -> name) and
-    `params_m` (the model's parameters in millions, from the registry; NaN for a model on an endpoint, whose
-    size is unknown here)."""
+    """`analysis.step_table` with `model_name` (registry name or role spec, from `names`: identity -> name) and
+    `params_m` (the model's parameters in millions, from the registry, `llama.cpp:NAME` sized as NAME; NaN for a
+    model on an endpoint, whose size is unknown here)."""
     steps = step_table(chains, embedder)
     steps["model_name"] = steps["model"].map(names)
     steps["params_m"] = steps["model_name"].map(

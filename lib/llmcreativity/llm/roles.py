@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .registry import LLAMACPP_PREFIX
 from .probes import EndpointError, EndpointReport, check_endpoint, missing_message
+from .registry import LLAMACPP_PREFIX
 
 SEPARATOR = "#"
 """Between an endpoint's URL and the model name in a role spec."""
