@@ -17,6 +17,7 @@ from llmcreativity.pipeline.ledger import (
     claims_markdown,
     forest_plot,
     ledger_rows,
+    sample_summary,
 )
 from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.stages import Stage
@@ -94,6 +95,20 @@ def test_inconclusive_verdicts_are_not_replaced_by_the_judge_gate_and_small_samp
     manifest = current("se")
     assert row("B1", manifest).verdict == "inconclusive"
     assert row("B3", manifest).verdict == TOO_SMALL
+
+
+def test_the_summary_counts_claims_tested_at_their_minimum_and_decided_not_a_gated_or_stale_one():
+    record_claim("eval", "A2", "t", supported(CLAIMS["A2"].min_n))  # a rule-metric claim: no judge
+    record_claim("se", "B3", "t", Verdict("supported", "CI above 0", 0.6, 0.2, 0.9, 3))  # below its minimum
+    record_claim("se", "B4", "t", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, CLAIMS["B4"].min_n))
+    record_claim("eval", "A1", "t", supported(CLAIMS["A1"].min_n))  # no judge agreement recorded: not validated
+    assert CLAIMS["A2"].judge == "none" and CLAIMS["A1"].gated
+    record_claim("eval", "A3", "t", not_testable("one model"))
+    record_claim("old", "B2", "t", Verdict("supported", "r", 0.5, 0.2, 0.8, CLAIMS["B2"].min_n))  # stale
+    rows = ledger_rows(read_claims(), [], current("se", "eval"))
+    summary = sample_summary(rows)
+    assert (summary.listed, summary.tested, summary.reached, summary.decided) == (len(CLAIMS), 4, 3, 1)
+    assert summary.sentence() in claims_markdown(read_claims(), [], current("se", "eval"))
 
 
 @pytest.mark.parametrize(("entry", "why"), [

@@ -160,12 +160,43 @@ def _details(r: LedgerRow) -> str:
     return head + "\n\n" + "\n".join(f"- {_cell(x)}" for x in items)
 
 
+@dataclass(frozen=True)
+class SampleSummary:
+    """How many claims this run tested at their minimum sample size, and how many of those it decided."""
+
+    listed: int
+    """Claims on the page."""
+    tested: int
+    """Current (not stale) records that are neither "not testable here" nor "not run"."""
+    reached: int
+    """Of `tested`, those whose n is at least the claim's `min_n`."""
+    decided: int
+    """Of `reached`, those shown supported or not supported (a claim whose judge is not validated is reached but not
+    decided)."""
+
+    def sentence(self) -> str:
+        """The summary in words, for the page."""
+        return (f"Of the {self.listed} claims, this run tested {self.tested}; {self.reached} of those reached their "
+                f"minimum sample size, and {self.decided} of these were decided (supported or not supported; a claim "
+                "whose judge is not validated counts as reached but not decided). Stale records are not counted.")
+
+
+def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
+    """Count `rows` as `SampleSummary` says: tested, reached its minimum n, decided."""
+    tested = [r for r in rows if r.claim is not None and not r.stale
+              and r.claim.verdict not in ("not testable here", NOT_RUN)]
+    reached = [r for r in tested if r.spec is None or r.claim.n >= r.spec.min_n]
+    decided = [r for r in reached if r.verdict in ("supported", "not supported")]
+    return SampleSummary(len(rows), len(tested), len(reached), len(decided))
+
+
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
                     manifest_stages: dict[str, Any] | None = None, figure: str | None = None) -> str:
     """The page body: a 7-column table of every claim, the forest plot `figure` (a path relative to the page;
     left out when None) and each claim's long text and provenance."""
     rows = ledger_rows(claims, validity or [], manifest_stages or {})
-    out = ["| id | claim | verdict | statistic [95 % CI] | n / min | paper | profile |",
+    out = [sample_summary(rows).sentence(), "",
+           "| id | claim | verdict | statistic [95 % CI] | n / min | paper | profile |",
            "|---|---|---|---|---|---|---|"]
     out += [_table_row(r) for r in rows]
     if figure:
