@@ -47,6 +47,8 @@ class FakeServer:
     or absent."""
     embedding_dim: int | None = 3
     """Length of embedding rows; None answers 404."""
+    busy: int = 0
+    """How many POSTs after this is set answer HTTP 503 (a server that is briefly overloaded)."""
     requests: list[tuple[str, dict]] = field(default_factory=list)
     """(path, body) of every request received."""
     headers: list[dict[str, str]] = field(default_factory=list)
@@ -90,6 +92,10 @@ class FakeServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append((self.path, body))
                 if not self._authorized():
+                    return
+                if server.busy > 0:
+                    server.busy -= 1
+                    self._send(503, {"error": {"message": "busy"}})
                     return
                 handler = {"/v1/chat/completions": server._chat, "/v1/completions": server._completion,
                            "/v1/embeddings": server._embeddings}.get(self.path)

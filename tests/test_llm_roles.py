@@ -275,6 +275,20 @@ def test_an_embedder_role_on_an_endpoint_returns_unit_rows_of_the_probed_length(
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-6)
 
 
+def test_an_embedder_role_retries_a_busy_server_like_the_chat_backend(monkeypatch):
+    monkeypatch.setattr("llmcreativity.llm.http_client.time.sleep", lambda s: None)
+    with FakeServer() as server:
+        emb = get_role_embedder("embedder", f"{server.url}#fake-model", cache=None)
+        server.busy = 2
+        rows = emb.encode(["a", "bb"])
+        assert server.paths()[-3:] == ["/v1/embeddings"] * 3
+        server.busy = 10
+        with pytest.raises(RuntimeError, match=r"/v1/embeddings answered HTTP 503"):
+            emb.encode(["ccc"])
+    assert rows.shape == (2, 3) and np.allclose(np.linalg.norm(rows, axis=1), 1)
+    assert (emb.inner.stats.counts().retries, emb.inner.stats.counts().failures) == (2 + 5, 1)
+
+
 def test_an_embedder_role_on_a_server_without_embeddings_is_refused():
     with FakeServer(embedding_dim=None) as server, pytest.raises(EndpointError, match="does not offer embeddings"):
         get_role_embedder("embedder", f"{server.url}#fake-model")

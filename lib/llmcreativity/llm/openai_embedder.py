@@ -1,6 +1,7 @@
 """A sentence embedder on an OpenAI-compatible `/embeddings` endpoint (vLLM, llama.cpp, OpenAI).
 
-Rows are L2-normalized here, v / ||v||, so they compare by dot product like the local embedders' rows.
+Rows are L2-normalized here, v / ||v||, so they compare by dot product like the local embedders' rows. Requests
+are retried and bounded in flight as the chat backend's are (`http_client.HttpClient`).
 """
 
 from __future__ import annotations
@@ -8,40 +9,33 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import requests
+
+from .http_client import HttpClient
 
 BATCH = 64
 """Texts per request."""
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(HttpClient):
     """`encode(texts)` through `POST {base_url}/embeddings`; `identity` is `openai-embed:URL:MODEL`."""
 
     def __init__(self, base_url: str, model: str, *, dim: int, api_key: str | None = None, max_concurrency: int = 8,
-                 timeout: float = 120.0):
+                 timeout: float = 120.0, max_retries: int = 5):
         if dim < 1:
             raise ValueError(f"dim={dim!r}: the endpoint's embedding length must be >= 1")
-        if max_concurrency < 1:
-            raise ValueError(f"max_concurrency={max_concurrency!r}: must be >= 1")
-        self.base_url = base_url.rstrip("/")
+        super().__init__(base_url, api_key=api_key, max_concurrency=max_concurrency, timeout=timeout,
+                         max_retries=max_retries)
         self.model = model
         self.identity = f"openai-embed:{self.base_url}:{model}"
         self.dim = dim
-        self.max_concurrency = max_concurrency
-        self.timeout = timeout
-        self._session = requests.Session()
-        if api_key:
-            self._session.headers["Authorization"] = f"Bearer {api_key}"
 
     def _batch(self, texts: list[str]) -> np.ndarray:
-        url = f"{self.base_url}/embeddings"
-        r = self._session.post(url, json={"model": self.model, "input": texts}, timeout=self.timeout)
-        if r.status_code != 200:
-            raise RuntimeError(f"{url} answered HTTP {r.status_code}: {r.text[:300]}")
-        rows = sorted(r.json()["data"], key=lambda d: d.get("index", 0))
+        data = self._post("/embeddings", {"model": self.model, "input": texts})
+        rows = sorted(data["data"], key=lambda d: d.get("index", 0))
         vecs = np.asarray([d["embedding"] for d in rows], dtype=np.float32)
         if vecs.shape != (len(texts), self.dim):
-            raise RuntimeError(f"{url} returned embeddings of shape {vecs.shape}, expected ({len(texts)}, {self.dim})")
+            raise RuntimeError(f"{self.base_url}/embeddings returned embeddings of shape {vecs.shape}, expected "
+                               f"({len(texts)}, {self.dim})")
         return vecs
 
     def encode(self, texts: list[str], **_: object) -> np.ndarray:

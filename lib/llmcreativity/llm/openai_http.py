@@ -4,27 +4,24 @@ The key comes only from the environment (see `get_backend(api_key_env=...)`) and
 stored in records. Independent requests run concurrently up to `max_concurrency`: a semaphore caps the
 requests in flight at that number however many threads share the backend (the items of a stage run
 concurrently as well, `resume.run_resumable(workers=...)`). 429, 5xx, connection errors and timeouts are
-retried with exponential backoff. `stats` counts requests, requests in flight, tokens and retries.
+retried with exponential backoff (`http_client.HttpClient`, shared with the embedder). `stats` counts requests,
+requests in flight, tokens and retries.
 """
 
 from __future__ import annotations
 
 import math
-import random
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import requests
 from tqdm.auto import tqdm
 
 from .backend import check_prompt
 from .config import GenerateConfig
-from .request_stats import RequestStats
+from .http_client import HttpClient
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
-RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 TOP_LOGPROBS = 20
 """How many alternatives are requested per token when reading answer probabilities."""
 
@@ -33,70 +30,22 @@ class FeatureMissing(RuntimeError):
     """The server does not offer something the caller needs (log-probabilities, echo)."""
 
 
-class OpenAIBackend:
+class OpenAIBackend(HttpClient):
     """Chat (`/chat/completions`) for message prompts, `/completions` for plain-text prompts."""
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, max_concurrency: int = 8,
                  timeout: float = 120.0, max_retries: int = 5):
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url={base_url!r}: give the server's URL, e.g. http://127.0.0.1:8000/v1")
-        if max_concurrency < 1:
-            raise ValueError(f"max_concurrency={max_concurrency!r}: must be >= 1")
-        self.base_url = base_url.rstrip("/")
+        super().__init__(base_url, api_key=api_key, max_concurrency=max_concurrency, timeout=timeout,
+                         max_retries=max_retries)
         self.model = model
         self.identity = f"openai:{self.base_url}:{model}"
-        self.max_concurrency = max_concurrency
-        self.timeout = timeout
-        self.max_retries = max_retries
         self.n_supported: bool | None = None
         """Whether the server honours `n`; learnt from the first sampling call."""
-        self.stats = RequestStats()
-        """Requests, requests in flight, tokens and retries of this backend (`stats.counts()`, `stats.measure()`)."""
-        self._slots = threading.BoundedSemaphore(max_concurrency)
         self.score_prefix = ""
         """Text put before every scored prompt: a BOS token where the server's echo log-probabilities are shifted
         by one token without one (found by `probes`)."""
-        self._session = requests.Session()
-        if api_key:
-            self._session.headers["Authorization"] = f"Bearer {api_key}"
 
     # -- transport ---------------------------------------------------------------------
-    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        url = f"{self.base_url}{path}"
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                self.stats.retried()
-            try:
-                r = self._send(url, body)
-            except (requests.ConnectionError, requests.Timeout) as e:
-                if attempt == self.max_retries:
-                    self.stats.failed()
-                    raise ConnectionError(f"could not reach {url} after {attempt + 1} tries ({type(e).__name__}): "
-                                          "check base_url and that the server is running") from None
-            else:
-                if r.status_code == 200:
-                    return r.json()
-                if r.status_code not in RETRY_STATUS or attempt == self.max_retries:
-                    self.stats.failed()
-                    raise RuntimeError(f"{url} answered HTTP {r.status_code}: {r.text[:300]}")
-            time.sleep(min(30.0, 0.5 * 2**attempt) * (0.5 + random.random()))  # the backoff holds no slot
-        raise AssertionError("unreachable")
-
-    def _send(self, url: str, body: dict[str, Any]) -> requests.Response:
-        """One HTTP request in one of the `max_concurrency` slots, counted in `stats`."""
-        with self._slots:
-            start = self.stats.started()
-            ok, usage = False, {}
-            try:
-                r = self._session.post(url, json=body, timeout=self.timeout)
-                if r.status_code == 200:
-                    usage = r.json().get("usage") or {}
-                    ok = True
-                return r
-            finally:
-                self.stats.finished(start, ok=ok, prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                                    completion_tokens=int(usage.get("completion_tokens") or 0))
-
     def _map(self, fn, items: list) -> list:
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
             return list(tqdm(pool.map(fn, items), total=len(items), desc=f"{self.model} requests",
