@@ -78,7 +78,8 @@ def test_the_printed_table_has_a_line_per_stage_and_the_totals():
 def test_the_page_section_gives_the_total_time_and_names_unfinished_stages_and_mixed_runs():
     page = report_markdown(run_report(MANIFEST))
     assert page.count("\n|") == 5  # separator, 3 stages, total
-    assert "| total |  | 125.5 |" in page
+    assert "| total | 125.5 |" in page and "| evaluation (failed) |" in page
+    assert page.splitlines()[0].count("|") == 7  # six columns: the status is folded into the stage
     assert "126 seconds (2.1 minutes) in all" in page and "every stage comes from run `r1`" in page
     assert "Not finished: evaluation." in page
     mixed = {**MANIFEST, "backends": {**MANIFEST["backends"], "run_id": "r2"}}

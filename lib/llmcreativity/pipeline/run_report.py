@@ -187,6 +187,19 @@ def _cells(stage: str, status: str, seconds: float | None, items: str, calls: in
             f"{prompt:,} / {completion:,}", f"{embedded:,} ({embedded_hits:,})")
 
 
+PAGE_HEADERS = ("stage", "seconds", "items", "LM calls (cached)", "tokens (prompt / completion)",
+                "texts embedded (cached)")
+"""The claims page's columns: `HEADERS` with the status folded into the stage (a page column fewer, so the table
+fits the text width at 1280 px)."""
+
+
+def _page_cells(line: tuple[str, ...]) -> tuple[str, ...]:
+    """A printed line as the page's cells: the status beside the stage unless ok; a stage name may break after "_"."""
+    stage, status, *rest = line
+    shown = stage.replace("_", "_\u200b") + (f" ({status})" if status not in ("ok", "") else "")
+    return (shown, *rest)
+
+
 def _line(r: StageReport) -> tuple[str, ...]:
     items = "–" if r.items is None else f"{r.items:,} {r.items_unit}"
     return _cells(r.stage, r.status, r.seconds, items, r.lm_calls, r.lm_cache_hits, r.prompt_tokens,
@@ -234,8 +247,9 @@ def report_markdown(rows: list[StageReport], path: Path | None = None) -> str:
         where = f"`{path.name}` is missing from the results folder" if path is not None else "it is missing"
         return (f"*No run report: {where}, so this build cannot say how long the run took or how much "
                 "it computed. Run `llmcreativity run`; it writes the report after every stage.*")
-    out = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
-    out += ["| " + " | ".join(c.replace("|", "/") for c in line) + " |" for line in (*map(_line, rows), _total(rows))]
+    out = ["| " + " | ".join(PAGE_HEADERS) + " |", "|" + "---|" * len(PAGE_HEADERS)]
+    out += ["| " + " | ".join(c.replace("|", "/") for c in _page_cells(line)) + " |"
+            for line in (*map(_line, rows), _total(rows))]
     not_ok = [r.stage for r in rows if r.status != "ok"]
     minutes = total_seconds(rows) / 60
     out += ["", f"The stages took {total_seconds(rows):.0f} seconds ({minutes:.1f} minutes) in all. "
