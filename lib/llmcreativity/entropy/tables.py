@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..llm.backend import TextEmbedder
-from ..llm.registry import MODELS
-from ..llm.roles import local_model
+from ..llm.registry import MODELS, local_model
 from .analysis import step_table
 from .chains import Chain
 

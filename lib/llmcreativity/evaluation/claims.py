@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.hanna import HannaHuman
-from ..llm.registry import LLAMACPP_PREFIX, MODELS
+from ..llm.registry import MODELS, local_model
 from ..stats.agreement import spearman
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
@@ -39,10 +39,8 @@ def registry_name(identity: str) -> str | None:
     """The registry model behind a backend identity ("smollm2-135m", "transformers:smollm2-135m:float32:row-seeded",
     "llama.cpp:smollm2-135m:FILE.gguf:row-seeded") or a role spec ("llama.cpp:smollm2-135m"), or None (an endpoint,
     a folder)."""
-    if identity in MODELS:
-        return identity
-    if identity.startswith(LLAMACPP_PREFIX) and identity[len(LLAMACPP_PREFIX):] in MODELS:
-        return identity[len(LLAMACPP_PREFIX):]  # a role spec llama.cpp:NAME
+    if (name := local_model(identity)) in MODELS:  # a registry name or a role spec llama.cpp:NAME
+        return name
     m = re.fullmatch(r"[\w.-]+:(?P<name>[^:]+)(:[\w.-]+)+", identity)
     return m["name"] if m and m["name"] in MODELS else None
 

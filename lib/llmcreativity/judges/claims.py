@@ -9,8 +9,7 @@ from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 
 from ..evaluation.comparison import cohen_dz
-from ..llm.registry import MODELS
-from ..llm.roles import local_model
+from ..llm.registry import MODELS, local_model
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, beats_every_baseline, efficiency_verdict, not_testable, sign_verdict
 from .summary import accuracy_difference, token_saving

@@ -16,7 +16,15 @@ from .cache import ResponseCache
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
 from .device import EMBED_BATCH, device_kind, local_batch_size, resolve_device, resolve_device_dtype
-from .registry import MODELS, check_model_name, get_spec, llamacpp_identity, local_identity, materialize
+from .registry import (
+    MODELS,
+    check_llamacpp_model,
+    check_model_name,
+    get_spec,
+    llamacpp_identity,
+    local_identity,
+    materialize,
+)
 from .request_stats import RequestStats, request_stats
 from .roles import refuse_local_lm
 
@@ -128,10 +136,7 @@ class DeferredLlamaCppBackend(DeferredLocalBackend):
 
     def __init__(self, model: str):
         refuse_local_lm(model)
-        if model not in MODELS or MODELS[model].kind != "causal-lm":
-            known = sorted(n for n, s in MODELS.items() if s.kind == "causal-lm")
-            raise ValueError(f"model {model!r}: engine='llama.cpp' runs the registry's GGUF language models {known}; "
-                             "for another model use engine='transformers'")
+        check_llamacpp_model(model)
         self.identity = llamacpp_identity(model)
         self._model = model
 

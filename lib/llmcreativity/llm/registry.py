@@ -232,6 +232,28 @@ LLAMACPP_PREFIX = "llama.cpp:"
 """Before a registry name in a model role's spec (`llm.roles`): run that model on the in-process llama.cpp engine."""
 
 
+def local_model(spec: str) -> str | None:
+    """The local model a role spec names without its engine prefix (`llama.cpp:smollm2-135m` -> `smollm2-135m`), or
+    None for an endpoint spec (`URL#MODEL`).
+
+    >>> local_model("llama.cpp:smollm2-135m"), local_model("smollm2-135m"), local_model("http://h/v1#m")
+    ('smollm2-135m', 'smollm2-135m', None)
+    """
+    if spec.startswith(("http://", "https://")):
+        return None
+    return spec.removeprefix(LLAMACPP_PREFIX)
+
+
+def check_llamacpp_model(name: str) -> None:
+    """Raise a ValueError unless the llama.cpp engine can run `name`: a registry language model (its packaged GGUF)."""
+    if name in MODELS and MODELS[name].kind == "causal-lm":
+        return
+    known = sorted(n for n, s in MODELS.items() if s.kind == "causal-lm")
+    raise ValueError(f"model {name!r}: llama.cpp:NAME runs a registry language model (engine='llama.cpp' runs the "
+                     f"registry's GGUF language models {known}); for another model use the transformers engine (no "
+                     "llama.cpp: prefix)")
+
+
 def llamacpp_identity(name: str) -> str:
     """Cache identity of a registry model run by llama.cpp: its name, the GGUF file it runs, and its sampler.
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .probes import EndpointError, EndpointReport, check_endpoint, missing_message
-from .registry import LLAMACPP_PREFIX
+from .registry import LLAMACPP_PREFIX, check_llamacpp_model, local_model  # noqa: F401 (local_model: re-export)
 
 SEPARATOR = "#"
 """Between an endpoint's URL and the model name in a role spec."""
@@ -127,7 +127,12 @@ def parse_role(spec: str, role: str = "role") -> RoleSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"{role}={spec!r}: give a local model name, llama.cpp:NAME or URL#MODEL")
     if spec.startswith(LLAMACPP_PREFIX):
-        return RoleSpec(_llamacpp_model(spec[len(LLAMACPP_PREFIX):], role, spec), engine="llama.cpp")
+        name = spec.removeprefix(LLAMACPP_PREFIX)
+        try:
+            check_llamacpp_model(name)
+        except ValueError as e:
+            raise ValueError(f"{role}={spec!r}: {e}") from None
+        return RoleSpec(name, engine="llama.cpp")
     if not is_endpoint_spec(spec):
         return RoleSpec(spec)
     url, sep, model = spec.partition(SEPARATOR)
@@ -135,29 +140,6 @@ def parse_role(spec: str, role: str = "role") -> RoleSpec:
         raise ValueError(f"{role}={spec!r}: an endpoint spec is URL#MODEL, e.g. http://127.0.0.1:8000/v1#NAME "
                          "(MODEL is a name the server lists at URL/models)")
     return RoleSpec(model.strip(), url.rstrip("/"))
-
-
-def _llamacpp_model(name: str, role: str, spec: str) -> str:
-    """`name` when the llama.cpp engine can run it (a registry language model), else a ValueError with the fix."""
-    from .registry import MODELS
-
-    if name in MODELS and MODELS[name].kind == "causal-lm":
-        return name
-    known = sorted(n for n, s in MODELS.items() if s.kind == "causal-lm")
-    raise ValueError(f"{role}={spec!r}: llama.cpp:NAME runs a registry language model's GGUF, one of {known}; "
-                     "for another model drop the llama.cpp: prefix (transformers engine)")
-
-
-def local_model(spec: str) -> str | None:
-    """The local model a spec names without its engine prefix (`llama.cpp:smollm2-135m` -> `smollm2-135m`), or None
-    for an endpoint spec.
-
-    >>> local_model("llama.cpp:smollm2-135m"), local_model("http://h/v1#m")
-    ('smollm2-135m', None)
-    """
-    if is_endpoint_spec(spec):
-        return None
-    return spec[len(LLAMACPP_PREFIX):] if spec.startswith(LLAMACPP_PREFIX) else spec
 
 
 def with_endpoint(spec: Any, base_url: str, model: str) -> Any:
@@ -216,8 +198,7 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY
 
     parsed = parse_role(spec, role)
     if not parsed.is_endpoint:
-        backend = get_backend(parsed.model, **({**local, "engine": parsed.engine} if parsed.engine != "transformers"
-                                               else local))
+        backend = get_backend(parsed.model, engine=parsed.engine, **local)
         _uses.append(RoleUse(role, spec, backend.identity, "", parsed.model))
         return backend
     from .openai_http import OpenAIBackend
