@@ -34,6 +34,8 @@ class FakeOpenAIServer:
         self.max_in_flight = 0
         self.requests = 0
         """Requests received (failed ones included)."""
+        self.bodies: list[dict] = []
+        """The JSON body of every POST, in arrival order."""
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
@@ -65,13 +67,14 @@ class FakeOpenAIServer:
             top = {t: -(1 + _hash(prompt, t) % 300 / 100) for t in TOP_TOKENS[:top_k]}
             if "prompt" in body:  # /completions: the legacy logprobs layout
                 lp = {"tokens": tokens, "token_logprobs": logprobs, "top_logprobs": [top] if top else None}
-                choices.append({"index": i, "finish_reason": "stop", "text": text, "logprobs": lp})
+                choices.append({"index": i, "finish_reason": "stop", "text": text,
+                                "logprobs": lp if body.get("logprobs") is not None else None})
                 continue
             items = [{"token": t, "logprob": v} for t, v in zip(tokens, logprobs, strict=True)]
             if top:
                 items[0]["top_logprobs"] = [{"token": t, "logprob": v} for t, v in top.items()]
             choices.append({"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": text},
-                            "logprobs": {"content": items}})
+                            "logprobs": {"content": items} if body.get("logprobs") else None})
         return {"model": self.model, "choices": choices,
                 "usage": {"prompt_tokens": len(json.dumps(prompt)) // 4, "completion_tokens": 2 * n}}
 
@@ -96,6 +99,7 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server.lock:
+                    server.bodies.append(body)
                     server.requests += 1
                     failing = server.requests <= server.fail_first
                     server.in_flight += 1

@@ -25,7 +25,7 @@ from llmcreativity.evaluation.estimators import grade_both
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.judges import MACGYVER_VALID, AnswerProbabilityJudge, JudgeItem, run_judge
 from llmcreativity.judges.rubric import DIMENSIONS, RubricJudge
-from llmcreativity.llm import ScriptedBackend, get_backend
+from llmcreativity.llm import GenerateConfig, ScriptedBackend, get_backend
 from llmcreativity.llm.cached import CachedBackend
 from llmcreativity.llm.concurrency import endpoint_concurrency, item_workers
 from llmcreativity.llm.request_stats import request_stats
@@ -38,6 +38,16 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 def server():
     with FakeOpenAIServer(delay=0.05) as s:
         yield s
+
+
+def test_generation_asks_the_server_for_logprobs_only_when_the_config_does(server):
+    lm = get_backend("fake-model", base_url=server.url, cache=None)
+    chat = [{"role": "user", "content": "Grade it."}]
+    (plain,), (weighed,) = (lm.generate([chat], GenerateConfig(max_tokens=4, logprobs=on))[0] for on in (False, True))
+    assert "logprobs" not in server.bodies[-2] and server.bodies[-1]["logprobs"] is True
+    assert plain.text == weighed.text and (plain.tokens, plain.logprobs) == ([], [])
+    assert weighed.tokens == ["Score:", " " + weighed.text.split()[1]] and weighed.logprobs == [-0.1, -0.2]
+    assert plain.usage.completion_tokens == weighed.usage.completion_tokens == 2
 
 
 def endpoint(url: str, max_concurrency: int):

@@ -9,8 +9,9 @@ import json
 from llmcreativity.entropy import MACGYVER_PROMPT, STEP_SAMPLING, Problem, StepwiseSettings, chain_id
 from llmcreativity.judges import JudgeItem
 from llmcreativity.judges.rubric import SAMPLING, RubricJudge
-from llmcreativity.llm import GenerateConfig, ScriptedBackend, cache_key
+from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key
 from llmcreativity.writing import STORY_SAMPLING, LLMReview, WritingConfig, build_framework
+from llmcreativity.writing.dataset import PromptItem
 
 CHAT = [{"role": "user", "content": "Write a story."}]
 BOOK_WRITING = WritingConfig(STORY_SAMPLING.merge(max_tokens=160), feedback_max_tokens=80, max_story_words=120)
@@ -69,15 +70,32 @@ class ConfigRecorder(ScriptedBackend):
         return super().generate(prompts, config)
 
 
-def test_rubric_sampling_and_retry_configs_are_unchanged():
+def test_rubric_sampling_and_retry_configs_are_unchanged_but_for_the_logprobs_they_no_longer_ask_for():
+    """Deliberately changed (issue 16): the judge reads only the reply's text, so its calls say `logprobs: false`
+    (a new key field, stored only when off): the rubric calls miss the cache once; everything else is as before."""
     lm = ConfigRecorder(lambda p, i: "a tale")
     judge = RubricJudge(lm, sampling=SAMPLING.merge(n=3, temperature=0.7, seed=0), max_retries=1)
     assert judge.sampling == GenerateConfig(n=3, temperature=0.7, top_p=1.0, max_tokens=8, seed=0)
     assert cache_key("m", "generate", CHAT, judge.sampling.to_dict(), 1) == \
         "37ad79212abc4d75116e32a3e1656aaa6c68b6c0efc5ee3c1c9e3480e7cc5080"
     judge.sampled(JudgeItem("s", "A prompt.", "A story."))
-    retry_of_repeat_2 = {"n": 1, "temperature": 0.7, "top_p": 1.0, "max_tokens": 8, "stop": [], "seed": 1002}
-    assert lm.configs[0] == judge.sampling.to_dict() and retry_of_repeat_2 in lm.configs
+    retry_of_repeat_2 = {"n": 1, "temperature": 0.7, "top_p": 1.0, "max_tokens": 8, "stop": [], "seed": 1002,
+                         "logprobs": False}
+    assert lm.configs[0] == {**judge.sampling.to_dict(), "logprobs": False} and retry_of_repeat_2 in lm.configs
+
+
+def test_only_the_semantic_entropy_sampler_asks_for_generation_logprobs():
+    """What reaches the backend: writers and judges read text only (`logprobs` off, no tokens come back); the
+    step-wise sampler asks for them even when its sampling config says otherwise (its estimators need them)."""
+    from llmcreativity.entropy.stepwise import sample_candidates
+
+    lm = ConfigRecorder(lambda p, i: "Story: use the rope")
+    LLMReview(config=BOOK_WRITING).run(CachedBackend(lm, cache=None), PromptItem("p-00", "P", 0, "A moon that hums."))
+    assert len(lm.configs) == 3 and all(c["logprobs"] is False for c in lm.configs)  # drafts, reviews, revisions
+    lm.configs.clear()
+    settings = StepwiseSettings(STEP_SAMPLING.merge(n=2, logprobs=False), step_cap=1)
+    (first, _) = sample_candidates(lm, "Problem: x\nStep 1:", settings, MACGYVER_PROMPT)
+    assert "logprobs" not in lm.configs[0] and first.logprobs == (-1.0,) * 4  # "Story: use the rope"
 
 
 def test_local_identity_names_the_dtype_and_the_sampler():

@@ -82,6 +82,13 @@ def test_sampled_logprobs_agree_with_scoring(cpp):
         assert max(abs(a - b) for a, b in zip(s.logprobs, c.logprobs, strict=True)) < 1e-3
 
 
+def test_without_logprobs_the_same_samples_come_back_as_text_only(cpp):
+    cfg = GenerateConfig(n=2, temperature=0.8, max_tokens=16, seed=5)
+    weighed, plain = (cpp.generate([CHAT], cfg.merge(logprobs=on))[0] for on in (True, False))
+    assert [c.text for c in plain] == [c.text for c in weighed]
+    assert all(c.tokens == c.logprobs == [] and c.usage.completion_tokens > 0 for c in plain)
+
+
 def test_stop_string_cuts_the_text_where_the_unstopped_sample_has_it(cpp):
     """Same seed, same rows: the stopped sample is the unstopped one cut before its first stop string."""
     cfg = GenerateConfig(n=1, temperature=0.0, max_tokens=24)

@@ -59,14 +59,15 @@ class StepwiseSettings:
                              "step")
 
     def generate_config(self) -> GenerateConfig:
-        """The sampling config of a batched step: `sampling`, stopping at a newline."""
+        """The sampling config of a batched step: `sampling`, stopping at a newline, with log-probabilities (the
+        estimators weigh candidates by them, whatever `sampling.logprobs` says)."""
         stop = self.sampling.stop if "\n" in self.sampling.stop else (*self.sampling.stop, "\n")
-        return self.sampling.merge(stop=stop)
+        return self.sampling.merge(stop=stop, logprobs=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The flat plain-JSON form stored in every chain ("stop" only when `sampling` sets one; "continuation" only
         when it is not "best_sample")."""
-        flat = self.sampling.to_flat()
+        flat = self.sampling.to_flat(omit=("logprobs",))  # always on for a step (`generate_config`)
         seed = flat.pop("seed")  # stored after the stopping rule, as in every chain written so far
         return {**flat, "step_cap": self.step_cap, "stop_fraction": self.stop_fraction, "seed": seed,
                 "batched": self.batched, "cluster_batch": self.cluster_batch,

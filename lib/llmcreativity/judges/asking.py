@@ -33,10 +33,11 @@ class Attempt(Generic[Parsed]):
 
 def ask(lm: Backend, prompts: Sequence[list[Message]], config: GenerateConfig,
         parse: Callable[[str], Parsed]) -> list[list[Attempt[Parsed]]]:
-    """One batched call: `config.n` replies to each prompt, each parsed; result[i] belongs to prompts[i]."""
+    """One batched call: `config.n` replies to each prompt, each parsed; result[i] belongs to prompts[i]. Only the
+    text is read, so no log-probabilities are asked for."""
     if not prompts:
         return []
-    replies = lm.generate(list(prompts), config)
+    replies = lm.generate(list(prompts), config.merge(logprobs=False))
     return [[Attempt(list(p), c, parse(c.text)) for c in cs] for p, cs in zip(prompts, replies, strict=True)]
 
 
@@ -62,6 +63,7 @@ def remind_until_readable(lm: Backend, first: Sequence[Attempt[Parsed]], *, pars
         for cfg, todo in groups.items():
             convos = [[*chains[i][-1].messages, {"role": "assistant", "content": chains[i][-1].completion.text},
                        {"role": "user", "content": reminder}] for i in todo]
-            for i, convo, (c, *_) in zip(todo, convos, lm.generate(convos, cfg), strict=True):
+            for i, convo, (c, *_) in zip(todo, convos, lm.generate(convos, cfg.merge(logprobs=False)),
+                                       strict=True):
                 chains[i].append(Attempt(convo, c, parse(c.text)))
     return chains

@@ -25,6 +25,12 @@ class GenerateConfig:
     """Strings that end a completion; the stop string itself is not returned."""
     seed: int = 0
     """Random seed: the same seed, prompt and settings give the same samples."""
+    logprobs: bool = True
+    """Return each completion's tokens and their log-probabilities (semantic entropy weighs candidates by them).
+    Callers that only read the text (writers, judges' replies) turn it off: then `Completion.tokens` and `.logprobs`
+    are empty on every backend and an endpoint is not asked for them (a llama-cpp-python server sorts the whole
+    vocabulary in Python for every generated token's log-probability, which made decoding ~8x slower here, and
+    hosted APIs charge for them)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.stop, str) or isinstance(self.stop, list):
@@ -43,9 +49,12 @@ class GenerateConfig:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form, used in cache keys and run records."""
+        """Plain-JSON form, used in cache keys and run records; `logprobs` only when off (the keys made before the
+        field existed, all of which had them, stay valid)."""
         d = asdict(self)
         d["stop"] = list(self.stop)
+        if d["logprobs"]:
+            del d["logprobs"]
         return d
 
     def to_flat(self, *, omit: tuple[str, ...] = (), rename: dict[str, str] | None = None) -> dict[str, Any]:

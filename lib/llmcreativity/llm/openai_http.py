@@ -59,19 +59,22 @@ class OpenAIBackend(HttpClient):
             body["stop"] = list(config.stop)
         t0 = time.perf_counter()
         if isinstance(prompt, list):
-            data = self._post("/chat/completions", {**body, "messages": prompt, "logprobs": True, "top_logprobs": 1})
+            asked = {"logprobs": True, "top_logprobs": 1} if config.logprobs else {}
+            data = self._post("/chat/completions", {**body, "messages": prompt, **asked})
         else:
-            data = self._post("/completions", {**body, "prompt": prompt, "logprobs": 1})
+            asked = {"logprobs": 1} if config.logprobs else {}
+            data = self._post("/completions", {**body, "prompt": prompt, **asked})
         seconds = time.perf_counter() - t0
         usage = data.get("usage") or {}
         choices = data.get("choices") or []
         out = []
         for ch in choices:
-            tokens, logprobs = self._choice_logprobs(ch)
+            tokens, logprobs = self._choice_logprobs(ch) if config.logprobs else ([], [])
             text = ch["message"]["content"] if "message" in ch else ch.get("text", "")
             finish = "length" if ch.get("finish_reason") == "length" else "stop"
+            made = len(tokens) if config.logprobs else usage.get("completion_tokens", 0) // max(1, len(choices))
             out.append(Completion(text or "", tokens, logprobs, finish,
-                                  Usage(usage.get("prompt_tokens", 0), len(tokens), seconds / max(1, len(choices)))))
+                                  Usage(usage.get("prompt_tokens", 0), made, seconds / max(1, len(choices)))))
         return out
 
     def _choice_logprobs(self, choice: dict[str, Any]) -> tuple[list[str], list[float]]:

@@ -1,9 +1,9 @@
 """One random generator per sampled row, so that a sample does not depend on its batch companions.
 
 Row i of prompt x under config c draws every token from its own generator seeded with
-seed(x, c, i) = first 8 bytes of SHA-256(repr((x, c without n, i))). The sample count n is left out,
-so sample i is the same whether n = 1 or n = 10, and the batch layout (which other prompts were
-sampled together) never enters.
+seed(x, c, i) = first 8 bytes of SHA-256(repr((x, c without n and logprobs, i))). The sample count n is
+left out, so sample i is the same whether n = 1 or n = 10, and so is whether log-probabilities are returned;
+the batch layout (which other prompts were sampled together) never enters.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .config import GenerateConfig
 
 def row_seed(prompt_ids: list[int], config: GenerateConfig, index: int) -> int:
     """seed(x, c, i): the seed of sample `index` of the prompt with token ids `prompt_ids` under `config`."""
-    settings = {k: v for k, v in config.to_dict().items() if k != "n"}
+    settings = {k: v for k, v in config.to_dict().items() if k not in ("n", "logprobs")}
     blob = repr((list(prompt_ids), sorted(settings.items()), index)).encode()
     return int.from_bytes(hashlib.sha256(blob).digest()[:8], "little") & ((1 << 63) - 1)
 

@@ -40,8 +40,8 @@ class ScriptedBackend:
             out.append([
                 Completion(
                     text=r,
-                    tokens=r.split(),
-                    logprobs=[-1.0] * len(r.split()),
+                    tokens=r.split() if config.logprobs else [],
+                    logprobs=[-1.0] * len(r.split()) if config.logprobs else [],
                     finish_reason="stop",
                     usage=Usage(self.count_tokens(prompt_text(p)), len(r.split()), 0.0),
                 )

@@ -164,7 +164,7 @@ def construct_dataset(lm: Backend, embedder: TextEmbedder, dimensions: tuple[str
     """
     if keep < 1 or n_candidates < keep:
         raise ValueError(f"keep={keep}, n_candidates={n_candidates}: need 1 <= keep <= n_candidates")
-    cfg = (config or GenerateConfig(temperature=1.0, top_p=0.95, max_tokens=96)).merge(n=n_candidates)
+    cfg = (config or GenerateConfig(temperature=1.0, top_p=0.95, max_tokens=96)).merge(n=n_candidates, logprobs=False)
     with lm.tagged("scifi100"):
         replies = lm.generate([candidate_request(d) for d in dimensions], cfg)
     dataset: dict[str, list[str]] = {}

@@ -85,11 +85,12 @@ def step(lm: Backend, transcript: Transcript, requests: list[Request], *, config
     """Make all `requests` in ONE `lm.generate` call, parse the replies and append them to `transcript`.
 
     Story replies are parsed with `extract_story`; an empty revision keeps the author's previous
-    version (flagged "kept_previous"). Feedback replies are parsed with `extract_feedback`.
+    version (flagged "kept_previous"). Feedback replies are parsed with `extract_feedback`. Only the text is read,
+    so no log-probabilities are asked for.
     """
     if not requests:
         return []
-    replies = lm.generate([r.prompt for r in requests], config)
+    replies = lm.generate([r.prompt for r in requests], config.merge(logprobs=False))
     out = []
     for req, completions in zip(requests, replies, strict=True):
         c = completions[0]
