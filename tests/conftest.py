@@ -38,7 +38,7 @@ def llama_server():
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(materialize(REAL_MODEL)), "--host", "127.0.0.1",
          "--port", str(port), "--model_alias", REAL_MODEL, "--n_ctx", "2048", "--logits_all", "true",
-         "--n_threads", "2"],
+         "--n_threads", "2", "--cache", "true"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/v1"

@@ -49,6 +49,12 @@ def test_spearman_drops_missing_pairs():
     assert r["n"] == 3 and r["rho"] == pytest.approx(-1.0)
 
 
+def test_spearman_of_no_pair_is_undefined_not_an_error():
+    # the sizes of endpoint models are unknown: every params_m is NaN
+    r = spearman_with_ci([np.nan] * 4, [0.1, 0.2, 0.3, 0.4], groups=["a", "a", "b", "b"], n_resamples=50)
+    assert (r["n"], r["n_groups"]) == (0, 0) and all(np.isnan(r[k]) for k in ("rho", "p", "low", "high"))
+
+
 def test_correlation_table_names_missing_columns():
     with pytest.raises(KeyError, match="nope"):
         correlation_table(pd.DataFrame({"a": [1, 2, 3]}), [("a", "nope")])

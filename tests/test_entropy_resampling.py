@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from llmcreativity.stats import bootstrap_ci
-from llmcreativity.stats.bootstrap import cluster_bootstrap_ci
+from llmcreativity.stats import bootstrap_ci, spearman
+from llmcreativity.stats.bootstrap import cluster_bootstrap_ci, cluster_bootstrap_spearman_ci
 
 
 def test_cluster_bootstrap_draws_whole_groups():
@@ -38,3 +38,27 @@ def test_cluster_bootstrap_rejects_bad_groups():
         cluster_bootstrap_ci([[1.0, 2.0, 3.0]], ["a", "b"], np.mean)
     with pytest.raises(ValueError, match="at least 2 groups"):
         cluster_bootstrap_ci([[1.0, 2.0]], ["a", "a"], np.mean)
+
+
+@pytest.mark.parametrize("n_groups, seed", [(3, 0), (6, 1), (12, 2)])
+def test_the_vectorized_spearman_bootstrap_gives_the_loop_interval(n_groups, seed):
+    # ties within and across groups, uneven group sizes, a few constant resamples when groups are few
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 5, size=n_groups)
+    groups = np.repeat([f"p{g}" for g in range(n_groups)], sizes)
+    x = rng.integers(0, 4, size=groups.size).astype(float)
+    y = x + rng.integers(0, 3, size=groups.size)
+    loop = cluster_bootstrap_ci([x, y], groups, lambda u, v: spearman(u, v)[0], n_resamples=300, seed=seed)
+    fast = cluster_bootstrap_spearman_ci(x, y, groups, n_resamples=300, seed=seed)
+    assert (fast.n, fast.n_resamples, fast.n_undefined) == (loop.n, loop.n_resamples, loop.n_undefined)
+    assert fast.estimate == pytest.approx(loop.estimate)
+    assert (fast.low, fast.high) == pytest.approx((loop.low, loop.high), abs=1e-9)
+
+
+def test_the_vectorized_spearman_bootstrap_leaves_out_constant_resamples_like_the_loop():
+    x, y = np.array([1.0, 1.0, 2.0, 3.0, 5.0]), np.array([2.0, 1.0, 2.0, 4.0, 4.0])
+    groups = np.array(["a", "a", "b", "b", "c"])  # only "a" drawn: x constant; only "c": one row
+    loop = cluster_bootstrap_ci([x, y], groups, lambda u, v: spearman(u, v)[0], n_resamples=500, seed=4)
+    fast = cluster_bootstrap_spearman_ci(x, y, groups, n_resamples=500, seed=4)
+    assert fast.n_undefined == loop.n_undefined > 0
+    assert (fast.low, fast.high) == pytest.approx((loop.low, loop.high), abs=1e-9)

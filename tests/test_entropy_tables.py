@@ -116,6 +116,14 @@ def test_se_verdicts_come_from_the_primary_se_over_problems_overall_and_per_doma
     assert len(fig.axes) == 4
 
 
+def test_the_size_panel_leaves_out_chains_of_an_endpoint_model_of_unknown_size():
+    chains, steps = _tables()
+    one_unknown = chains.assign(params_m=chains["params_m"].where(chains.index > 0))
+    assert "(1 chains of unknown size left out)" in plot_entropy_panels(one_unknown, steps).axes[1].get_title()
+    none_known = plot_entropy_panels(chains.assign(params_m=float("nan")), steps).axes[1]
+    assert [t.get_text() for t in none_known.texts] == ["no model of known size"]
+
+
 def test_embedding_approximation_clusters_never_decide_a_verdict():
     chains, steps = _tables()
     corr = se_correlations(chains, steps, n_resamples=100)

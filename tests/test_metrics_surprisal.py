@@ -3,7 +3,7 @@ import math
 import pytest
 
 from llmcreativity.llm import ScriptedBackend
-from llmcreativity.metrics import mean_surprisal, surprisal_from_logprobs
+from llmcreativity.metrics import first_words, mean_surprisal, surprisal_from_logprobs
 
 
 def test_surprisal_is_minus_mean_logprob():
@@ -18,6 +18,15 @@ def test_mean_surprisal_reads_teacher_forced_scores_from_backend():
     assert s.tokens == ("the", "red", "ship")
     assert s.per_token == (1.0, 1.0, 1.0)
     assert s.model == "scripted"
+
+
+def test_max_words_scores_only_the_first_words_with_their_spacing():
+    assert first_words("  The red\nship  sails on.", 3) == "  The red\nship"
+    assert first_words("The red ship", 5) == first_words("The red ship", 0) == "The red ship"
+    backend = ScriptedBackend(lambda prompt, i: "")
+    assert mean_surprisal(backend, "the red ship sails", context="Write.", max_words=2).tokens == ("the", "red")
+    with pytest.raises(ValueError, match="max_words=-1"):
+        first_words("a b", -1)
 
 
 def test_surprisal_rejects_empty_text_and_bad_logprobs():

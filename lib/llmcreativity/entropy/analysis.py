@@ -11,7 +11,7 @@ import pandas as pd
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from ..stats import bootstrap_ci, spearman
-from ..stats.bootstrap import cluster_bootstrap_ci
+from ..stats.bootstrap import cluster_bootstrap_spearman_ci
 from .chains import Chain
 from .entailment import EntailmentJudge
 from .estimators import length_normalized_semantic_entropy, probability_weighted_semantic_entropy
@@ -71,13 +71,16 @@ def spearman_with_ci(x: Sequence[float], y: Sequence[float], *, groups: Sequence
     """Spearman's rho of paired (x, y) with its p-value and a percentile bootstrap 95 % CI.
 
     Without `groups` the rows are resampled; with `groups` (one label per row, e.g. the problem) whole
-    groups are (`stats.bootstrap.cluster_bootstrap_ci`), so rows of one group stay together. Pairs with
+    groups are (`stats.bootstrap.cluster_bootstrap_spearman_ci`), so rows of one group stay together. Pairs with
     a NaN on either side are dropped first; `n` is the number of pairs used and `n_groups` the number of
-    groups among them (equal to `n` without `groups`). Fewer than 2 groups give a NaN interval.
+    groups among them (equal to `n` without `groups`). Fewer than 2 groups give a NaN interval, no pair at all
+    (e.g. sizes of endpoint models, which are unknown) NaN throughout.
     """
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = np.isfinite(a) & np.isfinite(b)
     a, b = a[keep], b[keep]
+    if a.size == 0:
+        return {"rho": np.nan, "p": np.nan, "low": np.nan, "high": np.nan, "n": 0, "n_groups": 0}
     rho, p = spearman(a, b)
     if groups is None:
         ci = bootstrap_ci([a, b], lambda u, v: spearman(u, v)[0], n_resamples=n_resamples, seed=seed)
@@ -89,7 +92,7 @@ def spearman_with_ci(x: Sequence[float], y: Sequence[float], *, groups: Sequence
     n_groups = len(set(g.tolist()))
     if n_groups < 2:
         return {"rho": rho, "p": p, "low": np.nan, "high": np.nan, "n": int(a.size), "n_groups": n_groups}
-    ci = cluster_bootstrap_ci([a, b], g, lambda u, v: spearman(u, v)[0], n_resamples=n_resamples, seed=seed)
+    ci = cluster_bootstrap_spearman_ci(a, b, g, n_resamples=n_resamples, seed=seed)
     return {"rho": rho, "p": p, "low": ci.low, "high": ci.high, "n": int(a.size), "n_groups": n_groups}
 
 

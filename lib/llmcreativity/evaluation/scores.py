@@ -60,7 +60,8 @@ def load_unigrams(corpus_dir: str | Path, tokenizer: Tokenizer) -> dict[str, int
 
 def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: TextEmbedder,
                   scorer: Backend, *, tokenizer: Tokenizer = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
-                  kl_mode: str = "windowed", kl_window: int = KL_WINDOW, progress: bool = True) -> pd.DataFrame:
+                  kl_mode: str = "windowed", kl_window: int = KL_WINDOW, surprisal_words: int = 0,
+                  progress: bool = True) -> pd.DataFrame:
     """The four novelty metrics of every story (rows of `stories` with story_id, prompt, story).
 
     surprisal = -(1/L) sum_j log p(x_j | prompt, x_<j) under `scorer`; lexical_kl = KL(p_story || q_corpus)
@@ -68,7 +69,8 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
     NaN for a story shorter than one window; `kl_mode="whole"` is the whole-story value, see
     `metrics.divergence`); novelty = 1 - max_i cos(e_story, e_chunk_i); volume_gain =
     logdet(Cov(R + story) + eps I) - logdet(Cov(R) + eps I). `embedder` must be the one the corpus
-    store was embedded with, or the cosines compare different spaces.
+    store was embedded with, or the cosines compare different spaces. `surprisal_words` > 0 scores the surprisal
+    of each story's first `surprisal_words` words only (`metrics.first_words`; 0 = the whole story).
     """
     if embedder.identity != store.embedder:
         raise ValueError(f"embedder {embedder.identity!r} differs from the corpus store's {store.embedder!r}: "
@@ -80,7 +82,7 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
     E = embedder.encode(texts)
     nov = semantic_novelty_batch(E, store.embeddings)
     gain = VolumeReference.fit(store.embeddings, volume_eps).gain(E)
-    surprisal = [mean_surprisal(scorer, t, SURPRISAL_CONTEXT.format(prompt=p)).mean
+    surprisal = [mean_surprisal(scorer, t, SURPRISAL_CONTEXT.format(prompt=p), max_words=surprisal_words).mean
                  for p, t in tqdm(list(zip(stories["prompt"], texts, strict=True)), desc="surprisal",
                                   disable=not progress)]
     return pd.DataFrame({

@@ -29,7 +29,7 @@ class GenerateConfig:
     """Return each completion's tokens and their log-probabilities (semantic entropy weighs candidates by them).
     Callers that only read the text (writers, judges' replies) turn it off: then `Completion.tokens` and `.logprobs`
     are empty on every backend and an endpoint is not asked for them (a llama-cpp-python server sorts the whole
-    vocabulary in Python for every generated token's log-probability, which made decoding ~8x slower here, and
+    vocabulary in Python for every generated token's log-probability, which costs more than decoding the token, and
     hosted APIs charge for them)."""
 
     def __post_init__(self) -> None:

@@ -12,7 +12,7 @@ from llmcreativity.metrics.divergence import (
 )
 from llmcreativity.metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from llmcreativity.metrics.novelty import Novelty, semantic_novelty, semantic_novelty_batch
-from llmcreativity.metrics.surprisal import Surprisal, mean_surprisal, surprisal_from_logprobs
+from llmcreativity.metrics.surprisal import Surprisal, first_words, mean_surprisal, surprisal_from_logprobs
 from llmcreativity.metrics.volume import VolumeReference, logdet_cov, volume_gain_direct
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "lexical_kl",
     "logdet_cov",
     "mean_pairwise_cosine",
+    "first_words",
     "mean_surprisal",
     "self_bleu",
     "semantic_novelty",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import sacrebleu
+from sacrebleu.metrics import BLEU
 
 from llmcreativity.corpus.tokenize import Tokenizer, tokenize
 from llmcreativity.metrics._validation import check_matrix, check_texts, unit_rows
@@ -37,12 +37,12 @@ def self_bleu(texts: Sequence[str]) -> float:
     """Self-BLEU = (1/K) sum_k BLEU(t_k ; {t_j : j != k}) (Zhu et al., 2018), on a 0-1 scale.
 
     Each text is scored as a hypothesis against all the others as references, with sacrebleu's
-    sentence BLEU (13a tokenization, exponential smoothing), and the K scores are averaged.
+    sentence BLEU (13a tokenization, exponential smoothing, effective order: `sacrebleu.sentence_bleu`'s
+    settings), and the K scores are averaged. One BLEU object scores them all, so each text is tokenized once.
     """
     items = check_texts(texts, "texts", min_count=2)
-    scores = [
-        sacrebleu.sentence_bleu(hyp, items[:k] + items[k + 1 :]).score / 100.0 for k, hyp in enumerate(items)
-    ]
+    bleu = BLEU(smooth_method="exp", effective_order=True)
+    scores = [bleu.sentence_score(hyp, items[:k] + items[k + 1 :]).score / 100.0 for k, hyp in enumerate(items)]
     return float(np.mean(scores))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,14 +36,27 @@ def surprisal_from_logprobs(logprobs: list[float] | np.ndarray) -> float:
     return float(-lp.mean())
 
 
-def mean_surprisal(backend: Backend, text: str, context: Prompt) -> Surprisal:
+def first_words(text: str, max_words: int) -> str:
+    """The text up to and including its `max_words`-th whitespace-separated word, spacing kept (all of it when it
+    is shorter, or when `max_words` is 0)."""
+    if max_words < 0:
+        raise ValueError(f"max_words={max_words!r}: must be >= 0 (0 = the whole text)")
+    found = re.match(rf"\s*(?:\S+\s+){{{max_words - 1}}}\S+", text) if max_words else None
+    return found.group(0) if found else text
+
+
+def mean_surprisal(backend: Backend, text: str, context: Prompt, *, max_words: int = 0) -> Surprisal:
     """Surprisal of `text` after `context` under `backend` (teacher-forced `backend.score`).
 
     `context` is the prompt the text answers (e.g. the writing prompt): S measures how unexpected
     the text is to the scoring model given that prompt. `backend` is any object with the fixed
-    backend API (`score`, `identity`).
+    backend API (`score`, `identity`). `max_words` > 0 scores only the text's first `max_words` words
+    (`first_words`): texts cut to one length are compared at equal length (surprisal falls along a text
+    as the context grows), and teacher-forced scoring costs tokens (one full-vocabulary pass per token on a
+    llama-cpp-python server).
     """
     check_text(text, "text")
+    text = first_words(text, max_words)
     scores = backend.score(context, text)
     if not scores.logprobs:
         raise ValueError(f"the scoring model {backend.identity} returned no tokens for text={text[:40]!r}")

@@ -87,6 +87,9 @@ class StageReport:
     """Texts its embedders encoded, cache hits included."""
     embedding_cache_hits: int
     """Of those, the ones the call cache answered."""
+    cached_tokens: int = 0
+    """Prompt plus completion tokens of the language-model calls the cache answered, as counted when they were
+    computed (with the computed tokens: what the stage's calls need, cold or warm)."""
 
 
 def usage_file(stage: str, profile: str = "default") -> Path:
@@ -144,7 +147,8 @@ def usage_totals(rows: list[ModelUsage]) -> dict[str, int]:
             "prompt_tokens": sum(r.prompt_tokens for r in lms),
             "completion_tokens": sum(r.completion_tokens for r in lms),
             "texts_embedded": sum(r.calls for r in embedders),
-            "embedding_cache_hits": sum(r.cache_hits for r in embedders)}
+            "embedding_cache_hits": sum(r.cache_hits for r in embedders),
+            "cached_tokens": sum(r.cached_prompt_tokens + r.cached_completion_tokens for r in lms)}
 
 
 def stage_report(stage: str, entry: dict[str, Any]) -> StageReport:

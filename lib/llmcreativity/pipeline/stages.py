@@ -84,7 +84,8 @@ STAGES: list[Stage] = [
         depends=("backends",),
         profiles={
             "default": {},
-            "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 2, "projection_sample": 500},
+            "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 1, "surprisal_words": 40,
+                      "projection_sample": 500},
             "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96, "n_surprisal": 96,
                       "projection_sample": 15000},
         },
@@ -126,7 +127,7 @@ STAGES: list[Stage] = [
         depends=("backends", "semantic_entropy"),
         profiles={
             "default": {},
-            "smoke": {"n_items": 4, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
+            "smoke": {"n_items": 2, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
                       "max_tokens": 32, "n_resamples": 200},
             "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
                       "weak_convergent_judge": "qwen2.5-coder-0.5b", "rounds": 3, "k": 5, "k_sweep": [1, 3, 5, 8],
@@ -141,7 +142,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
-                      "repeats": 2, "kl_window": 20},
+                      "repeats": 2, "kl_window": 20, "surprisal_words": 10},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
                       "surprisal_scorer": "qwen2.5-coder-1.5b"},
         },

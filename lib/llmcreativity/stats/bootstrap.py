@@ -91,6 +91,53 @@ def cluster_bootstrap_ci(
     arrays = [np.asarray(s, dtype=float) for s in samples]
     if not arrays:
         raise ValueError("samples is empty: pass a list of one or more equally long arrays, e.g. [x, y]")
+    codes, picked = _group_draws(arrays, groups, n_resamples, confidence, seed)
+    members = [np.flatnonzero(codes == g) for g in range(picked.shape[1])]
+    estimate = float(statistic(*arrays))
+    draws = np.empty(n_resamples)
+    for b, row_groups in enumerate(picked):
+        rows = np.concatenate([members[g] for g in row_groups])
+        draws[b] = float(statistic(*(a[rows] for a in arrays)))
+    return _percentile_ci(estimate, draws, confidence, picked.shape[1])
+
+
+def cluster_bootstrap_spearman_ci(x: Sequence[float], y: Sequence[float], groups: Sequence[object], *,
+                                  n_resamples: int = 2000, confidence: float = 0.95,
+                                  seed: int = 0) -> ConfidenceInterval:
+    """`cluster_bootstrap_ci` of Spearman's rho (`stats.spearman`), every resample at once: the same draws give the
+    same interval, about a hundred times faster.
+
+    Resample b holds row i w_bi times (the times its group was drawn). There the average rank of x_i is
+    r_bi = sum_j w_bj [x_j < x_i] + (sum_j w_bj [x_j = x_i] + 1) / 2, and rho_b is the Pearson correlation of the
+    x- and y-ranks weighted by w_b: the Pearson correlation of the resample's ranks, ties averaged. rho_b is
+    undefined (left out) where a side is constant or the resample has fewer than 3 rows, as in `spearman`.
+    """
+    from .agreement import spearman
+
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    codes, picked = _group_draws([a, b], groups, n_resamples, confidence, seed)
+    n_groups = picked.shape[1]
+    counts = np.zeros((n_resamples, n_groups))
+    np.add.at(counts, (np.repeat(np.arange(n_resamples), n_groups), picked.ravel()), 1.0)
+    w = counts[:, codes]  # w[b, i]: copies of row i in resample b
+
+    def ranks(v: np.ndarray) -> np.ndarray:
+        less, same = (v[None, :] < v[:, None]).astype(float), (v[None, :] == v[:, None]).astype(float)
+        return w @ less.T + (w @ same.T + 1) / 2
+
+    rx, ry, total = ranks(a), ranks(b), w.sum(axis=1, keepdims=True)
+    dx, dy = rx - (w * rx).sum(1, keepdims=True) / total, ry - (w * ry).sum(1, keepdims=True) / total
+    present = w > 0
+    constant = [np.where(present, v, np.inf).min(1) == np.where(present, v, -np.inf).max(1) for v in (a, b)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (w * dx * dy).sum(1) / np.sqrt((w * dx * dx).sum(1) * (w * dy * dy).sum(1))
+    rho[constant[0] | constant[1] | (total[:, 0] < 3)] = np.nan
+    return _percentile_ci(spearman(a, b)[0], rho, confidence, n_groups)
+
+
+def _group_draws(arrays: list[np.ndarray], groups: Sequence[object], n_resamples: int, confidence: float,
+                 seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's group code, the B x G group indices drawn with replacement), after checking the inputs."""
     labels = np.asarray(groups, dtype=object)
     if any(len(a) != len(labels) for a in arrays):
         raise ValueError(f"samples have lengths {[len(a) for a in arrays]} and groups {len(labels)}: give one group "
@@ -102,15 +149,14 @@ def cluster_bootstrap_ci(
         raise ValueError(f"confidence={confidence!r}: must lie in (0, 1), e.g. 0.95")
     if n_resamples < 1:
         raise ValueError(f"n_resamples={n_resamples!r}: must be a positive integer")
-    members = [np.flatnonzero(codes == g) for g in range(uniq.size)]
-    estimate = float(statistic(*arrays))
     rng = np.random.default_rng(seed)
-    draws = np.empty(n_resamples)
-    for b, picked in enumerate(rng.integers(0, uniq.size, size=(n_resamples, uniq.size))):
-        rows = np.concatenate([members[g] for g in picked])
-        draws[b] = float(statistic(*(a[rows] for a in arrays)))
+    return codes, rng.integers(0, uniq.size, size=(n_resamples, uniq.size))
+
+
+def _percentile_ci(estimate: float, draws: np.ndarray, confidence: float, n: int) -> ConfidenceInterval:
+    """The percentile interval of the finite `draws` around `estimate`."""
     finite = draws[np.isfinite(draws)]
     alpha = 1 - confidence
     low, high = (np.quantile(finite, [alpha / 2, 1 - alpha / 2]) if finite.size else (np.nan, np.nan))
-    return ConfidenceInterval(estimate, float(low), float(high), confidence, int(uniq.size), n_resamples,
+    return ConfidenceInterval(float(estimate), float(low), float(high), confidence, n, int(draws.size),
                               int(draws.size - finite.size))
