@@ -53,6 +53,8 @@ def test_tokens_scale_with_the_units_and_the_length_of_a_unit():
 def test_a_stage_without_a_scale_or_without_target_parameters_is_left_out():
     rows = run_report({"corpus": entry([lm(2, 0, 400, 0)]), "unknown_stage": entry([lm(1, 0, 5, 5)])})
     assert project(rows, {"corpus": {"n_surprisal": 8}}, {}) == []
+    assert projection_markdown([], "default", "paper", "r1") == \
+        "*Run `r1` has no stage with a known scale to project to the `paper` profile.*"
     assert [p.stage for p in project(rows, {"corpus": {"n_surprisal": 8}}, {"corpus": {"n_surprisal": 8}})] \
         == ["corpus"]
 

@@ -118,6 +118,8 @@ def project(rows: list[StageReport], measured: dict[str, dict[str, Any]],
 def projection_markdown(projections: list[Projection], measured_profile: str, target_profile: str,
                         run_id: str) -> str:
     """A Markdown table of the projection with its arithmetic per stage, and the total."""
+    if not projections:
+        return f"*Run `{run_id}` has no stage with a known scale to project to the `{target_profile}` profile.*"
     lines = [f"Tokens measured in run `{run_id}` (profile `{measured_profile}`), projected to the `{target_profile}` "
              "profile:", "",
              "| stage | tokens measured | units of work | units | length factor | projected tokens |",
