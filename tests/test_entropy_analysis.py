@@ -38,6 +38,22 @@ def test_step_table_has_one_row_per_step_with_diversity():
     assert 0 < row["mean_cosine"] <= 1 + 1e-9 and 0 <= row["self_bleu"] <= 1 + 1e-9
 
 
+def test_the_distinct_rule_is_undefined_when_every_kept_candidate_has_no_token():
+    # met in the default run: an empty step sampled first with zero tokens, then again with one whitespace token
+    from types import SimpleNamespace
+
+    from llmcreativity.entropy.analysis import _distinct_rule
+    from llmcreativity.entropy.chains import Candidate
+    from llmcreativity.entropy.estimators import probability_weighted_semantic_entropy as se_p
+
+    empty, spaced, word = (Candidate("", (), False, "stop"), Candidate("", (-0.3,), False, "stop"),
+                           Candidate("rope", (-1.0,), False, "stop"))
+    undefined = SimpleNamespace(cluster_ids=(0, 0), candidates=(empty, spaced))
+    assert np.isnan(_distinct_rule(undefined, se_p, [c.sum_logprob for c in undefined.candidates]))
+    defined = SimpleNamespace(cluster_ids=(0, 0, 1), candidates=(empty, spaced, word))
+    assert _distinct_rule(defined, se_p, [c.sum_logprob for c in defined.candidates]) == pytest.approx(0.0)
+
+
 def test_spearman_of_a_monotone_relation_is_one():
     r = spearman_with_ci([1, 2, 3, 4, 5, 6], [1, 4, 9, 16, 25, 36], n_resamples=200)
     assert r["rho"] == pytest.approx(1.0) and r["n"] == 6

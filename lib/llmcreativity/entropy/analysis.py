@@ -26,8 +26,13 @@ def _or_nan(f: Any, *args: Any) -> float:
 
 
 def _distinct_rule(step: Any, estimator: Any, scores: list[Any]) -> float:
-    """`estimator` with `duplicates="distinct"` on a stored step, NaN when no candidate has a token."""
-    if not any(c.logprobs for c in step.candidates):
+    """`estimator` with `duplicates="distinct"` on a stored step; NaN when no candidate has a token, or when every
+    candidate kept has none (a text first sampled with zero tokens, e.g. an empty step, then again with some: the
+    first occurrence is the one kept, and its probability is unknown)."""
+    kept = {}
+    for cluster, c in zip(step.cluster_ids, step.candidates, strict=True):
+        kept.setdefault((cluster, c.text), c)
+    if not any(c.logprobs for c in kept.values()):
         return float("nan")
     return float(estimator(step.cluster_ids, scores, [c.text for c in step.candidates], duplicates="distinct"))
 
