@@ -55,3 +55,11 @@ def llama_server():
     yield url
     proc.terminate()
     proc.wait(timeout=30)
+
+
+@pytest.fixture
+def results(tmp_path, monkeypatch):
+    """A fresh results folder (`LLMCREATIVITY_RESULTS`) for one test, with no profile forced; returns it."""
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
+    monkeypatch.delenv("LLMCREATIVITY_PROFILE", raising=False)
+    return tmp_path / "results"

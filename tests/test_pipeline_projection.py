@@ -15,12 +15,7 @@ from llmcreativity.pipeline.projection import (
 from llmcreativity.pipeline.run_report import run_report, write_run_report
 from llmcreativity.pipeline.stages import STAGES
 
-
-@pytest.fixture(autouse=True)
-def results(tmp_path, monkeypatch):
-    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
-    monkeypatch.delenv("LLMCREATIVITY_PROFILE", raising=False)
-    return tmp_path / "results"
+pytestmark = pytest.mark.usefixtures("results")  # conftest: a fresh results folder per test
 
 
 def lm(calls, hits, prompt, completion, cached_prompt=0, cached_completion=0):

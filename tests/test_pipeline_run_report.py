@@ -23,12 +23,7 @@ from llmcreativity.pipeline.run_report import (
 )
 from llmcreativity.pipeline.stages import STAGES
 
-
-@pytest.fixture(autouse=True)
-def results(tmp_path, monkeypatch):
-    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
-    monkeypatch.delenv("LLMCREATIVITY_PROFILE", raising=False)
-    return tmp_path / "results"
+pytestmark = pytest.mark.usefixtures("results")  # conftest: a fresh results folder per test
 
 
 def lm(identity, calls, hits, prompt, completion):
