@@ -45,6 +45,18 @@ def test_tokens_scale_with_the_units_and_the_length_of_a_unit():
     assert table.splitlines()[-1] == "| **total** | **1,500** | | | | **169,800** |"
 
 
+def test_a_stage_whose_outputs_were_read_back_is_listed_not_projected():
+    rows = run_report({"corpus": entry([lm(2, 0, 400, 0)]), "judge_validation": entry([])})  # a warm re-run
+    projections = project(rows, {"corpus": {"n_surprisal": 8}, "judge_validation": {"n_items": 4, "max_tokens": 1}},
+                          {"corpus": {"n_surprisal": 16}, "judge_validation": {"n_items": 300, "max_tokens": 1}})
+    table = projection_markdown(projections, "default", "paper", "r2")
+    assert "| judge_validation | 0 | n_items | 4 → 300 | max_tokens: x1 | not measured |" in table
+    assert "| **total** | **400** | | | | **800** |" in table
+    assert table.endswith("Not projected, and left out of the total: judge_validation. That run made no language-model "
+                          "call there (the outputs were read back from the results folder), so it measured no tokens; "
+                          "the report of a cold run projects every stage.")
+
+
 def test_a_stage_without_a_scale_or_without_target_parameters_is_left_out():
     rows = run_report({"corpus": entry([lm(2, 0, 400, 0)]), "unknown_stage": entry([lm(1, 0, 5, 5)])})
     assert project(rows, {"corpus": {"n_surprisal": 8}}, {}) == []

@@ -117,20 +117,29 @@ def project(rows: list[StageReport], measured: dict[str, dict[str, Any]],
 
 def projection_markdown(projections: list[Projection], measured_profile: str, target_profile: str,
                         run_id: str) -> str:
-    """A Markdown table of the projection with its arithmetic per stage, and the total."""
+    """A Markdown table of the projection with its arithmetic per stage, and the total over the stages that measured
+    something. A stage whose run made no language-model call (its outputs were read back from the results folder,
+    as in a warm re-run) measured no tokens: it is listed, not projected."""
     if not projections:
         return f"*Run `{run_id}` has no stage with a known scale to project to the `{target_profile}` profile.*"
     lines = [f"Tokens measured in run `{run_id}` (profile `{measured_profile}`), projected to the `{target_profile}` "
              "profile:", "",
              "| stage | tokens measured | units of work | units | length factor | projected tokens |",
              "|---|---:|---|---:|---|---:|"]
+    measured = [p for p in projections if p.measured_tokens > 0]
     for p in projections:
         length = f"{p.length_formula}: x{p.length_ratio:.3g}" if p.length_formula else "–"
+        projected = f"{p.projected_tokens:,.0f}" if p.measured_tokens > 0 else "not measured"
         lines.append(f"| {p.stage} | {p.measured_tokens:,} | {p.units_formula} | {p.units_measured:g} → "
-                     f"{p.units_target:g} | {length} | {p.projected_tokens:,.0f} |")
-    total_m = sum(p.measured_tokens for p in projections)
-    total_q = sum(p.projected_tokens for p in projections)
+                     f"{p.units_target:g} | {length} | {projected} |")
+    total_m = sum(p.measured_tokens for p in measured)
+    total_q = sum(p.projected_tokens for p in measured)
     lines.append(f"| **total** | **{total_m:,}** | | | | **{total_q:,.0f}** |")
+    unmeasured = [p.stage for p in projections if p.measured_tokens == 0]
+    if unmeasured:
+        lines += ["", f"Not projected, and left out of the total: {', '.join(unmeasured)}. That run made no "
+                  "language-model call there (the outputs were read back from the results folder), so it measured "
+                  "no tokens; the report of a cold run projects every stage."]
     return "\n".join(lines)
 
 
