@@ -5,7 +5,7 @@ the packaged 135M GGUF, with $LLMCREATIVITY_NO_LOCAL_LM set so that any local la
 stage. Embedders stay local. The call cache starts empty, so every model call reaches the server.
 
 Part of `make test`; `pytest -m e2e` runs it alone. It checks what ran where, not how fast (the run's seconds per
-stage are printed): on this project's 2-core machine the served smoke run takes about ten minutes, because
+stage are printed): on this project's 2-core machine the served smoke run takes about 11 minutes, because
 llama-cpp-python's server reads prompts at the CPU's pace for the 135M model and reports each echoed prompt
 token's log-probability after sorting the whole vocabulary in Python.
 """
