@@ -49,13 +49,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
+def start_server(*extra: str) -> tuple[subprocess.Popen, str]:
     """llama-cpp-python's server on loopback serving the 135M GGUF, as in tests/conftest.py; (process, base URL)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(materialize(MODEL)), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--logits_all", "true", "--n_threads", str(SERVER_THREADS)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         "--port", str(port), "--n_ctx", "2048", "--logits_all", "true", "--n_threads", str(SERVER_THREADS),
+         *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.time() + 120
     while time.time() < deadline:

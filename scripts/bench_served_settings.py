@@ -16,37 +16,19 @@ Prints seconds per setting and the ratios.
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
-import sys
 import time
 
-import requests
+from bench_endpoint_concurrency import start_server  # this folder: the tests' server and flags
 
-from llmcreativity.llm import GenerateConfig, get_backend, materialize
+from llmcreativity.llm import GenerateConfig, get_backend
 from llmcreativity.paths import data_dir
 
 MODEL = "smollm2-135m"
 
 
-def start(cache: bool) -> tuple[subprocess.Popen, str]:
-    """(process, base URL) of llama-cpp-python's server with the tests' flags, with or without its prompt cache."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(materialize(MODEL)), "--host", "127.0.0.1",
-         "--port", str(port), "--model_alias", MODEL, "--n_ctx", "2048", "--logits_all", "true", "--n_threads", "2",
-         *(["--cache", "true"] if cache else [])], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/v1"
-    for _ in range(240):
-        try:
-            if requests.get(f"{url}/models", timeout=2).ok:
-                return proc, url
-        except requests.ConnectionError:
-            time.sleep(0.5)
-    proc.kill()
-    raise RuntimeError("llama_cpp.server did not start within 120 s")
+def start(cache: bool):
+    """(process, base URL) of the tests' server, listing MODEL, with or without its prompt cache."""
+    return start_server("--model_alias", MODEL, *(["--cache", "true"] if cache else []))
 
 
 def timed(fn) -> float:
