@@ -28,7 +28,7 @@ MODEL = "smollm2-135m"
 
 def start(cache: bool):
     """(process, base URL) of the tests' server, listing MODEL, with or without its prompt cache."""
-    return start_server("--model_alias", MODEL, *(["--cache", "true"] if cache else []))
+    return start_server("--model_alias", MODEL, *(["--cache", "true", "--cache_size", str(256 << 20)] if cache else []))
 
 
 def timed(fn) -> float:

@@ -24,6 +24,13 @@ def real_lm():
     return get_backend(REAL_MODEL, dtype="float32", cache=None)
 
 
+SERVER_CACHE_BYTES = 256 << 20
+"""The server's prompt-cache capacity as llama-cpp-python counts it: the model states only. Each entry also keeps
+its prompt's log-probabilities (n_tokens x vocabulary floats, about 8.5x the 135M model's state), which the count
+leaves out, so the default 2 GiB grew the server past 20 GB in the served smoke run; with 256 MiB the server's
+resident memory peaked at 4.8 GB over the whole run (2026-12-01)."""
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -38,7 +45,7 @@ def llama_server():
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(materialize(REAL_MODEL)), "--host", "127.0.0.1",
          "--port", str(port), "--model_alias", REAL_MODEL, "--n_ctx", "2048", "--logits_all", "true",
-         "--n_threads", "2", "--cache", "true"],
+         "--n_threads", "2", "--cache", "true", "--cache_size", str(SERVER_CACHE_BYTES)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/v1"

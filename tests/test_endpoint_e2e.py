@@ -4,10 +4,8 @@ One `llmcreativity run --profile smoke -p base_url URL -p model smollm2-135m` ag
 the packaged 135M GGUF, with $LLMCREATIVITY_NO_LOCAL_LM set so that any local language model would fail its
 stage. Embedders stay local. The call cache starts empty, so every model call reaches the server.
 
-Run it with `pytest -m e2e tests/test_endpoint_e2e.py`; it is left out of `make test` for now: inside the whole
-suite, the pytest process later grew to 24 GB and was killed by the kernel in test_llm_engine_real.py (2026-12-01;
-cause not found). It checks what ran where, not how fast (the run's seconds per
-stage are printed): on this project's 2-core machine the served smoke run takes about 11 minutes, because
+It is part of `make test`; `pytest -m e2e` runs it alone. It checks what ran where, not how fast (the run's
+seconds per stage are printed): on this project's 2-core machine the served smoke run takes about 11 minutes, because
 llama-cpp-python's server reads prompts at the CPU's pace for the 135M model and reports each echoed prompt
 token's log-probability after sorting the whole vocabulary in Python.
 """
