@@ -67,6 +67,18 @@ def test_answer_probs_with_prefix_reuse_match_full_recomputation(pair):
     assert full.prefixes.reused_tokens == 0
 
 
+def test_stored_prefix_states_hold_no_autograd_graph(model_dir):
+    """A stored state made with autograd on keeps its forward pass's activations alive while it stays in the store
+    (the 0.5B model on three HANNA stories: 0.46 -> 6.5 GB, never given back; 0.5 GB with this held)."""
+    lm = tiny_backend(model_dir, dtype="float32")
+    assert any(p.requires_grad for p in lm.model.parameters())  # the weights would record a graph
+    lm.answer_probs_batch([rubric_like(d) for d in DIMENSIONS[:2]], ["0", "1"])
+    lm.score(rubric_like(DIMENSIONS[2]), " Three.")
+    states = list(lm.prefixes._states.values())
+    assert states
+    assert all(t.grad_fn is None and not t.requires_grad for kv in states for layer in kv for t in layer)
+
+
 def test_batched_answer_probs_match_one_call_per_prompt_without_reuse(pair):
     reuse, full, dtype = pair
     prompts = [rubric_like(d) for d in DIMENSIONS]

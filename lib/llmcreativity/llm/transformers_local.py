@@ -163,8 +163,13 @@ class TransformersBackend(TeacherForcedScoring):
             logits = torch.tanh(logits / self.softcap) * self.softcap
         return logits
 
+    @torch.inference_mode()
     def _prefix_state(self, ids: list[int]) -> KV | None:
-        """The key/value state of `ids`: the longest stored start, extended by the model; stored for reuse."""
+        """The key/value state of `ids`: the longest stored start, extended by the model; stored for reuse.
+
+        Computed in inference mode: a stored state built with autograd on would keep its forward pass's whole
+        graph (every layer's activations over the prefix) alive for as long as the state stays in the store.
+        """
         if not ids or not self.reuse:
             return None
         start, kv = self.prefixes.longest(ids)
