@@ -11,7 +11,7 @@ from llmcreativity.entropy.entailment import (
     LLMEntailmentJudge,
     NLIEntailmentJudge,
 )
-from llmcreativity.llm import ScriptedBackend
+from llmcreativity.llm import CacheMiss, ScriptedBackend
 
 
 class YesWhenSharedWordBackend(ScriptedBackend):
@@ -130,7 +130,7 @@ def _tiny_nli_model(folder, favoured: int):
 
 @pytest.mark.parametrize("favoured, expected", [(2, True), (0, False), (1, False)])
 def test_nli_judge_says_entails_only_for_the_entailment_label(tmp_path, favoured, expected):
-    judge = NLIEntailmentJudge(_tiny_nli_model(tmp_path, favoured), batch_size=2)
+    judge = NLIEntailmentJudge(_tiny_nli_model(tmp_path, favoured), batch_size=2, cache=tmp_path / "calls.sqlite")
     assert judge.entails([("a cat", "a dog"), ("b", "a"), ("cat", "dog")]) == [expected] * 3
     assert judge.calls == 3
 
@@ -144,4 +144,17 @@ def test_nli_judge_rejects_a_model_without_entailment_label(tmp_path):
                      num_labels=2, id2label={0: "NEGATIVE", 1: "POSITIVE"}, label2id={"NEGATIVE": 0, "POSITIVE": 1})
     BertForSequenceClassification(cfg).save_pretrained(tmp_path)
     with pytest.raises(ValueError, match="entailment"):
-        NLIEntailmentJudge(tmp_path)
+        NLIEntailmentJudge(tmp_path, cache=None).entails([("a", "a")])
+
+
+def test_nli_verdicts_are_cached_and_replayed_without_the_model(tmp_path):
+    cache = tmp_path / "calls.sqlite"
+    pairs = [("a cat", "a dog"), ("b", "a")]
+    (tmp_path / "m").mkdir()
+    live = NLIEntailmentJudge(_tiny_nli_model(tmp_path / "m", 2), cache=cache)
+    assert live.entails(pairs, context="pets") == [True, True]
+    replay = NLIEntailmentJudge(tmp_path / "m", cache=cache, cache_only=True)
+    assert replay.entails(pairs, context="pets") == [True, True]
+    assert "_model" not in vars(replay)  # answered from the cache: the weights were never loaded
+    with pytest.raises(CacheMiss, match="entail of nli-entailment"):
+        replay.entails([("a cat", "a bird")], context="pets")

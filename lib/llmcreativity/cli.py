@@ -1,8 +1,11 @@
 """The `llmcreativity` command: run the stage notebooks, build the book, print it to PDF.
 
     llmcreativity run [--profile default|paper|smoke] [-p NAME VALUE]... [--stage NAME] [--dry-run]
+                      [--replay RECORD]
         (ends with a table per stage: status, seconds, items, model calls, cache hits, tokens; see
-        `pipeline.run_report`)
+        `pipeline.run_report`; --replay answers every model call from a record, see `pipeline.record`)
+    llmcreativity record export DEST [--profile P] [--stage NAME]
+    llmcreativity record import RECORD
     llmcreativity build [--output DIR]
     llmcreativity pdf [--output DIR]
 """
@@ -26,6 +29,17 @@ def _parser() -> argparse.ArgumentParser:
                      help="override a parameter for every stage declaring it; STAGE.NAME for one stage only")
     run.add_argument("--stage", help="run only this stage")
     run.add_argument("--dry-run", action="store_true", help="validate and print the parameters, run nothing")
+    run.add_argument("--replay", type=Path, metavar="RECORD",
+                     help="answer every model call from the record folder RECORD (its profile; writes under "
+                          "results/replay/), spot-checking a few calls live")
+    record = sub.add_parser("record", help="export a run's model calls to a record folder, or import one")
+    rsub = record.add_subparsers(dest="action", required=True)
+    export = rsub.add_parser("export", help="add the calls of the stages that ran to the record folder DEST")
+    export.add_argument("dest", type=Path)
+    export.add_argument("--profile", default="default", help="the profile whose run to export (default: default)")
+    export.add_argument("--stage", help="export only this stage")
+    imp = rsub.add_parser("import", help="load a record's answers into the call cache (~/.cache/llmcreativity)")
+    imp.add_argument("source", type=Path)
     for name, text in (("build", "build the HTML book from the executed notebooks (offline, -W)"),
                        ("pdf", "build the single-page HTML book and print it to PDF with headless Chromium")):
         p = sub.add_parser(name, help=text)
@@ -34,13 +48,47 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _replay(args: argparse.Namespace):
+    """The plans and the `Replay` of `--replay RECORD` (its profile; results under `results/replay/`)."""
+    from .pipeline.execution import prepare_replay
+    from .pipeline.record import RecordError, read_record
+
+    profile = read_record(args.replay)["profile"]
+    if args.profile not in ("default", profile):
+        raise RecordError(f"--profile {args.profile} but {args.replay} is a record of profile {profile!r}: "
+                          "leave --profile out when replaying")
+    args.profile = profile
+    plans, replay = prepare_replay(args.replay, [tuple(p) for p in args.parameter], args.stage)
+    print(f"replaying {replay.folder} (profile {profile}): every model call from the record")
+    return plans, replay
+
+
+def _record(args: argparse.Namespace) -> None:
+    from .llm.call_log import calls_path
+    from .paths import cache_dir
+    from .pipeline.planning import plan
+    from .pipeline.record import export_record, import_record
+
+    if args.action == "export":
+        plans = plan(args.profile, [], args.stage)
+        record = export_record(args.dest, plans, args.profile, calls_path(cache_dir() / "calls.sqlite"))
+        print(f"record {args.dest}: {len(record['stages'])} stage(s), {record['bytes'] / 2**20:.1f} MiB")
+    else:
+        cache = import_record(args.source, calls_path(cache_dir() / "calls.sqlite"), fresh=False)
+        print(f"imported {args.source} into {cache.path} ({len(cache)} answers in all)")
+
+
 def _run(args: argparse.Namespace) -> None:
     from .pipeline.execution import new_run_id, run_stage
     from .pipeline.manifest import read_manifest
     from .pipeline.planning import plan
     from .pipeline.run_report import report_text, run_report, run_report_file
 
-    plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage)
+    replay = None
+    if args.replay is not None:
+        plans, replay = _replay(args)
+    else:
+        plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage)
     if args.dry_run:
         for p in plans:
             print(f"{p.stage.name} ({p.stage.notebook})")
@@ -56,12 +104,16 @@ def _run(args: argparse.Namespace) -> None:
     run_id = new_run_id()
     try:
         for p in plans:
-            run_stage(p, run_id=run_id)
+            run_stage(p, run_id=run_id, replay=replay)
     finally:  # the table of what ran, a failed stage included
         ran = [r for r in run_report(read_manifest(args.profile)["stages"]) if r.run_id == run_id]
         if ran:
             print(f"\nrun {run_id}, profile {args.profile}:\n{report_text(ran)}\n"
                   f"(every stage's latest line: {run_report_file(args.profile)})")
+        if replay is not None:
+            from .pipeline.record import replay_summary
+
+            print(*replay_summary(replay.record, read_manifest(args.profile)["stages"], run_id), sep="\n")
     print(f"all {len(plans)} stage(s) ran; build the book with `llmcreativity build`")
 
 
@@ -71,11 +123,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from .pipeline.execution import StageFailed
     from .pipeline.parameters import ParameterError
+    from .pipeline.record import RecordError
 
     args = _parser().parse_args(argv)
     try:
         if args.command == "run":
             _run(args)
+        elif args.command == "record":
+            _record(args)
         elif args.command == "build":
             from llmcreativity_book.site import build
 
@@ -88,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     except ParameterError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except (StageFailed, BuildError, KeyError, FileNotFoundError) as e:
+    except (StageFailed, BuildError, KeyError, FileNotFoundError, RecordError) as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
         return 1
     return 0

@@ -14,6 +14,8 @@ Every judge counts the (premise, hypothesis) pairs it was asked about in `calls`
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -95,43 +97,77 @@ class NLIEntailmentJudge:
     `model` is a Hugging Face id or a local folder of a sequence-classification model whose
     `config.id2label` names an entailment class (e.g. microsoft/deberta-large-mnli). Pairs are
     scored in batches of `batch_size`. The context, if given, is prefixed to both statements.
+    Each pair's verdict is kept in the call cache (`cache`, as `get_backend`'s) under
+    hash(identity, "entail", premise, hypothesis) and logged to the call log, so a replay answers it
+    without the model, which loads only for the pairs the cache lacks.
     """
 
-    def __init__(self, model: str | Path, *, batch_size: int = 16, device: str = "cpu"):
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    def __init__(self, model: str | Path, *, batch_size: int = 16, device: str = "cpu",
+                 cache: str | Path | None = "default", cache_only: bool | None = None):
+        from ..llm.call_log import cache_only_default
+        from ..llm.loader import open_call_cache
 
-        self.tokenizer = AutoTokenizer.from_pretrained(str(model))
-        self.model = AutoModelForSequenceClassification.from_pretrained(str(model)).to(device).eval()
-        labels = {i: str(name).lower() for i, name in self.model.config.id2label.items()}
-        hits = [i for i, name in labels.items() if name.startswith("entail")]
-        if len(hits) != 1:
-            raise ValueError(
-                f"model {model}: config.id2label={labels} has no single 'entailment' label; "
-                "use an NLI model (e.g. one fine-tuned on MNLI)"
-            )
-        self.entailment_index = hits[0]
+        self.path = str(model)
         self.batch_size = batch_size
         self.device = device
         self.calls = 0
         self.identity = f"nli-entailment({model})"
+        self.cache = open_call_cache(cache)
+        self.cache_only = cache_only_default() if cache_only is None else cache_only
+
+    @functools.cached_property
+    def _model(self):
+        """(tokenizer, model, index of the entailment label), loaded on the first pair the cache lacks."""
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(self.path)
+        model = AutoModelForSequenceClassification.from_pretrained(self.path).to(self.device).eval()
+        labels = {i: str(name).lower() for i, name in model.config.id2label.items()}
+        hits = [i for i, name in labels.items() if name.startswith("entail")]
+        if len(hits) != 1:
+            raise ValueError(
+                f"model {self.path}: config.id2label={labels} has no single 'entailment' label; "
+                "use an NLI model (e.g. one fine-tuned on MNLI)"
+            )
+        return tokenizer, model, hits[0]
+
+    def _compute(self, pairs: Sequence[Pair]) -> list[bool]:
+        import torch
+
+        tokenizer, model, entailment = self._model
+        out: list[bool] = []
+        for start in range(0, len(pairs), self.batch_size):
+            chunk = pairs[start : start + self.batch_size]
+            enc = tokenizer([a for a, _ in chunk], [b for _, b in chunk], padding=True, truncation=True,
+                            return_tensors="pt").to(self.device)
+            with torch.no_grad():
+                logits = model(**enc).logits
+            out.extend((logits.argmax(dim=-1) == entailment).tolist())
+        return out
 
     def entails(self, pairs: Sequence[Pair], context: str | None = None) -> list[bool]:
-        import torch
+        from ..llm.cache import cache_key
+        from ..llm.call_log import CacheMiss, LoggedCall, log_call, miss_message
 
         _check_pairs(pairs)
         self.calls += len(pairs)
         prefix = f"{context.strip()} " if context else ""
-        out: list[bool] = []
-        for start in range(0, len(pairs), self.batch_size):
-            chunk = pairs[start : start + self.batch_size]
-            enc = self.tokenizer(
-                [prefix + a for a, _ in chunk], [prefix + b for _, b in chunk],
-                padding=True, truncation=True, return_tensors="pt",
-            ).to(self.device)
-            with torch.no_grad():
-                logits = self.model(**enc).logits
-            out.extend((logits.argmax(dim=-1) == self.entailment_index).tolist())
-        return out
+        full = [(prefix + a, prefix + b) for a, b in pairs]
+        keys = [cache_key(self.identity, "entail", a, b) for a, b in full]
+        found: list[bool | None] = []
+        for (a, b), key in zip(full, keys, strict=True):
+            call = LoggedCall("nli", self.identity, "entail", [key], {"premise": a, "hypothesis": b})
+            log_call(call)
+            hit = self.cache.get(key) if self.cache is not None else None
+            if hit is None and self.cache_only:
+                raise CacheMiss(miss_message(call))
+            found.append(None if hit is None else bool(hit))
+        todo = [i for i, v in enumerate(found) if v is None]
+        for i, verdict in zip(todo, self._compute([full[i] for i in todo]) if todo else [], strict=True):
+            found[i] = bool(verdict)
+            if self.cache is not None:
+                self.cache.put(keys[i], found[i])
+        return [bool(v) for v in found]
 
 
 class EmbeddingSimilarityJudge:

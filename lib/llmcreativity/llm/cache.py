@@ -78,6 +78,30 @@ class ResponseCache:
             (key, payload, _checksum(payload)),
         )
 
+    def put_many(self, items: list[tuple[str, Any]]) -> None:
+        """Store every (key, value) pair in one transaction (importing a record); all or none are stored."""
+        rows = []
+        for key, value in items:
+            payload = json.dumps(value, ensure_ascii=False)
+            rows.append((key, payload, _checksum(payload)))
+        conn = self._conn()
+        conn.execute("BEGIN")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO calls (key, payload, checksum) VALUES (?, ?, ?)", rows)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def get_many(self, keys: list[str]) -> dict[str, Any]:
+        """The stored values of those `keys` that are stored and intact (exporting a record)."""
+        found: dict[str, Any] = {}
+        for key in keys:
+            value = self.get(key)
+            if value is not None:
+                found[key] = value
+        return found
+
     def __len__(self) -> int:
         return int(self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0])
 

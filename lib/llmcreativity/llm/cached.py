@@ -1,7 +1,9 @@
 """A backend wrapper that caches every call and keeps an account of its cost.
 
 Each call is also added to the process's usage file when the runner names one (`usage_file`), so the
-runner can report a stage's calls, cache hits and tokens.
+runner can report a stage's calls, cache hits and tokens, and to its call log (`call_log`), so the run can be
+recorded. In cache-only mode (a replay of a record, `call_log.CACHE_ONLY_ENV`) a miss raises `CacheMiss`
+naming the stage, role, method and prompt, and a few answered calls are computed again (`spot_check`).
 """
 
 from __future__ import annotations
@@ -13,15 +15,15 @@ from typing import Literal
 
 import pandas as pd
 
+from . import spot_check
 from .backend import Backend, answer_probs_batch, check_prompt
 from .cache import ResponseCache, cache_key
+from .call_log import CacheMiss, LoggedCall, cache_only_default, log_call, miss_message
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 from .usage_file import call_usage, record_usage
 
-
-class CacheMiss(LookupError):
-    """Raised in cache-only mode when a call has no stored answer."""
+__all__ = ["CacheMiss", "CachedBackend", "CallRecord"]
 
 
 @dataclass
@@ -46,11 +48,17 @@ class CachedBackend:
     and the sample index, so n samples of one prompt are n distinct entries.
     """
 
-    def __init__(self, inner: Backend, cache: ResponseCache | None, *, cache_only: bool = False):
+    def __init__(self, inner: Backend, cache: ResponseCache | None, *, cache_only: bool | None = None,
+                 role: str = ""):
         self.inner = inner
         self.cache = cache
-        self.cache_only = cache_only
+        self.cache_only = cache_only_default() if cache_only is None else cache_only
+        """Raise `CacheMiss` instead of computing (None: replay mode from the environment, `call_log`)."""
+        if self.cache_only and cache is None:
+            raise ValueError("cache_only=True needs a cache to answer from (cache=None was given)")
         self.identity = inner.identity
+        self.role = role
+        """The model role this backend plays (named in the call log and in replay misses)."""
         self.records: list[CallRecord] = []
         self._tag = ""
 
@@ -69,34 +77,62 @@ class CachedBackend:
         )
         record_usage(call_usage(self.identity, usage, cached))
 
-    def _lookup(self, key: str) -> dict | None:
+    def _call(self, method: str, keys: list[str], inputs: dict) -> LoggedCall:
+        """The call as the call log and a replay miss describe it; logged at once."""
+        call = LoggedCall("lm", self.identity, method, keys, inputs, self.role)
+        log_call(call)
+        return call
+
+    def _lookup(self, call: LoggedCall) -> list[dict | None]:
+        """The stored answers of the call's keys (None for a miss); in cache-only mode a miss raises `CacheMiss`."""
         if self.cache is None:
-            return None
-        hit = self.cache.get(key)
-        if hit is None and self.cache_only:
-            raise CacheMiss(f"cache-only mode and no stored answer for key {key[:12]}…")
-        return hit
+            return [None] * len(call.keys)
+        hits = [self.cache.get(k) for k in call.keys]
+        if self.cache_only and any(h is None for h in hits):
+            raise CacheMiss(miss_message(call))
+        return hits
+
+    def _spot_check(self, call: LoggedCall, check, recorded) -> None:
+        """In a replay, compute `call` again when the seeded draw picks it, and file the comparison."""
+        checker = spot_check.current_checker()
+        if checker is None or not self.cache_only or not checker.wants(call):
+            return
+        try:
+            result = check(self.inner, call, recorded)
+        except Exception as e:  # a comparison that cannot run is a failed check, reported, not a failed replay
+            result = spot_check.SpotResult(call.stage, call.role, call.identity, call.method, call.keys[0], True,
+                                           False, float("inf"), 0.0, f"{type(e).__name__}: {e}")
+        checker.add(result)
 
     def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
-        """Sample `config.n` completions per prompt, computing only prompts with a missing sample."""
+        """Sample `config.n` completions per prompt, computing only prompts with a missing sample.
+
+        A prompt with some samples stored and others missing is computed again, but only its missing samples are
+        stored and returned from that computation: a stored sample is never rewritten.
+        """
         for p in prompts:
             check_prompt(p)
-        keys = [[cache_key(self.identity, "generate", p, config.to_dict(), i) for i in range(config.n)]
-                for p in prompts]
-        results: list[list[Completion] | None] = []
-        for row in keys:
-            hits = [self._lookup(k) for k in row]
-            results.append([Completion.from_dict(h) for h in hits] if all(h is not None for h in hits) else None)
+        calls = [self._call("generate", [cache_key(self.identity, "generate", p, config.to_dict(), i)
+                                         for i in range(config.n)], {"prompt": p, "config": config.to_dict()})
+                 for p in prompts]
+        stored = [self._lookup(call) for call in calls]
+        results: list[list[Completion] | None] = [
+            [Completion.from_dict(h) for h in hits] if all(h is not None for h in hits) else None for hits in stored]
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
             fresh = self.inner.generate([prompts[i] for i in todo], config)
             for i, completions in zip(todo, fresh, strict=True):
                 if len(completions) != config.n:
                     raise RuntimeError(f"{self.identity} returned {len(completions)} samples, {config.n} were asked")
-                for key, c in zip(keys[i], completions, strict=True):
-                    if self.cache is not None:
+                kept = []
+                for key, hit, c in zip(calls[i].keys, stored[i], completions, strict=True):
+                    if hit is None and self.cache is not None:
                         self.cache.put(key, c.to_dict())
-                results[i] = completions
+                    kept.append(c if hit is None else Completion.from_dict(hit))
+                results[i] = kept
+        for i, call in enumerate(calls):
+            if i not in todo:
+                self._spot_check(call, spot_check.check_generate, results[i])
         out: list[list[Completion]] = []
         for i, completions in enumerate(results):
             assert completions is not None
@@ -117,16 +153,18 @@ class CachedBackend:
         check_prompt(context)
         if not continuation:
             raise ValueError("continuation is empty: there are no tokens to score")
-        return self._single("score", (context, continuation), lambda: self.inner.score(context, continuation),
-                            TokenScores.from_dict)
+        return self._single("score", (context, continuation), {"context": context, "continuation": continuation},
+                            lambda: self.inner.score(context, continuation), TokenScores.from_dict,
+                            spot_check.check_score)
 
     def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
         """Answer probabilities, cached."""
         check_prompt(prompt)
         if len(answers) < 2 or len(set(answers)) != len(answers) or not all(a.strip() for a in answers):
             raise ValueError(f"answers={answers!r}: give at least two distinct, non-empty answers")
-        return self._single("answer_probs", (prompt, answers), lambda: self.inner.answer_probs(prompt, answers),
-                            AnswerDistribution.from_dict)
+        return self._single("answer_probs", (prompt, answers), {"prompt": prompt, "answers": answers},
+                            lambda: self.inner.answer_probs(prompt, answers), AnswerDistribution.from_dict,
+                            spot_check.check_answer_probs)
 
     def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
         """`answer_probs` of every prompt, cached per prompt; the misses go to the model in one batched call."""
@@ -134,28 +172,33 @@ class CachedBackend:
             raise ValueError(f"answers={answers!r}: give at least two distinct, non-empty answers")
         for p in prompts:
             check_prompt(p)
-        keys = [cache_key(self.identity, "answer_probs", p, answers) for p in prompts]
-        hits = [self._lookup(k) for k in keys]
+        calls = [self._call("answer_probs", [cache_key(self.identity, "answer_probs", p, answers)],
+                            {"prompt": p, "answers": answers}) for p in prompts]
+        hits = [self._lookup(call)[0] for call in calls]
         todo = [i for i, h in enumerate(hits) if h is None]
         fresh = answer_probs_batch(self.inner, [prompts[i] for i in todo], answers) if todo else []
         out: list[AnswerDistribution] = []
         computed = dict(zip(todo, fresh, strict=True))
-        for i, (key, hit) in enumerate(zip(keys, hits, strict=True)):
+        for i, (call, hit) in enumerate(zip(calls, hits, strict=True)):
             result = AnswerDistribution.from_dict(hit) if hit is not None else computed[i]
             if hit is None and self.cache is not None:
-                self.cache.put(key, result.to_dict())
+                self.cache.put(call.keys[0], result.to_dict())
+            if hit is not None:
+                self._spot_check(call, spot_check.check_answer_probs, result)
             result.usage.cached = hit is not None
             self._record("answer_probs", result.usage, hit is not None)
             out.append(result)
         return out
 
-    def _single(self, method: str, args: tuple, compute, from_dict):
+    def _single(self, method: str, args: tuple, inputs: dict, compute, from_dict, check):
         """One cached call that returns one record (score, answer_probs)."""
-        key = cache_key(self.identity, method, *args)
-        hit = self._lookup(key)
+        call = self._call(method, [cache_key(self.identity, method, *args)], inputs)
+        (hit,) = self._lookup(call)
         result = from_dict(hit) if hit is not None else compute()
         if hit is None and self.cache is not None:
-            self.cache.put(key, result.to_dict())
+            self.cache.put(call.keys[0], result.to_dict())
+        if hit is not None:
+            self._spot_check(call, check, result)
         result.usage.cached = hit is not None
         self._record(method, result.usage, hit is not None)
         return result

@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from . import spot_check
 from .backend import TextEmbedder
 from .cache import ResponseCache, cache_key
+from .call_log import CacheMiss, LoggedCall, cache_only_default, log_call, miss_message
 from .usage_file import ModelUsage, record_usage
 
 
@@ -16,14 +18,22 @@ class CachedEmbedder:
     """Wraps an embedder (`identity`, `dim`, `encode(texts) -> unit-norm float32 rows`).
 
     Each text's row is stored under hash(identity, "encode", text) as base64 float32 bytes (exact
-    round trip); only texts missing from the cache reach the encoder, in one batch.
+    round trip); only texts missing from the cache reach the encoder, in one batch. Every text is logged to the
+    call log (`call_log`); in cache-only mode (a replay) a missing text raises `CacheMiss` and a few answered texts
+    are encoded again and compared (`spot_check`).
     """
 
-    def __init__(self, inner: TextEmbedder, cache: ResponseCache | None):
+    def __init__(self, inner: TextEmbedder, cache: ResponseCache | None, *, cache_only: bool | None = None):
         self.inner = inner
         self.cache = cache
+        self.cache_only = cache_only_default() if cache_only is None else cache_only
+        """Raise `CacheMiss` instead of encoding (None: replay mode from the environment)."""
+        if self.cache_only and cache is None:
+            raise ValueError("cache_only=True needs a cache to answer from (cache=None was given)")
         self.identity: str = inner.identity
         self.dim: int = inner.dim
+        self.roles: set[str] = set()
+        """The roles this embedder played in this process (one object may serve several)."""
         self.hits = 0
         """Texts answered from the cache since this object was made."""
 
@@ -39,13 +49,21 @@ class CachedEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         todo: dict[str, list[int]] = {}
         hits = 0
+        role = "/".join(sorted(self.roles))
+        checker = spot_check.current_checker() if self.cache_only else None
         for i, (t, k) in enumerate(zip(texts, keys, strict=True)):
+            call = LoggedCall("embedder", self.identity, "encode", [k], {"text": t}, role)
+            log_call(call)
             hit = self.cache.get(k)
             if hit is None:
+                if self.cache_only:
+                    raise CacheMiss(miss_message(call))
                 todo.setdefault(t, []).append(i)
             else:
                 out[i] = np.frombuffer(base64.b64decode(hit), dtype=np.float32)
                 hits += 1
+                if checker is not None and checker.wants(call):
+                    checker.add(spot_check.check_encode(self.inner, call, out[i]))
         self.hits += hits
         if todo:
             fresh = np.asarray(self.inner.encode(list(todo), **kwargs), dtype=np.float32)

@@ -27,8 +27,9 @@ class GenerateConfig:
     """Random seed: the same seed, prompt and settings give the same samples."""
     logprobs: bool = True
     """Return each completion's tokens and their log-probabilities (semantic entropy weighs candidates by them).
-    Callers that only read the text (writers, judges' replies) turn it off: then `Completion.tokens` and `.logprobs`
-    are empty on every backend and an endpoint is not asked for them (a llama-cpp-python server sorts the whole
+    Callers that only read the text (writers, judges' replies) turn it off: then an endpoint is not asked for them
+    and returns none, while the local engines, which compute them anyway, still return them (a recorded sample is
+    checked by teacher-forcing its tokens, `spot_check`) (a llama-cpp-python server sorts the whole
     vocabulary in Python for every generated token's log-probability, which costs more than decoding the token, and
     hosted APIs charge for them)."""
 

@@ -15,6 +15,7 @@ from ..paths import cache_dir
 from .cache import ResponseCache
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
+from .call_log import calls_path
 from .device import EMBED_BATCH, device_kind, local_batch_size, resolve_device, resolve_device_dtype
 from .registry import (
     MODELS,
@@ -66,10 +67,11 @@ def loaded_models() -> tuple[LoadedModel, ...]:
     return tuple(_loaded)
 
 
-def _cache(cache: str | Path | None) -> ResponseCache | None:
+def open_call_cache(cache: str | Path | None) -> ResponseCache | None:
+    """The call cache: "default" is $LLMCREATIVITY_CALLS (a replay's imported record) or `cache_dir()/calls.sqlite`."""
     if cache is None:
         return None
-    return ResponseCache(cache_dir() / "calls.sqlite" if cache == DEFAULT_CACHE else Path(cache))
+    return ResponseCache(calls_path(cache_dir() / "calls.sqlite") if cache == DEFAULT_CACHE else Path(cache))
 
 
 @functools.lru_cache(maxsize=4)
@@ -156,7 +158,7 @@ def get_backend(
     batch_size: int | None = None,
     device: str = "auto",
     cache: str | Path | None = DEFAULT_CACHE,
-    cache_only: bool = False,
+    cache_only: bool | None = None,
     engine: str = "transformers",
 ) -> CachedBackend:
     """A cached backend for `model`.
@@ -176,7 +178,8 @@ def get_backend(
         device: where the local model runs: "auto" (CUDA when torch sees a GPU, else the CPU), "cpu", "cuda" or
             "cuda:N". Off the CPU the identity ends in ":cuda"; on the CPU it is unchanged.
         cache: "default" (`cache_dir()/calls.sqlite`), a path to another SQLite file, or None to switch caching off.
-        cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds).
+        cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds); None: as the environment
+            says (`call_log.CACHE_ONLY_ENV`, set by a replay).
         engine: the local engine: "transformers" (default; the GGUF dequantized, computed in `dtype`) or
             "llama.cpp" (the registry model's GGUF run natively by llama.cpp, same tokenizer and row-seeded
             sampler; `dtype` and `batch_size` do not apply; a separate cache identity, `llamacpp_identity`).
@@ -194,16 +197,16 @@ def get_backend(
     return wrap_backend(inner, cache=cache, cache_only=cache_only)
 
 
-def wrap_backend(inner, *, cache: str | Path | None = DEFAULT_CACHE, cache_only: bool = False) -> CachedBackend:
+def wrap_backend(inner, *, cache: str | Path | None = DEFAULT_CACHE, cache_only: bool | None = None) -> CachedBackend:
     """`inner` behind the call cache, registered in `loaded_models` (what `get_backend` returns)."""
-    backend = CachedBackend(inner, _cache(cache), cache_only=cache_only)
+    backend = CachedBackend(inner, open_call_cache(cache), cache_only=cache_only)
     _register(backend)
     return backend
 
 
 def wrap_embedder(inner, *, cache: str | Path | None = DEFAULT_CACHE) -> CachedEmbedder:
     """`inner` behind the call cache, registered in `loaded_models` (what `get_embedder` returns)."""
-    embedder = CachedEmbedder(inner, _cache(cache))
+    embedder = CachedEmbedder(inner, open_call_cache(cache))
     _register(embedder)
     return embedder
 
@@ -272,6 +275,6 @@ def _embedder(name: str, cache: str | Path | None, device: str) -> CachedEmbedde
     """One `get_embedder` object per (name, cache, resolved device)."""
     check_model_name(name, "embedder")
     path = materialize(name) if name in MODELS else Path(name)
-    embedder = CachedEmbedder(Embedder(name, path, device), _cache(cache))
+    embedder = CachedEmbedder(Embedder(name, path, device), open_call_cache(cache))
     _register(embedder)
     return embedder

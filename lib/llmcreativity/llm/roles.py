@@ -199,6 +199,7 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY
     parsed = parse_role(spec, role)
     if not parsed.is_endpoint:
         backend = get_backend(parsed.model, engine=parsed.engine, **local)
+        backend.role = role
         _uses.append(RoleUse(role, spec, backend.identity, "", parsed.model))
         return backend
     from .openai_http import OpenAIBackend
@@ -212,7 +213,8 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY
         inner.score_prefix = report.probes["echo"].score_prefix
     if "n" in report.probes:
         inner.n_supported = report.probes["n"].ok
-    backend = wrap_backend(inner, cache=local.get("cache", "default"), cache_only=local.get("cache_only", False))
+    backend = wrap_backend(inner, cache=local.get("cache", "default"), cache_only=local.get("cache_only"))
+    backend.role = role
     _uses.append(RoleUse(role, spec, backend.identity, parsed.base_url, report.served_model, _notes(report, role)))
     return backend
 
@@ -226,6 +228,7 @@ def get_role_embedder(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KE
     if not parsed.is_endpoint:
         # The same call as the stages made before roles existed, so the lru-cached embedder is shared.
         embedder = get_embedder(parsed.model) if cache == "default" else get_embedder(parsed.model, cache=cache)
+        embedder.roles.add(role)
         _uses.append(RoleUse(role, spec, embedder.identity, "", parsed.model))
         return embedder
     from .openai_embedder import OpenAIEmbedder
@@ -236,6 +239,7 @@ def get_role_embedder(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KE
     if report.served_model != parsed.model:
         inner.identity = f"{inner.identity}@{report.served_model}"
     embedder = wrap_embedder(inner, cache=cache)
+    embedder.roles.add(role)
     _uses.append(RoleUse(role, spec, embedder.identity, parsed.base_url, report.served_model, _notes(report, role)))
     return embedder
 

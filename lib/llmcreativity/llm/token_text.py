@@ -44,8 +44,9 @@ def hits_stop(tokenizer, ids: list[int], stop: tuple[str, ...]) -> bool:
 
 def cut_completion(tokenizer, eos_ids: set[int], ids: list[int], logprobs: list[float], config: GenerateConfig,
                    seconds: float) -> Completion:
-    """A generated row as a Completion, cut at end-of-sequence or the first stop string (which is dropped); its
-    tokens and log-probabilities only where `config.logprobs` asks for them."""
+    """A generated row as a Completion, cut at end-of-sequence or the first stop string (which is dropped), with its
+    tokens and their log-probabilities whatever `config.logprobs` says: a local engine computes them anyway, and a
+    recorded sample is checked by teacher-forcing exactly these tokens (`spot_check`)."""
     finish = "length"
     for j, t in enumerate(ids):
         if t in eos_ids:
@@ -57,8 +58,6 @@ def cut_completion(tokenizer, eos_ids: set[int], ids: list[int], logprobs: list[
     if cut >= 0:
         keep = sum(1 for p in pieces if len(p) <= cut)
         ids, logprobs, text, finish = ids[:keep], logprobs[:keep], text[:cut], "stop"
-    if not config.logprobs:
-        return Completion(text, [], [], finish, Usage(0, len(ids), seconds))
     tokens = tokenizer.convert_ids_to_tokens(ids)
     return Completion(text, tokens, logprobs, finish, Usage(0, len(ids), seconds))
 

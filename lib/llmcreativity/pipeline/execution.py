@@ -21,24 +21,73 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
 from ..hashing import sha256_file
+from ..llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, CALLS_ENV, STAGE_ENV, read_call_log
+from ..llm.spot_check import SPOT_FILE_ENV, read_spot_checks, summarize
 from ..llm.usage_file import USAGE_FILE_ENV, read_usage
 from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
-from .manifest import executed_dir, update_manifest
+from .manifest import executed_dir, read_manifest, update_manifest
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan
 from .provenance import PARAMS_ENV, RUN_ENV, parameters_hash
+from .record import (
+    call_log_file,
+    calls_by_role,
+    check_parameters,
+    import_record,
+    read_record,
+    spot_check_file,
+    verify_record,
+)
 from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_file, write_run_report
 from .stages import Stage
 
-STAGE_ENV = "LLMCREATIVITY_STAGE"
-"""Environment variable through which the kernel learns the stage it runs."""
+__all__ = ["STAGE_ENV", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_notebook", "prepare_replay",
+           "run", "run_stage"]
+
+REPLAY_FOLDER = "replay"
+"""A replay writes under `results_root()/replay/`, never over a live run's results."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A replay of a record: the stages answer every model call from `calls` and spot-check a few live."""
+
+    folder: Path
+    """The record folder."""
+    record: dict[str, Any]
+    """Its record.json (`record.read_record`)."""
+    calls: Path
+    """The call cache imported from it."""
+
+
+def prepare_replay(folder: str | Path, overrides: list[tuple[str, str]] | None = None, only: str | None = None,
+                   stages: list[Stage] | None = None) -> tuple[list[Plan], Replay]:
+    """Check the record at `folder` against the code and load it, before anything runs; the plans and the `Replay`.
+
+    The results folder becomes `results_root()/replay` (set in this process's environment, so the stage kernels
+    write there too). Refused with a `RecordError` naming the file or stage and the fix: a record of another version,
+    a truncated or altered file, a stage the plan runs but the record lacks, parameters that differ from the
+    recorded ones.
+    """
+    from ..paths import results_root
+
+    folder = Path(folder).resolve()
+    record = read_record(folder)
+    if results_root().name != REPLAY_FOLDER:
+        os.environ["LLMCREATIVITY_RESULTS"] = str(results_root() / REPLAY_FOLDER)
+    plans = plan(record["profile"], overrides or [], only, stages)
+    check_parameters(verify_record(folder, [p.stage.name for p in plans]), plans, folder)
+    calls = executed_dir(record["profile"]) / "record_calls.sqlite"
+    calls.parent.mkdir(parents=True, exist_ok=True)
+    import_record(folder, calls, [p.stage.name for p in plans])
+    return plans, Replay(folder, record, calls)
 
 
 class StageFailed(RuntimeError):
@@ -107,10 +156,9 @@ def _failure_message(p: Plan, error: Exception, output: Path) -> str:
 
 
 @contextmanager
-def _kernel_environment(profile: str, stage: str, run_id: str, params: str, usage: Path) -> Iterator[None]:
-    """Set the profile, stage, run id, parameter hash and usage file variables for the kernel papermill starts;
-    restore them after."""
-    values = {PROFILE_ENV: profile, STAGE_ENV: stage, RUN_ENV: run_id, PARAMS_ENV: params, USAGE_FILE_ENV: str(usage)}
+def _kernel_environment(values: dict[str, str]) -> Iterator[None]:
+    """Set the variables the kernel papermill starts reads (profile, stage, run id, parameter hash, usage file, call
+    log; a replay's cache-only switch, call cache and spot-check file); restore them after."""
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -123,14 +171,21 @@ def _kernel_environment(profile: str, stage: str, run_id: str, params: str, usag
                 os.environ[k] = v
 
 
-def _work(p: Plan, usage: Path) -> dict[str, Any]:
-    """The manifest fields of what the stage did: its models' usage rows and its items. Never raises, so a file it
-    cannot read leaves a note in the entry instead of an entry stuck at "running"."""
+def _work(p: Plan, usage: Path, replay: Replay | None) -> dict[str, Any]:
+    """The manifest fields of what the stage did: its models' usage rows, its items, the calls it asked for per role
+    and method, and in a replay the spot check. Never raises, so a file it cannot read leaves a note in the entry
+    instead of an entry stuck at "running"."""
     work: dict[str, Any] = {}
     try:
         work["usage"] = [asdict(u) for u in read_usage(usage)]
     except (OSError, ValueError) as e:
         work.update(usage=[], usage_error=str(e))
+    try:
+        work["calls"] = calls_by_role(read_call_log(call_log_file(p.stage.name, p.profile)))
+        if replay is not None:
+            work["spot_check"] = summarize(read_spot_checks(spot_check_file(p.stage.name, p.profile)))
+    except (OSError, ValueError, TypeError) as e:
+        work.update(calls_error=str(e))
     try:
         work["items"], work["items_unit"] = stage_items(p.stage.name, p.profile)
     except (OSError, ValueError) as e:
@@ -143,9 +198,32 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
-def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str, Any]:
+def _stage_variables(p: Plan, run_id: str, params: str, usage: Path, replay: Replay | None) -> dict[str, str]:
+    """The kernel's environment for one stage; a replay's stage runs under the recorded run id."""
+    values = {PROFILE_ENV: p.profile, STAGE_ENV: p.stage.name, RUN_ENV: run_id, PARAMS_ENV: params,
+              USAGE_FILE_ENV: str(usage), CALL_LOG_ENV: str(call_log_file(p.stage.name, p.profile)),
+              CACHE_ONLY_ENV: "0"}
+    if replay is not None:
+        recorded = replay.record["stages"][p.stage.name]
+        values.update({RUN_ENV: recorded["run_id"], PARAMS_ENV: recorded["parameters_sha256"], CACHE_ONLY_ENV: "1",
+                       CALLS_ENV: str(replay.calls),
+                       SPOT_FILE_ENV: str(spot_check_file(p.stage.name, p.profile))})
+    return values
+
+
+def _start_logs(p: Plan, replay: Replay | None) -> None:
+    """Empty the stage's call log, unless the stage's last attempt was killed or failed (a resumed stage keeps the
+    calls it logged before, since it does not ask for what it reads back); a replay's spot checks start anew."""
+    before = read_manifest(p.profile)["stages"].get(p.stage.name, {}).get("status")
+    if before not in ("running", "failed"):
+        call_log_file(p.stage.name, p.profile).unlink(missing_ok=True)
+    if replay is not None:
+        spot_check_file(p.stage.name, p.profile).unlink(missing_ok=True)
+
+
+def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Replay | None = None) -> dict[str, Any]:
     """Execute one planned stage as part of run `run_id` (a fresh one when None); returns its manifest entry or
-    raises StageFailed."""
+    raises StageFailed. With `replay`, every model call is answered from the record (see `Replay`)."""
     run_id = new_run_id() if run_id is None else run_id
     params = parameters_hash(p.parameters)
     import papermill
@@ -169,6 +247,10 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
     }
     usage = usage_file(p.stage.name, p.profile)
     usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's
+    _start_logs(p, replay)
+    if replay is not None:
+        entry["replay"] = {"record": str(replay.folder), "replay_id": run_id}
+        entry["run_id"] = replay.record["stages"][p.stage.name]["run_id"]
     update_manifest(p.stage.name, entry, p.profile)
     write_run_report(p.profile)
     before = _snapshot(p.profile)
@@ -177,12 +259,12 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
         + (f", {p.parameters}" if p.parameters else "") + ")")
     logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
-        with _kernel_environment(p.profile, p.stage.name, run_id, params, usage):
+        with _kernel_environment(_stage_variables(p, run_id, params, usage, replay)):
             papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
                                        cwd=str(REPO_ROOT), progress_bar=False, log_output=False)
     except Exception as e:  # papermill raises PapermillExecutionError for a failing cell, others for the kernel
         error = f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}".strip()
-        entry.update(status="failed", seconds=round(time.monotonic() - t0, 1), error=error, **_work(p, usage))
+        entry.update(status="failed", seconds=round(time.monotonic() - t0, 1), error=error, **_work(p, usage, replay))
         target = failed / f"{p.stage.name}.ipynb"
         if partial.exists():
             os.replace(partial, target)
@@ -196,7 +278,7 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
     (failed / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
     after = _snapshot(p.profile)
     outputs = {rel: sha256_file(results / rel) for rel, sig in sorted(after.items()) if before.get(rel) != sig}
-    entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs, **_work(p, usage))
+    entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs, **_work(p, usage, replay))
     update_manifest(p.stage.name, entry, p.profile)
     write_run_report(p.profile)
     line = stage_report(p.stage.name, entry)
@@ -206,8 +288,8 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
 
 
 def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None, only: str | None = None,
-        log: Any = print, stages: list[Stage] | None = None) -> list[dict[str, Any]]:
+        log: Any = print, stages: list[Stage] | None = None, replay: Replay | None = None) -> list[dict[str, Any]]:
     """Validate every selected stage, then execute them in order under one run id, stopping at the first failure."""
     plans = plan(profile, overrides or [], only, stages)
     run_id = new_run_id()
-    return [run_stage(p, log, run_id) for p in plans]
+    return [run_stage(p, log, run_id, replay) for p in plans]

@@ -1,0 +1,127 @@
+"""The call log: every model call a stage's kernel asked for, with its inputs, so that a run can be recorded.
+
+A stage runs in a papermill kernel; the runner names a file in $LLMCREATIVITY_CALL_LOG (one per stage,
+emptied when the stage starts), and every `CachedBackend` / `CachedEmbedder` lookup in the kernel appends
+one row there: which model identity, which method, which role asked, the cache keys it asked for, and the
+call's inputs (prompt and sampling config, scored continuation, answers, embedded text). A key is logged
+once per process. `record export` (`pipeline.record`) reads the log to know which cached answers the stage
+used and stores them with their inputs, so a recorded call can be recomputed from the record alone.
+
+Replay (`llmcreativity run --replay`) sets $LLMCREATIVITY_CACHE_ONLY=1 and $LLMCREATIVITY_CALLS (the
+call-cache file imported from the record): every model wrapper then answers from that file only, and a miss
+raises `CacheMiss` naming the stage, the role, the method and the start of the prompt.
+
+Rows are appended line by line (`jsonl.append_jsonl`: flushed, fsynced, a torn last line ignored by readers),
+so a kernel killed at any point leaves every row it logged before.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..jsonl import append_jsonl, read_jsonl
+
+CALL_LOG_ENV = "LLMCREATIVITY_CALL_LOG"
+"""Environment variable naming the file this process's calls are logged to (set by the runner, one per stage)."""
+CACHE_ONLY_ENV = "LLMCREATIVITY_CACHE_ONLY"
+"""Set to 1 to make every model wrapper answer from its cache only (a replay): a miss raises `CacheMiss`."""
+CALLS_ENV = "LLMCREATIVITY_CALLS"
+"""The call-cache file every model wrapper uses by default; unset: `cache_dir()/calls.sqlite`."""
+STAGE_ENV = "LLMCREATIVITY_STAGE"
+"""Environment variable through which the kernel learns the stage it runs (set by the runner)."""
+
+Kind = Literal["lm", "embedder", "nli"]
+"""Which wrapper logged a call: a language model, a sentence embedder or an NLI cross-encoder."""
+
+
+class CacheMiss(LookupError):
+    """Raised in cache-only mode (a replay) when a call has no stored answer."""
+
+
+@dataclass(frozen=True)
+class LoggedCall:
+    """One call as the kernel asked for it: enough to find its answers and to compute them again."""
+
+    kind: Kind
+    """The wrapper that logged it."""
+    identity: str
+    """The model identity (part of every key)."""
+    method: str
+    """`generate`, `score`, `answer_probs`, `encode` or `entail`."""
+    keys: list[str]
+    """The cache keys of its answers: one per sample for `generate`, else one."""
+    inputs: dict[str, Any]
+    """What the model was given: `prompt` and `config` (generate), `context` and `continuation` (score),
+    `prompt` and `answers` (answer_probs), `text` (encode), `premise` and `hypothesis` (entail)."""
+    role: str = ""
+    """The model role that asked (`writer`, `rubric_judge`, ...); empty when the model was built without one."""
+    stage: str = field(default_factory=lambda: os.environ.get(STAGE_ENV, ""))
+    """The stage whose kernel asked; empty outside a runner-started process."""
+
+
+def cache_only_default() -> bool:
+    """Whether this process replays a record: $LLMCREATIVITY_CACHE_ONLY set to anything but "" or "0"."""
+    return os.environ.get(CACHE_ONLY_ENV, "") not in ("", "0")
+
+
+def calls_path(default: Path) -> Path:
+    """The call-cache file: $LLMCREATIVITY_CALLS when set, else `default`."""
+    env = os.environ.get(CALLS_ENV)
+    return Path(env) if env else default
+
+
+def prompt_start(prompt: Any, chars: int = 80) -> str:
+    """The first `chars` characters of a prompt's text (the last message of a chat), for messages."""
+    text = prompt[-1]["content"] if isinstance(prompt, list) and prompt else str(prompt)
+    text = " ".join(text.split())
+    return text if len(text) <= chars else text[:chars] + "…"
+
+
+def miss_message(call: LoggedCall) -> str:
+    """What a replay says when `call` has no recorded answer: where it came from and how to fix it."""
+    stage = call.stage or "(no stage)"
+    what = call.inputs.get("prompt", call.inputs.get("context", call.inputs.get("text", call.inputs.get("premise"))))
+    return (f"replay miss in stage {stage!r}, role {call.role or '(none)'!r}: no recorded answer for "
+            f"{call.method} of {call.identity} on {prompt_start(what)!r} (key {call.keys[0][:12]}…). The code asks "
+            f"for a call the record does not hold: re-record stage {stage!r} (`llmcreativity run --stage {stage}` "
+            "then `llmcreativity record export`), or replay with the code the record was made with.")
+
+
+class CallLog:
+    """The rows of one log file; each key is written once per process."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def add(self, call: LoggedCall) -> None:
+        """Append `call` unless every key of it was logged already by this process."""
+        with self._lock:
+            if all(k in self._seen for k in call.keys):
+                return
+            self._seen.update(call.keys)
+            append_jsonl(self.path, [asdict(call)])
+
+
+_logs: dict[str, CallLog] = {}
+_logs_lock = threading.Lock()
+
+
+def log_call(call: LoggedCall) -> None:
+    """Log `call` to the file $LLMCREATIVITY_CALL_LOG names; nothing happens outside a runner-started process."""
+    path = os.environ.get(CALL_LOG_ENV)
+    if not path:
+        return
+    with _logs_lock:
+        log = _logs.setdefault(path, CallLog(path))
+    log.add(call)
+
+
+def read_call_log(path: str | Path) -> list[LoggedCall]:
+    """The calls of a log file, in the order they were asked (a torn last line ignored)."""
+    return [LoggedCall(**row) for row in read_jsonl(path)]

@@ -1,0 +1,194 @@
+"""The live spot check of a replay: a few recorded calls are computed again by the model and compared.
+
+A replay answers every call from the record. So that the record is known to be what the code computes, a
+seeded draw picks calls as they are answered (always the first call of each role, model identity and method in
+a stage, then each further one with probability `SPOT_RATE`, at most `MOST_PER_MODEL` per role, identity and
+method and stage), and the model computes them again while their inputs are at hand:
+
+- `generate`: the recorded sample's own token ids are teacher-forced after the prompt, and the model's
+  log-probability of each token must be within `LOGPROB_TOL` nats of the recorded one; the ids must also decode
+  to the recorded text (up to the cut at a stop string). A token that is a near-tie under the model passes as
+  long as its log-probability agrees, whichever of the tied tokens the record holds; so the rule does not
+  depend on whether the engine's samples are independent of history and batch (they are not on every path,
+  see README), only on the model computing the same numbers for the same tokens.
+- `score`: the same tokens, each log-probability within `LOGPROB_TOL`.
+- `answer_probs`: every answer's probability within `PROB_TOL`.
+- `encode`: every component of the embedding within `EMBED_TOL`.
+
+Each comparison is appended to the file $LLMCREATIVITY_SPOT_CHECK names (set by the runner during a replay,
+one per stage); without it nothing is drawn or computed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..jsonl import append_jsonl, read_jsonl
+from .call_log import LoggedCall
+
+SPOT_FILE_ENV = "LLMCREATIVITY_SPOT_CHECK"
+"""Environment variable naming the file a replay's spot-check comparisons are appended to (one per stage)."""
+SPOT_RATE = 0.02
+"""Probability that a recorded call past the first of its role, identity and method is computed again."""
+MOST_PER_MODEL = 3
+"""Most calls computed again per stage, role, model identity and method."""
+SPOT_SEED = "llmcreativity-spot-check-v1"
+"""Salt of the seeded draw: call k is drawn when SHA-256(salt, key) / 2^256 < `SPOT_RATE`."""
+LOGPROB_TOL = 0.05
+"""Nats: the largest difference allowed between a recorded and a recomputed token log-probability."""
+PROB_TOL = 0.01
+"""The largest difference allowed between a recorded and a recomputed answer probability."""
+EMBED_TOL = 1e-4
+"""The largest difference allowed between a recorded and a recomputed embedding component (unit-norm rows)."""
+SAMPLES_CHECKED = 2
+"""Samples of a checked `generate` call that are teacher-forced (the first ones)."""
+
+
+@dataclass(frozen=True)
+class SpotResult:
+    """One recorded call computed again."""
+
+    stage: str
+    role: str
+    identity: str
+    method: str
+    key: str
+    """The first cache key of the call."""
+    compared: bool
+    """False when the model cannot recompute this kind of call (an endpoint without teacher forcing of ids)."""
+    matched: bool
+    """Every compared number within its tolerance (and, for `generate`, the ids decode to the recorded text)."""
+    worst: float
+    """The largest difference found (nats, probability or embedding component); 0 when nothing was compared."""
+    tolerance: float
+    detail: str = ""
+
+
+def drawn(key: str, rate: float = SPOT_RATE) -> bool:
+    """The seeded draw: whether call `key` is computed again (a pure function of the key)."""
+    h = int.from_bytes(hashlib.sha256(f"{SPOT_SEED}\0{key}".encode()).digest(), "big")
+    return h < rate * (1 << 256)
+
+
+class SpotChecker:
+    """Chooses calls and appends the comparisons to one file (one object per file and process)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._counts: dict[tuple[str, str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def wants(self, call: LoggedCall) -> bool:
+        """Whether `call` is computed again: the first of its role, identity and method, then a seeded draw."""
+        slot = (call.role, call.identity, call.method)
+        with self._lock:
+            done = self._counts.get(slot, 0)
+            if done >= MOST_PER_MODEL or (done and not drawn(call.keys[0])):
+                return False
+            self._counts[slot] = done + 1
+            return True
+
+    def add(self, result: SpotResult) -> None:
+        append_jsonl(self.path, [asdict(result)])
+
+
+_checkers: dict[str, SpotChecker] = {}
+_checkers_lock = threading.Lock()
+
+
+def current_checker() -> SpotChecker | None:
+    """The checker of the file $LLMCREATIVITY_SPOT_CHECK names, or None outside a replay."""
+    path = os.environ.get(SPOT_FILE_ENV)
+    if not path:
+        return None
+    with _checkers_lock:
+        return _checkers.setdefault(path, SpotChecker(path))
+
+
+def read_spot_checks(path: str | Path) -> list[SpotResult]:
+    """The comparisons of a spot-check file, in order."""
+    return [SpotResult(**row) for row in read_jsonl(path)]
+
+
+def summarize(results: list[SpotResult]) -> dict[str, Any]:
+    """Calls compared, how many matched, the worst difference per method, and the mismatches (for the manifest)."""
+    compared = [r for r in results if r.compared]
+    worst: dict[str, float] = {}
+    for r in compared:
+        worst[r.method] = max(worst.get(r.method, 0.0), r.worst)
+    return {"drawn": len(results), "compared": len(compared), "matched": sum(r.matched for r in compared),
+            "worst": worst, "mismatches": [asdict(r) for r in compared if not r.matched]}
+
+
+# -- the comparisons ------------------------------------------------------------------------------------------------
+def _engine(inner: Any) -> Any:
+    """The loaded local engine behind a deferred backend (it has `_read`), or `inner` itself."""
+    return getattr(inner, "backend", inner)
+
+
+def _result(call: LoggedCall, worst: float, tol: float, compared: bool = True, detail: str = "",
+            matched: bool | None = None) -> SpotResult:
+    ok = (worst <= tol) if matched is None else matched
+    return SpotResult(call.stage, call.role, call.identity, call.method, call.keys[0], compared, compared and ok,
+                      float(worst), tol, detail)
+
+
+def teacher_forced(engine: Any, prompt: Any, ids: list[int]) -> list[float]:
+    """log p(x_t | prompt, x_<t) of the token ids `ids` after `prompt`, read by a local engine."""
+    ctx = engine._prompt_ids(prompt)
+    (scored,), _ = engine._read([ctx + ids], [len(ctx)])
+    return [float(v) for v in scored]
+
+
+def check_generate(inner: Any, call: LoggedCall, completions: list[Any]) -> SpotResult:
+    """Teacher-force the recorded samples' token ids; their log-probabilities and text must agree with the record."""
+    engine = _engine(inner)
+    if not hasattr(engine, "_read"):
+        return _result(call, 0.0, LOGPROB_TOL, compared=False, detail="this engine cannot teacher-force token ids")
+    worst, problems = 0.0, []
+    for j, c in enumerate(completions[:SAMPLES_CHECKED]):
+        if not c.tokens:
+            if c.text:
+                problems.append(f"sample {j} was recorded without its tokens")
+            continue
+        ids = engine.tokenizer.convert_tokens_to_ids(list(c.tokens))
+        decoded = engine.tokenizer.decode(ids)
+        if not (c.text.startswith(decoded) or decoded.startswith(c.text)):
+            problems.append(f"sample {j}: the recorded tokens decode to {decoded[:40]!r}, not the recorded text "
+                            f"{c.text[:40]!r}")
+        fresh = teacher_forced(engine, call.inputs["prompt"], ids)
+        diffs = np.abs(np.asarray(fresh) - np.asarray(c.logprobs, dtype=float)) if len(fresh) == len(c.logprobs) \
+            else np.array([np.inf])
+        worst = max(worst, float(diffs.max(initial=0.0)))
+    if problems:
+        return _result(call, worst, LOGPROB_TOL, detail="; ".join(problems), matched=False)
+    return _result(call, worst, LOGPROB_TOL)
+
+
+def check_score(inner: Any, call: LoggedCall, recorded: Any) -> SpotResult:
+    """Score the continuation again; same tokens, log-probabilities within `LOGPROB_TOL`."""
+    fresh = inner.score(call.inputs["context"], call.inputs["continuation"])
+    if list(fresh.tokens) != list(recorded.tokens):
+        return _result(call, float("inf"), LOGPROB_TOL, detail="the continuation's tokens differ", matched=False)
+    diffs = np.abs(np.asarray(fresh.logprobs) - np.asarray(recorded.logprobs))
+    return _result(call, float(diffs.max(initial=0.0)), LOGPROB_TOL)
+
+
+def check_answer_probs(inner: Any, call: LoggedCall, recorded: Any) -> SpotResult:
+    """Answer probabilities again, each within `PROB_TOL`."""
+    fresh = inner.answer_probs(call.inputs["prompt"], list(call.inputs["answers"]))
+    worst = max(abs(fresh.probs[a] - recorded.probs[a]) for a in recorded.probs)
+    return _result(call, worst, PROB_TOL)
+
+
+def check_encode(inner: Any, call: LoggedCall, recorded: np.ndarray) -> SpotResult:
+    """The text's embedding again, each component within `EMBED_TOL`."""
+    fresh = np.asarray(inner.encode([call.inputs["text"]]), dtype=np.float32)[0]
+    return _result(call, float(np.abs(fresh - recorded).max()), EMBED_TOL)

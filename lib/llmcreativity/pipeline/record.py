@@ -1,0 +1,353 @@
+"""A run's record: every model call and embedding its stages used, with their inputs, in a compact folder.
+
+`llmcreativity record export DEST` writes, for every stage of a profile that ran, what its kernel's call log
+(`llm.call_log`) says it asked for, and the cached answers of those calls; `llmcreativity run --replay DEST`
+rebuilds the stages from the record alone (`replay_environment`). The folder:
+
+    record.json                      format, version, code commit, CPU, and per stage: parameters (as run and
+                                     resolved) and their hash, run id, time, tokens, calls per role and method,
+                                     the stage's output-file hashes and claims, and its files with SHA-256
+    <stage>/keys.<k>.jsonl.gz        the calls the stage asked for: identity, method, role, keys and inputs
+    <stage>/calls.<k>.jsonl.gz       {key, payload} of the language-model answers first stored by this stage
+    <stage>/embeddings.<k>.npz       keys and float32 rows of the embeddings first stored by this stage
+
+A key two stages share is stored once (in the first stage exported) and listed in both stages' keys files.
+Files are only ever added: exporting a stage again after it re-ran writes `<k+1>` files and points the stage's
+entry at them, so a run recorded over several sittings grows by appending, and a sitting's export never rewrites
+what an earlier one committed. Every file is gzip-compressed or a compressed NumPy archive; `record.json` lists
+each one's SHA-256, so a truncated or altered file is refused by `import_record` before anything runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import platform
+import subprocess
+import time
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..hashing import sha256_file
+from ..jsonl import read_jsonl
+from ..llm.cache import ResponseCache
+from ..llm.call_log import LoggedCall, read_call_log
+from ..paths import REPO_ROOT, cache_dir, results_dir
+from .manifest import executed_dir, read_manifest
+from .parameters import ParameterError
+from .planning import Plan
+from .provenance import parameters_hash
+
+FORMAT = "llmcreativity-record"
+"""The `format` field of every record.json."""
+VERSION = 1
+"""The record layout's version; a record of another version is refused with the fix."""
+RECORD_FILE = "record.json"
+SIZE_CAP_BYTES = 150 * 1024 * 1024
+"""A record larger than this is refused at export (records are committed to the repository)."""
+
+
+class RecordError(ValueError):
+    """A record that cannot be used: the message names the file or stage and the fix."""
+
+
+def call_log_file(stage: str, profile: str = "default") -> Path:
+    """Where `stage`'s kernel logs the calls it asks for (`executed/calls/<stage>.jsonl`)."""
+    return executed_dir(profile) / "calls" / f"{stage}.jsonl"
+
+
+def spot_check_file(stage: str, profile: str = "default") -> Path:
+    """Where a replay's kernel appends its spot-check comparisons (`executed/spot_check/<stage>.jsonl`)."""
+    return executed_dir(profile) / "spot_check" / f"{stage}.jsonl"
+
+
+def resolved_parameters(p: Plan) -> dict[str, Any]:
+    """Every parameter the stage's notebook declares, with the value it runs with (defaults included)."""
+    return {name: p.parameters.get(name, param.default) for name, param in p.declared.items()}
+
+
+def calls_by_role(calls: list[LoggedCall]) -> dict[str, dict[str, int]]:
+    """Distinct keys asked, per role and method (`role` empty -> "(none)")."""
+    counts: Counter[tuple[str, str]] = Counter()
+    seen: set[str] = set()
+    for c in calls:
+        new = [k for k in c.keys if k not in seen]
+        seen.update(new)
+        counts[(c.role or "(none)", c.method)] += len(new)
+    out: dict[str, dict[str, int]] = {}
+    for (role, method), n in sorted(counts.items()):
+        out.setdefault(role, {})[method] = n
+    return out
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def cpu_description() -> dict[str, Any]:
+    """The recording machine: processor model, cores and the flags that change arithmetic (AVX2, AVX-512, bf16)."""
+    model, flags = "", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and not model:
+                model = line.split(":", 1)[1].strip()
+            if line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    wanted = sorted(f for f in flags if f.startswith(("avx", "amx", "fma", "f16c")))
+    return {"model": model, "machine": platform.machine(), "cores": os.cpu_count(), "flags": wanted}
+
+
+def _read_record_json(folder: Path) -> dict[str, Any]:
+    path = folder / RECORD_FILE
+    if not path.exists():
+        raise RecordError(f"{path}: no record here (no {RECORD_FILE}); export one with `llmcreativity record export "
+                          f"{folder}` or give the folder that holds {RECORD_FILE}")
+    try:
+        record = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise RecordError(f"{path}: not valid JSON ({e}): the file is truncated or corrupted; restore it from git "
+                          "(`git checkout -- <path>`) or export the record again") from e
+    if record.get("format") != FORMAT:
+        raise RecordError(f"{path}: not an llmcreativity record (format {record.get('format')!r})")
+    if record.get("version") != VERSION:
+        raise RecordError(f"{path}: record version {record.get('version')!r}, this code reads version {VERSION}: "
+                          "replay it with the code that wrote it, or export the run again")
+    return record
+
+
+def read_record(folder: str | Path) -> dict[str, Any]:
+    """The record.json of a record folder, checked for format and version."""
+    return _read_record_json(Path(folder))
+
+
+def _write_gz_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=9) as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def _read_gz_jsonl(path: Path) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _stored_keys(folder: Path, record: dict[str, Any]) -> set[str]:
+    """Keys whose answers some shard of the record already holds."""
+    keys: set[str] = set()
+    for entry in record.get("stages", {}).values():
+        for shard in entry.get("shards", []):
+            path = folder / shard
+            if path.suffix == ".npz":
+                with np.load(path) as z:
+                    keys.update(str(k) for k in z["keys"])
+            else:
+                keys.update(row["key"] for row in _read_gz_jsonl(path))
+    return keys
+
+
+def _next_index(folder: Path, stage: str) -> int:
+    existing = [int(p.name.split(".")[1]) for p in (folder / stage).glob("keys.*.jsonl.gz")] if (
+        folder / stage).exists() else []
+    return max(existing, default=0) + 1
+
+
+def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], cache: ResponseCache,
+                 profile: str) -> dict[str, Any] | None:
+    """Add `stage`'s calls to the record in `folder` (new numbered files); its entry, or None when its logged calls
+    are exactly the ones the record holds already."""
+    entry = read_manifest(profile)["stages"].get(stage)
+    if not entry or entry.get("status") != "ok":
+        raise RecordError(f"stage {stage!r} has not run successfully under profile {profile!r}: run it "
+                          f"(`llmcreativity run --profile {profile} --stage {stage}`) before exporting it")
+    log = call_log_file(stage, profile)
+    calls = read_call_log(log)
+    unique: dict[tuple[str, ...], LoggedCall] = {}
+    for c in calls:
+        unique.setdefault(tuple(c.keys), c)
+    calls = list(unique.values())
+    rows = [asdict(c) for c in calls]
+    previous = record.get("stages", {}).get(stage)
+    if previous and previous.get("keys_file") and (folder / previous["keys_file"]).exists() and \
+            _read_gz_jsonl(folder / previous["keys_file"]) == json.loads(json.dumps(rows, sort_keys=True)):
+        return None
+    stored = _stored_keys(folder, record)
+    k = _next_index(folder, stage)
+    (folder / stage).mkdir(parents=True, exist_ok=True)
+    lm_rows, emb_keys, emb_rows, missing = [], [], [], []
+    for c in calls:
+        for key in c.keys:
+            if key in stored:
+                continue
+            value = cache.get(key)
+            if value is None:
+                missing.append((c, key))
+                continue
+            stored.add(key)
+            if c.kind == "embedder":
+                emb_keys.append(key)
+                emb_rows.append(np.frombuffer(base64.b64decode(value), dtype=np.float32))
+            else:
+                lm_rows.append({"key": key, "payload": value})
+    if missing:
+        c, key = missing[0]
+        raise RecordError(f"stage {stage!r}: {len(missing)} logged call(s) have no answer in the call cache "
+                          f"{cache.path} (first: {c.method} of {c.identity}, key {key[:12]}…): run the stage again "
+                          "with this cache, then export")
+    keys_file = f"{stage}/keys.{k}.jsonl.gz"
+    _write_gz_jsonl(folder / keys_file, rows)
+    shards = list(previous.get("shards", [])) if previous else []
+    if lm_rows:
+        shards.append(f"{stage}/calls.{k}.jsonl.gz")
+        _write_gz_jsonl(folder / shards[-1], lm_rows)
+    if emb_rows:
+        shards.append(f"{stage}/embeddings.{k}.npz")
+        tmp = folder / stage / f".embeddings.{k}.tmp.npz"
+        np.savez_compressed(tmp, keys=np.array(emb_keys), vectors=np.stack(emb_rows))
+        os.replace(tmp, folder / shards[-1])
+    return {
+        "run_id": entry.get("run_id", ""), "profile": profile, "notebook": entry.get("notebook", ""),
+        "source_sha256": entry.get("source_sha256", ""), "parameters": entry.get("parameters", {}),
+        "parameters_sha256": entry.get("parameters_sha256", ""), "resolved_parameters": resolved_parameters(plan),
+        "resolved_sha256": parameters_hash(resolved_parameters(plan)), "seconds": entry.get("seconds"),
+        "usage": entry.get("usage", []), "items": entry.get("items"), "items_unit": entry.get("items_unit", ""),
+        "outputs": entry.get("outputs", {}), "calls": calls_by_role(calls), "keys_file": keys_file,
+        "shards": shards, "exported": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "claims": [r for r in read_jsonl(results_dir(profile) / "claims.jsonl") if r.get("stage") == stage],
+        "judge_validity": [r for r in read_jsonl(results_dir(profile) / "judge_validity.jsonl")
+                           if r.get("stage") == stage],
+    }
+
+
+def _files(folder: Path, record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    names = {n for e in record["stages"].values() for n in [e["keys_file"], *e["shards"]]}
+    return {n: {"sha256": sha256_file(folder / n), "bytes": (folder / n).stat().st_size} for n in sorted(names)}
+
+
+def export_record(folder: str | Path, plans: list[Plan], profile: str, cache_path: str | Path | None = None,
+                  log: Any = print) -> dict[str, Any]:
+    """Export the stages of `plans` (run under `profile`) into the record at `folder`; returns the record.json."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    record = (_read_record_json(folder) if (folder / RECORD_FILE).exists()
+              else {"format": FORMAT, "version": VERSION, "profile": profile, "stages": {}})
+    if record.get("profile") != profile:
+        raise RecordError(f"{folder}: a record of profile {record.get('profile')!r}; export profile {profile!r} into "
+                          "another folder")
+    cache = ResponseCache(cache_path or cache_dir() / "calls.sqlite")
+    for p in plans:
+        entry = export_stage(p.stage.name, p, folder, record, cache, profile)
+        if entry is None:
+            log(f"[record] {p.stage.name}: unchanged")
+            continue
+        record["stages"][p.stage.name] = entry
+        log(f"[record] {p.stage.name}: {sum(sum(m.values()) for m in entry['calls'].values())} calls -> "
+            f"{entry['keys_file']}")
+    record.update(commit=_commit(), cpu=cpu_description(), updated=time.strftime("%Y-%m-%dT%H:%M:%S"))
+    record["files"] = _files(folder, record)
+    size = sum(f["bytes"] for f in record["files"].values())
+    record["bytes"] = size
+    if size > SIZE_CAP_BYTES:
+        raise RecordError(f"{folder}: the record would be {size / 2**20:.0f} MiB, over the cap of "
+                          f"{SIZE_CAP_BYTES / 2**20:.0f} MiB; record fewer stages or smaller sizes")
+    tmp = folder / f".{RECORD_FILE}.tmp"
+    tmp.write_text(json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False))
+    os.replace(tmp, folder / RECORD_FILE)
+    return record
+
+
+def verify_record(folder: str | Path, stages: list[str]) -> dict[str, Any]:
+    """The record.json, after checking that every file it lists is whole and every stage in `stages` is in it;
+    raises RecordError naming the file or stage and the fix."""
+    folder = Path(folder)
+    record = _read_record_json(folder)
+    absent = [s for s in stages if s not in record["stages"]]
+    if absent:
+        raise RecordError(f"{folder}: the record holds no stage {absent} (it has {sorted(record['stages'])}): "
+                          f"record them (`llmcreativity run --stage NAME`, then `llmcreativity record export "
+                          f"{folder}`) or replay only the recorded stages (--stage)")
+    for name, facts in record.get("files", {}).items():
+        path = folder / name
+        if not path.exists():
+            raise RecordError(f"{path}: listed in {RECORD_FILE} but missing: restore it from git or export the "
+                              "record again")
+        if path.stat().st_size != facts["bytes"] or sha256_file(path) != facts["sha256"]:
+            raise RecordError(f"{path}: truncated or altered (its SHA-256 differs from {RECORD_FILE}'s): restore it "
+                              "from git (`git checkout -- <path>`) or export the record again")
+    return record
+
+
+def check_parameters(record: dict[str, Any], plans: list[Plan], folder: Path) -> None:
+    """Refuse a replay whose planned parameters differ from the recorded ones (naming stage, parameters and fix)."""
+    for p in plans:
+        recorded = record["stages"][p.stage.name]["resolved_parameters"]
+        now = json.loads(json.dumps(resolved_parameters(p), default=str))
+        differ = sorted(k for k in set(recorded) | set(now) if recorded.get(k) != now.get(k))
+        if differ:
+            shown = ", ".join(f"{k}: recorded {recorded.get(k)!r}, now {now.get(k)!r}" for k in differ[:4])
+            raise RecordError(f"stage {p.stage.name!r}: the parameters differ from the record {folder} ({shown}): "
+                              "replay with the recorded values (-p NAME VALUE), or re-record the stage")
+
+
+def import_record(folder: str | Path, target: str | Path, stages: list[str] | None = None, *,
+                  fresh: bool = True) -> ResponseCache:
+    """Load the answers of the record at `folder` into the call cache `target`, after `verify_record`.
+
+    `fresh`: make `target` anew (a replay's own cache); False adds the answers to an existing cache (the user's).
+    `stages`: those that must be in the record (None: every recorded stage).
+    """
+    folder = Path(folder)
+    record = verify_record(folder, stages or [])
+    stages = list(record["stages"]) if stages is None else stages
+    target = Path(target)
+    if fresh:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+    cache = ResponseCache(target)
+    shards = sorted({s for e in record["stages"].values() for s in e["shards"]})
+    for shard in shards:
+        path = folder / shard
+        if path.suffix == ".npz":
+            with np.load(path) as z:
+                items = [(str(k), base64.b64encode(np.asarray(v, dtype=np.float32).tobytes()).decode("ascii"))
+                         for k, v in zip(z["keys"], z["vectors"], strict=True)]
+        else:
+            items = [(row["key"], row["payload"]) for row in _read_gz_jsonl(path)]
+        cache.put_many(items)
+    for stage in stages:
+        entry = record["stages"][stage]
+        wanted = {k for row in _read_gz_jsonl(folder / entry["keys_file"]) for k in row["keys"]}
+        held = {k for k in wanted if cache.get(k) is not None}
+        if held != wanted:
+            raise RecordError(f"{folder}: stage {stage!r} lists {len(wanted - held)} call(s) whose answers no shard "
+                              "holds: the record is incomplete; export it again")
+    return cache
+
+
+def replay_summary(record: dict[str, Any], stages: dict[str, Any], replay_id: str) -> list[str]:
+    """One line per stage of replay `replay_id`: calls asked against the record's count per role and method, and
+    the spot check (compared, matched, worst difference)."""
+    lines = []
+    for name, entry in stages.items():
+        if entry.get("replay", {}).get("replay_id") != replay_id:
+            continue
+        asked, recorded = entry.get("calls", {}), record["stages"][name]["calls"]
+        same = "the recorded calls" if asked == recorded else f"calls {asked} but the record has {recorded}"
+        spot = entry.get("spot_check", {})
+        worst = ", ".join(f"{m} {w:.2g}" for m, w in sorted(spot.get("worst", {}).items())) or "-"
+        lines.append(f"[replay] {name}: {entry.get('status')}, {same}; spot check {spot.get('matched', 0)}/"
+                     f"{spot.get('compared', 0)} matched (worst difference: {worst})")
+    return lines

@@ -1,0 +1,100 @@
+"""The call log, cache-only replay misses, and the wrappers' handling of stored answers."""
+
+import numpy as np
+import pytest
+
+from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key
+from llmcreativity.llm.cache import ResponseCache
+from llmcreativity.llm.cached_embedder import CachedEmbedder
+from llmcreativity.llm.call_log import CALL_LOG_ENV, CACHE_ONLY_ENV, STAGE_ENV, CacheMiss, read_call_log
+
+CHAT = [{"role": "system", "content": "You are a writer."}, {"role": "user", "content": "Write about a lighthouse."}]
+
+
+class Embedder:
+    identity = "toy-embedder"
+    dim = 3
+
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def encode(self, texts, **_):
+        self.seen.extend(texts)
+        return np.array([[len(t), 1.0, 0.0] for t in texts], dtype=np.float32)
+
+
+def counting_backend():
+    calls = []
+
+    def respond(prompt, i):
+        calls.append(i)
+        return f"sample {i} of {len(calls)}"
+
+    return ScriptedBackend(respond), calls
+
+
+def test_every_call_is_logged_once_with_its_inputs_role_and_stage(tmp_path, monkeypatch):
+    monkeypatch.setenv(CALL_LOG_ENV, str(tmp_path / "calls.jsonl"))
+    monkeypatch.setenv(STAGE_ENV, "review")
+    backend = CachedBackend(ScriptedBackend(lambda p, i: "story"), ResponseCache(tmp_path / "c.sqlite"),
+                            role="writer")
+    config = GenerateConfig(n=2, max_tokens=8, logprobs=False)
+    backend.generate([CHAT], config)
+    backend.generate([CHAT], config)  # a cache hit asks for the same keys: not logged again
+    backend.answer_probs("Is it good?", ["yes", "no"])
+    calls = read_call_log(tmp_path / "calls.jsonl")
+    assert [(c.method, c.role, c.stage, len(c.keys)) for c in calls] == [("generate", "writer", "review", 2),
+                                                                        ("answer_probs", "writer", "review", 1)]
+    assert calls[0].inputs == {"prompt": CHAT, "config": config.to_dict()}
+    assert calls[1].inputs == {"prompt": "Is it good?", "answers": ["yes", "no"]}
+
+
+def test_a_replay_miss_names_stage_role_method_and_prompt(tmp_path, monkeypatch):
+    monkeypatch.setenv(STAGE_ENV, "baselines")
+    monkeypatch.setenv(CACHE_ONLY_ENV, "1")
+    backend = CachedBackend(ScriptedBackend(lambda p, i: "x"), ResponseCache(tmp_path / "c.sqlite"),
+                            role="large_writer")
+    with pytest.raises(CacheMiss) as e:
+        backend.generate([CHAT], GenerateConfig(max_tokens=8))
+    text = str(e.value)
+    for part in ("'baselines'", "'large_writer'", "generate of scripted", "Write about a lighthouse.",
+                 "re-record stage 'baselines'"):
+        assert part in text
+
+
+def test_cache_only_without_a_cache_is_refused(monkeypatch):
+    with pytest.raises(ValueError, match="needs a cache"):
+        CachedBackend(ScriptedBackend(lambda p, i: "x"), None, cache_only=True)
+
+
+def test_a_partial_hit_recomputes_the_prompt_but_never_rewrites_a_stored_sample(tmp_path):
+    inner, _ = counting_backend()
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    backend = CachedBackend(inner, cache)
+    config = GenerateConfig(n=2, max_tokens=8)
+    first = backend.generate([CHAT], config)[0]
+    assert [c.text for c in first] == ["sample 0 of 1", "sample 1 of 2"]
+    key_1 = cache_key(backend.identity, "generate", CHAT, config.to_dict(), 1)
+    cache._conn().execute("DELETE FROM calls WHERE key = ?", (key_1,))  # as if killed between the two stores
+    again = backend.generate([CHAT], config)[0]
+    assert [c.text for c in again] == ["sample 0 of 1", "sample 1 of 4"]  # sample 0 as stored, sample 1 fresh
+    assert [c.text for c in CachedBackend(inner, cache).generate([CHAT], config)[0]] == ["sample 0 of 1",
+                                                                                         "sample 1 of 4"]
+
+
+def test_the_embedder_logs_texts_and_misses_in_cache_only_mode(tmp_path, monkeypatch):
+    monkeypatch.setenv(CALL_LOG_ENV, str(tmp_path / "calls.jsonl"))
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    inner = Embedder()
+    live = CachedEmbedder(inner, cache)
+    live.roles.add("embedder")
+    first = live.encode(["a", "bb"])
+    replay = CachedEmbedder(inner, cache, cache_only=True)
+    assert np.array_equal(replay.encode(["bb", "a"]), first[::-1])
+    assert inner.seen == ["a", "bb"]
+    with pytest.raises(CacheMiss, match="encode of toy-embedder on 'ccc'"):
+        replay.encode(["ccc"])
+    logged = read_call_log(tmp_path / "calls.jsonl")
+    assert [(c.kind, c.inputs["text"], c.role) for c in logged] == [("embedder", "a", "embedder"),
+                                                                     ("embedder", "bb", "embedder"),
+                                                                     ("embedder", "ccc", "")]

@@ -1,0 +1,146 @@
+"""Recording a run, replaying it from the record alone, and refusing records that cannot be replayed."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from llmcreativity.jsonl import read_jsonl
+from llmcreativity.pipeline.execution import prepare_replay, run, run_stage
+from llmcreativity.pipeline.manifest import read_manifest
+from llmcreativity.pipeline.planning import plan
+from llmcreativity.pipeline.record import RecordError, export_record, read_record
+from llmcreativity.pipeline.stages import Stage
+
+NOTEBOOK = Path(__file__).parent / "data" / "book" / "recorded_stage.md"
+STAGE = Stage("recorded", str(NOTEBOOK), "Recorded", (), {"default": {}, "paper": {"n": 4}, "smoke": {"n": 1}})
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A live run of the recorded stage, exported: (record folder, live results folder)."""
+    root = tmp_path_factory.mktemp("record")
+    env = {"LLMCREATIVITY_RESULTS": str(root / "results"), "LLMCREATIVITY_CACHE": str(root / "cache")}
+    before = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        [entry] = run("default", stages=[STAGE], log=lambda *_: None)
+        export_record(root / "record", plan("default", [], stages=[STAGE]), "default", root / "cache" / "calls.sqlite",
+                      log=lambda *_: None)
+    finally:
+        for k, v in before.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    return root / "record", root / "results", entry
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    """An empty results folder and an empty cache, as on a fresh clone."""
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("LLMCREATIVITY_CACHE", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def test_the_record_lists_every_call_with_its_role_and_the_files_hashes(recorded):
+    folder, _, entry = recorded
+    record = read_record(folder)
+    stage = record["stages"]["recorded"]
+    assert stage["calls"] == {"(none)": {"encode": 3}, "writer": {"answer_probs": 3, "generate": 6}}
+    assert stage["run_id"] == entry["run_id"] and stage["resolved_parameters"] == {"n": 3}
+    assert sorted(record["files"]) == ["recorded/calls.1.jsonl.gz", "recorded/embeddings.1.npz",
+                                       "recorded/keys.1.jsonl.gz"]
+    assert [c["claim_id"] for c in stage["claims"]] == ["B1"]
+
+
+def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded, fresh):
+    folder, live, entry = recorded
+    plans, replay = prepare_replay(folder, stages=[STAGE])
+    replayed = run_stage(plans[0], log=lambda *_: None, replay=replay)
+    out = Path(os.environ["LLMCREATIVITY_RESULTS"])
+    assert out == fresh / "results" / "replay"
+    assert replayed["calls"] == read_record(folder)["stages"]["recorded"]["calls"]
+    assert replayed["outputs"] == entry["outputs"]  # the same bytes
+    assert [u["cache_hits"] == u["calls"] for u in replayed["usage"]] == [True, True]
+    claims = read_jsonl(out / "claims.jsonl")
+    assert [c["run_id"] for c in claims] == [entry["run_id"]]  # the recorded run's id, not the replay's
+    assert replayed["replay"]["replay_id"] != entry["run_id"]
+    assert not (fresh / "cache" / "calls.sqlite").exists()  # nothing was computed or cached
+
+
+def test_a_replay_that_meets_an_unrecorded_call_stops_naming_stage_and_fix(recorded, fresh, tmp_path):
+    folder, _, _ = recorded
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    record = json.loads((copy / "record.json").read_text())
+    record["stages"]["recorded"]["resolved_parameters"]["n"] = 4  # pretend the record was made with n=4
+    (copy / "record.json").write_text(json.dumps(record))
+    plans, replay = prepare_replay(copy, [("n", "4")], stages=[STAGE])
+    with pytest.raises(Exception, match="replay miss in stage 'recorded', role 'writer'.*prompt number 3"):
+        run_stage(plans[0], log=lambda *_: None, replay=replay)
+
+
+def _damaged(folder: Path, tmp_path: Path, damage) -> Path:
+    copy = tmp_path / "damaged"
+    shutil.copytree(folder, copy)
+    damage(copy)
+    return copy
+
+
+def _truncate(copy: Path) -> None:
+    path = copy / "recorded" / "calls.1.jsonl.gz"
+    path.write_bytes(path.read_bytes()[:-20])
+
+
+def _corrupt_row(copy: Path) -> None:
+    path = copy / "recorded" / "calls.1.jsonl.gz"
+    rows = gzip.decompress(path.read_bytes()).decode().splitlines()
+    rows[0] = rows[0].replace("reply", "rep1y")
+    path.write_bytes(gzip.compress(("\n".join(rows) + "\n").encode()))
+
+
+def _change_parameters(copy: Path) -> None:
+    record = json.loads((copy / "record.json").read_text())
+    record["stages"]["recorded"]["resolved_parameters"]["n"] = 5
+    (copy / "record.json").write_text(json.dumps(record))
+
+
+def _drop_stage(copy: Path) -> None:
+    record = json.loads((copy / "record.json").read_text())
+    del record["stages"]["recorded"]
+    (copy / "record.json").write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (_truncate, r"calls\.1\.jsonl\.gz: truncated or altered.*restore it from git"),
+    (_corrupt_row, r"calls\.1\.jsonl\.gz: truncated or altered"),
+    (_change_parameters, r"stage 'recorded': the parameters differ.*n: recorded 5, now 3.*re-record the stage"),
+    (_drop_stage, r"holds no stage \['recorded'\].*record them"),
+])
+def test_a_damaged_or_mismatched_record_is_refused_before_anything_runs(recorded, fresh, tmp_path, damage, message):
+    folder, _, _ = recorded
+    copy = _damaged(folder, tmp_path, damage)
+    with pytest.raises(RecordError, match=message):
+        prepare_replay(copy, stages=[STAGE])
+    out = Path(os.environ["LLMCREATIVITY_RESULTS"])
+    assert not (out / "recorded").exists() and not read_manifest("default")["stages"]
+
+
+def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(recorded, tmp_path, monkeypatch):
+    folder, live, _ = recorded
+    copy = tmp_path / "grown"
+    shutil.copytree(folder, copy)
+    before = {p.name: p.read_bytes() for p in (copy / "recorded").iterdir()}
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(live))
+    monkeypatch.setenv("LLMCREATIVITY_CACHE", str(live.parent / "cache"))
+    unchanged = export_record(copy, plan("default", [], stages=[STAGE]), "default", log=lambda *_: None)
+    assert unchanged["stages"]["recorded"]["keys_file"] == "recorded/keys.1.jsonl.gz"
+    run("default", [("n", "4")], stages=[STAGE], log=lambda *_: None)
+    grown = export_record(copy, plan("default", [("n", "4")], stages=[STAGE]), "default", log=lambda *_: None)
+    assert grown["stages"]["recorded"]["keys_file"] == "recorded/keys.2.jsonl.gz"
+    assert {p.name: p.read_bytes() for p in (copy / "recorded").iterdir() if p.name in before} == before
+    assert grown["stages"]["recorded"]["calls"]["writer"] == {"answer_probs": 4, "generate": 8}
