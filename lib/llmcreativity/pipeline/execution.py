@@ -28,6 +28,7 @@ from typing import Any
 import nbformat
 
 from ..hashing import sha256_file
+from ..llm.device import RUN_SETTING_ENV
 from ..llm.usage_file import USAGE_FILE_ENV, read_usage
 from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
 from .manifest import executed_dir, update_manifest
@@ -107,10 +108,13 @@ def _failure_message(p: Plan, error: Exception, output: Path) -> str:
 
 
 @contextmanager
-def _kernel_environment(profile: str, stage: str, run_id: str, params: str, usage: Path) -> Iterator[None]:
-    """Set the profile, stage, run id, parameter hash and usage file variables for the kernel papermill starts;
-    restore them after."""
+def _kernel_environment(profile: str, stage: str, run_id: str, params: str, usage: Path,
+                        settings: dict[str, str] | None = None) -> Iterator[None]:
+    """Set the profile, stage, run id, parameter hash and usage file variables for the kernel papermill starts, and
+    the run settings' (`Plan.settings` -> `llm.device.RUN_SETTING_ENV`: the defaults of its `get_backend` and
+    `get_embedder`); restore them after."""
     values = {PROFILE_ENV: profile, STAGE_ENV: stage, RUN_ENV: run_id, PARAMS_ENV: params, USAGE_FILE_ENV: str(usage)}
+    values.update({RUN_SETTING_ENV[name]: value for name, value in (settings or {}).items()})
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -165,7 +169,7 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
     entry: dict[str, Any] = {
         "status": "running", "profile": p.profile, "notebook": p.stage.notebook, "parameters": p.parameters,
         "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "run_id": run_id, "parameters_sha256": params,
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings,
     }
     usage = usage_file(p.stage.name, p.profile)
     usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's
@@ -177,7 +181,7 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None) -> dict[str,
         + (f", {p.parameters}" if p.parameters else "") + ")")
     logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
-        with _kernel_environment(p.profile, p.stage.name, run_id, params, usage):
+        with _kernel_environment(p.profile, p.stage.name, run_id, params, usage, p.settings):
             papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
                                        cwd=str(REPO_ROOT), progress_bar=False, log_output=False)
     except Exception as e:  # papermill raises PapermillExecutionError for a failing cell, others for the kernel
