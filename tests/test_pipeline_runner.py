@@ -291,3 +291,13 @@ def test_the_kernel_gets_the_run_settings_and_the_manifest_records_them(results)
     assert json.loads((results / "settings.json").read_text())["identity"] == \
         "transformers:smollm2-135m:bfloat16:row-seeded"
 
+
+def test_dry_run_prints_each_stages_run_settings(monkeypatch, capsys):
+    from llmcreativity import cli
+    from llmcreativity.pipeline import order
+
+    monkeypatch.setattr(order, "STAGES", [tiny("a"), tiny("b")])
+    assert cli.main(["run", "--dry-run", "-p", "b.device", "auto"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "run settings" in ln]
+    assert [ln.split("#")[0].strip() for ln in lines] == [
+        "run settings {'dtype': 'float32', 'device': 'cpu'}", "run settings {'dtype': 'float32', 'device': 'auto'}"]
