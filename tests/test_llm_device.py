@@ -17,11 +17,17 @@ import torch
 from llm_tiny import tiny_model_dir
 from llmcreativity.llm import GenerateConfig, get_backend, get_embedder
 from llmcreativity.llm.device import (
+    DEVICE_ENV,
+    DTYPE_ENV,
     EMBED_BATCH,
     LOCAL_BATCH,
+    check_device,
+    check_dtype,
     local_batch_size,
     resolve_device,
     resolve_device_dtype,
+    run_device,
+    run_dtype,
 )
 from llmcreativity.llm.loader import DeferredLocalBackend, loaded_models
 from llmcreativity.llm.registry import resolve_dtype
@@ -148,6 +154,56 @@ def test_an_unavailable_device_is_refused_before_any_weights_load(gpus, tmp_path
         TransformersBackend(Path(tmp_path / "never-read"), name="x", device="cuda:0")
     with pytest.raises(ValueError, match="no CUDA device"):
         get_backend("smollm2-135m", device="cuda", cache=None)
+
+
+def test_the_run_settings_are_read_from_the_environment_and_auto_where_unset(monkeypatch):
+    monkeypatch.delenv(DTYPE_ENV, raising=False)
+    monkeypatch.delenv(DEVICE_ENV, raising=False)
+    assert (run_dtype(), run_device()) == ("auto", "auto")
+    monkeypatch.setenv(DTYPE_ENV, "float32")
+    monkeypatch.setenv(DEVICE_ENV, "cuda:1")
+    assert (run_dtype(), run_device()) == ("float32", "cuda:1")
+
+
+@pytest.mark.parametrize(("env", "value", "message"), [
+    (DTYPE_ENV, "float16", r"\$LLMCREATIVITY_DTYPE: dtype='float16': choose one of \['float32', 'bfloat16', 'auto'\]"),
+    (DEVICE_ENV, "gpu", r"\$LLMCREATIVITY_DEVICE: device='gpu': choose one of \['auto', 'cpu', 'cuda', 'cuda:N'\]"),
+])
+def test_a_bad_run_setting_in_the_environment_names_the_variable_and_the_choices(monkeypatch, env, value, message):
+    monkeypatch.setenv(env, value)
+    with pytest.raises(ValueError, match=message):
+        run_dtype() if env == DTYPE_ENV else run_device()
+
+
+def test_the_spelling_checks_accept_exactly_the_documented_choices():
+    assert [check_dtype(d) for d in ("float32", "bfloat16", "auto")] == ["float32", "bfloat16", "auto"]
+    assert [check_device(d) for d in ("auto", "cpu", "cuda", "cuda:3")] == ["auto", "cpu", "cuda", "cuda:3"]
+    for bad in ("fp32", "float16", ""):
+        with pytest.raises(ValueError, match=r"dtype=.*: choose one of"):
+            check_dtype(bad)
+    for bad in ("cuda:", "cuda:x", "cuda:-1", "CPU", "mps"):
+        with pytest.raises(ValueError, match=r"device=.*: choose one of"):
+            check_device(bad)
+
+
+def test_the_run_settings_are_the_defaults_of_get_backend_and_explicit_arguments_win(monkeypatch, gpus):
+    gpus(1)
+    monkeypatch.setattr("llmcreativity.llm.registry.cpu_has_native_bf16", lambda cpuinfo=None: True)
+    monkeypatch.setenv(DTYPE_ENV, "float32")
+    monkeypatch.setenv(DEVICE_ENV, "cpu")
+    assert get_backend("smollm2-135m", cache=None).identity == "transformers:smollm2-135m:float32:row-seeded"
+    assert get_backend("smollm2-135m", dtype="auto", device="auto", cache=None).identity == \
+        "transformers:smollm2-135m:bfloat16:row-seeded:cuda"
+    monkeypatch.delenv(DTYPE_ENV)
+    monkeypatch.delenv(DEVICE_ENV)  # unset: "auto", as before run settings existed
+    assert get_backend("smollm2-135m", cache=None).identity == "transformers:smollm2-135m:bfloat16:row-seeded:cuda"
+
+
+def test_the_run_device_is_the_default_of_get_embedder_and_an_explicit_one_wins(monkeypatch, gpus, tmp_path):
+    gpus(1)
+    monkeypatch.setenv(DEVICE_ENV, "cpu")
+    assert get_embedder("all-minilm-l6-v2", cache=tmp_path / "e.sqlite").inner.device == "cpu"
+    assert get_embedder("all-minilm-l6-v2", cache=tmp_path / "e.sqlite", device="auto").inner.device == "cuda:0"
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,10 @@
 """The llama.cpp engine on the packaged 135M GGUF (98 MB, loads in about a second): same prompt ids, row-seeded
 samples, greedy = scoring's argmax, stop strings, answer probabilities; selection through `get_backend`."""
 
+import llama_cpp
 import pytest
 
+from llmcreativity.hashing import sha256_file
 from llmcreativity.llm import GenerateConfig, get_backend, materialize
 from llmcreativity.llm.llamacpp_local import LlamaCppBackend, gguf_text_side, physical_cores
 from llmcreativity.llm.registry import local_identity, resolve_dtype
@@ -25,10 +27,16 @@ def cpp():
     return LlamaCppBackend.from_registry(MODEL)
 
 
-def test_engine_is_chosen_by_name_and_the_default_identity_is_unchanged():
+def test_engine_is_chosen_by_name_and_its_identity_names_the_gguf_digest_and_the_engine_version(cpp):
+    """Deliberately changed (exact-replay issue, item 1): before, `llama.cpp:<model>:<gguf file>:row-seeded`; now
+    the GGUF's SHA-256 prefix and the llama-cpp-python version follow the file name, so another GGUF or another
+    engine build never answers from these entries."""
     lm = get_backend(MODEL, engine="llama.cpp", cache=None)
-    assert lm.identity == "llama.cpp:smollm2-135m:SmolLM2-135M-Instruct.Q4_1.gguf:row-seeded"
+    digest = sha256_file(materialize(MODEL))[:16]
+    assert lm.identity == (f"llama.cpp:smollm2-135m:SmolLM2-135M-Instruct.Q4_1.gguf:sha256-{digest}"
+                           f":llama-cpp-python-{llama_cpp.__version__}:row-seeded")
     assert "backend" not in vars(lm.inner)  # nothing loaded until the first real call
+    assert cpp.identity == lm.identity  # the loaded engine and the deferred one agree
     assert get_backend(MODEL, cache=None).identity == local_identity(MODEL, resolve_dtype("auto"))
     with pytest.raises(ValueError, match="engine='cuda'.*choose one of"):
         get_backend(MODEL, engine="cuda")

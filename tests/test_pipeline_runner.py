@@ -232,3 +232,72 @@ def test_cli_run_ends_with_the_table_of_its_stages_failed_ones_included(results,
     [line] = [ln for ln in captured.out.splitlines() if ln.startswith("counted ")]
     assert line.split()[1] == "failed" and "3 (2)" in line
     assert "asked to fail" in captured.err
+
+
+# -- run settings (dtype, device) ----------------------------------------------------------------------------
+PINNED = {"dtype": "float32", "device": "cpu"}
+SETTINGS = Path(__file__).parent / "data" / "book" / "settings_stage.md"
+
+
+def test_the_recorded_profiles_pin_float32_on_the_cpu():
+    for profile in ("default", "paper", "smoke"):
+        assert {p.settings["dtype"] for p in plan(profile, [])} == {"float32"}
+        assert {p.settings["device"] for p in plan(profile, [])} == {"cpu"}
+
+
+def test_run_settings_are_auto_then_the_profiles_then_p_then_the_stage_scoped_p():
+    [p] = plan("default", [], stages=[tiny()])
+    assert p.settings == PINNED
+    unlisted = Stage("u", str(TINY), "U", (), {"extra": {}})  # a profile without run settings: chosen per machine
+    assert plan("extra", [], stages=[unlisted])[0].settings == {"dtype": "auto", "device": "auto"}
+    [p] = plan("default", [("dtype", "bfloat16")], stages=[tiny()])
+    assert p.settings == {"dtype": "bfloat16", "device": "cpu"}
+    plans = plan("default", [("b.dtype", "auto"), ("dtype", "bfloat16")], stages=[tiny("a"), tiny("b")])
+    assert [p.settings["dtype"] for p in plans] == ["bfloat16", "auto"]  # STAGE.dtype wins whatever its place
+    assert all(p.parameters == {} for p in plans)  # a run setting is no notebook parameter
+
+
+def test_bad_run_settings_are_refused_before_anything_runs_naming_the_option_and_the_choices(monkeypatch):
+    from llmcreativity.llm import device
+
+    monkeypatch.setattr(device, "_torch_cuda_count", lambda: 0)
+    with pytest.raises(ParameterError) as err:
+        plan("default", [("dtype", "float16"), ("a.device", "gpu"), ("device", "cuda")],
+             stages=[tiny("a")])
+    text = str(err.value)
+    assert "-p dtype float16: dtype='float16': choose one of ['float32', 'bfloat16', 'auto']" in text
+    assert "-p a.device gpu: device='gpu': choose one of ['auto', 'cpu', 'cuda', 'cuda:N']" in text
+    assert "-p device cuda: device='cuda', but torch sees no CUDA device here" in text
+    monkeypatch.setattr(device, "_torch_cuda_count", lambda: 2)
+    assert plan("default", [("device", "cuda:1")], stages=[tiny("a")])[0].settings["device"] == "cuda:1"
+
+
+def test_a_profile_with_a_bad_run_setting_is_refused_naming_the_table(monkeypatch):
+    from llmcreativity.pipeline import planning
+
+    monkeypatch.setitem(planning.RUN_SETTINGS, "default", {"dtype": "half"})
+    with pytest.raises(ParameterError, match=r"profile 'default', RUN_SETTINGS in .*stages.py: dtype='half'"):
+        plan("default", [], stages=[tiny()])
+
+
+def test_the_kernel_gets_the_run_settings_and_the_manifest_records_them(results):
+    stage = tiny("settings", notebook=SETTINGS)
+    [entry] = run("default", [], stages=[stage], log=lambda _: None)
+    assert entry["run_settings"] == PINNED and read_manifest()["stages"]["settings"]["run_settings"] == PINNED
+    seen = json.loads((results / "settings.json").read_text())
+    assert seen == {**PINNED, "identity": "transformers:smollm2-135m:float32:row-seeded"}
+    [entry] = run("default", [("dtype", "bfloat16")], stages=[stage], log=lambda _: None)
+    assert entry["run_settings"] == {"dtype": "bfloat16", "device": "cpu"}
+    assert json.loads((results / "settings.json").read_text())["identity"] == \
+        "transformers:smollm2-135m:bfloat16:row-seeded"
+
+
+def test_dry_run_prints_each_stages_run_settings(monkeypatch, capsys):
+    from llmcreativity import cli
+    from llmcreativity.pipeline import order
+
+    monkeypatch.setattr(order, "STAGES", [tiny("a"), tiny("b")])
+    assert cli.main(["run", "--dry-run", "-p", "b.device", "auto"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "run settings" in ln]
+    assert [ln.split("#")[0].strip() for ln in lines] == [
+        "run settings {'dtype': 'float32', 'device': 'cpu'}", "run settings {'dtype': 'float32', 'device': 'auto'}"]

@@ -92,6 +92,7 @@ def _run(args: argparse.Namespace) -> None:
     if args.dry_run:
         for p in plans:
             print(f"{p.stage.name} ({p.stage.notebook})")
+            print(f"  run settings {p.settings}    # local models' defaults: the profile's, or -p dtype / -p device")
             for name, param in p.declared.items():
                 value = p.parameters.get(name, param.default)
                 mark = "*" if name in p.parameters else " "

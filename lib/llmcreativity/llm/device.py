@@ -1,10 +1,15 @@
 """Where a local model runs: the device, the dtype it computes in there, and the batch sizes that suit it.
 
-`device="auto"` (the default of `get_backend` and `get_embedder`) picks the first CUDA device when torch
-sees one, else the CPU. On a machine without a GPU driver the answer is found without importing torch, so
-a run that the call cache answers completely still never loads it. A language model on CUDA computes in
-bfloat16 where the GPU supports it (every GPU since Ampere), else in float32; on the CPU the dtype rule
-of `registry.resolve_dtype` holds (bfloat16 only with native CPU support).
+`device="auto"` picks the first CUDA device when torch sees one, else the CPU. On a machine without a GPU driver
+the answer is found without importing torch, so a run that the call cache answers completely still never loads
+it. A language model on CUDA computes in bfloat16 where the GPU supports it (every GPU since Ampere), else in
+float32; on the CPU the dtype rule of `registry.resolve_dtype` holds (bfloat16 only with native CPU support).
+
+Both "auto"s depend on the machine, and so do the cache identities made from their answers. The defaults of
+`get_backend(dtype=, device=)` and `get_embedder(device=)` are therefore the run's settings,
+`$LLMCREATIVITY_DTYPE` and `$LLMCREATIVITY_DEVICE` (`run_dtype`, `run_device`), which `llmcreativity run` sets
+for every stage kernel from `-p dtype` / `-p device` or the profile (the recorded profiles pin "float32" on the
+"cpu", so their identities are the same on every machine); "auto" where they are unset.
 
 Batch sizes follow the device: a CPU gains little from batches larger than a few prompts, a GPU needs
 many rows to be busy.
@@ -12,6 +17,7 @@ many rows to be busy.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -20,6 +26,19 @@ from .registry import DTYPE_NAMES, resolve_dtype
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")
 """What `device` accepts (N: a CUDA device index)."""
+
+DTYPE_CHOICES = (*DTYPE_NAMES, "auto")
+"""What `dtype` accepts."""
+
+DTYPE_ENV = "LLMCREATIVITY_DTYPE"
+"""Environment variable holding the run's dtype, the default of `get_backend(dtype=)` (`llmcreativity run -p dtype`)."""
+
+DEVICE_ENV = "LLMCREATIVITY_DEVICE"
+"""Environment variable holding the run's device, the default of `get_backend(device=)` and
+`get_embedder(device=)` (`llmcreativity run -p device`)."""
+
+RUN_SETTING_ENV = {"dtype": DTYPE_ENV, "device": DEVICE_ENV}
+"""Run setting -> the environment variable through which a stage kernel learns it."""
 
 LOCAL_BATCH = {"cpu": 4, "cuda": 32}
 """Prompts a local language model samples in one batch, by device kind."""
@@ -47,20 +66,57 @@ def _torch_cuda_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
+def check_dtype(dtype: str) -> str:
+    """`dtype` when it is one of `DTYPE_CHOICES`, else a ValueError naming the choices (nothing is resolved)."""
+    if dtype not in DTYPE_CHOICES:
+        raise ValueError(f"dtype={dtype!r}: choose one of {list(DTYPE_CHOICES)}")
+    return dtype
+
+
+def check_device(device: str) -> str:
+    """`device` when it is spelled as one of `DEVICE_CHOICES`, else a ValueError naming the choices.
+
+    Only the spelling is checked: whether torch sees that CUDA device is `resolve_device`'s question.
+
+    >>> check_device("cuda:1")
+    'cuda:1'
+    """
+    if device in ("auto", "cpu") or (isinstance(device, str) and _CUDA.fullmatch(device)):
+        return device
+    raise ValueError(f"device={device!r}: choose one of {list(DEVICE_CHOICES)}")
+
+
+def _run_setting(name: str, check) -> str:
+    """The run setting `name` from its environment variable ("auto" when unset), checked."""
+    env = RUN_SETTING_ENV[name]
+    value = os.environ.get(env) or "auto"
+    try:
+        return check(value)
+    except ValueError as e:
+        raise ValueError(f"${env}: {e} (set it to one of those, or unset it for 'auto')") from None
+
+
+def run_dtype() -> str:
+    """The run's dtype: `$LLMCREATIVITY_DTYPE` ("float32", "bfloat16" or "auto"), "auto" when unset."""
+    return _run_setting("dtype", check_dtype)
+
+
+def run_device() -> str:
+    """The run's device: `$LLMCREATIVITY_DEVICE` ("cpu", "cuda", "cuda:N" or "auto"), "auto" when unset."""
+    return _run_setting("device", check_device)
+
+
 def resolve_device(device: str = "auto") -> str:
     """The device a local model runs on: "cpu" or "cuda:N".
 
     "auto" gives "cuda:0" when torch sees a CUDA device, else "cpu"; "cuda" means "cuda:0"; "cuda:N" is
     checked against the devices torch sees. Anything else is a ValueError naming the choices.
     """
-    if device == "auto":
+    if check_device(device) == "auto":
         return "cuda:0" if _torch_cuda_count() > 0 else "cpu"
     if device == "cpu":
         return "cpu"
-    match = _CUDA.fullmatch(device) if isinstance(device, str) else None
-    if match is None:
-        raise ValueError(f"device={device!r}: choose one of {list(DEVICE_CHOICES)}")
-    index = int(match.group(1) or 0)
+    index = int(_CUDA.fullmatch(device).group(1) or 0)
     count = _torch_cuda_count()
     if count == 0:
         raise ValueError(f"device={device!r}, but torch sees no CUDA device here: use device='cpu' (or 'auto'), "
@@ -90,10 +146,8 @@ def resolve_device_dtype(dtype: str, device: str, cpuinfo: str | None = None) ->
     """
     if device_kind(device) == "cpu":
         return resolve_dtype(dtype, cpuinfo)
-    if dtype == "auto":
+    if check_dtype(dtype) == "auto":
         return "bfloat16" if _cuda_bf16(device) else "float32"
-    if dtype not in DTYPE_NAMES:
-        raise ValueError(f"dtype={dtype!r}: choose one of {[*DTYPE_NAMES, 'auto']}")
     return dtype
 
 

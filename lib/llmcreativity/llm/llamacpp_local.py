@@ -43,7 +43,7 @@ from transformers.utils import logging as hf_logging
 from ..paths import cache_dir
 from .config import GenerateConfig
 from .prefix_cache import batch_prefix_length, common_prefix_length
-from .registry import get_spec, materialize
+from .registry import get_spec, llamacpp_identity, materialize
 from .row_sampling import next_tokens, row_seed
 from .token_text import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, text_ids
 from .types import Completion, Prompt
@@ -98,7 +98,8 @@ class LlamaCppBackend(TeacherForcedScoring):
 
     Args:
         gguf_path: the GGUF file.
-        name: the name used in the cache identity.
+        name: the name used in the cache identity (`registry.llamacpp_identity`: with the file's digest and the
+            llama-cpp-python version).
         chat: whether list-of-messages prompts use the tokenizer's chat template (True for instruct models).
         tokenizer_folder: the `convert_gguf` folder of this model, whose tokenizer to load (faster than reading
             it from the GGUF); None reads it from the GGUF.
@@ -123,7 +124,7 @@ class LlamaCppBackend(TeacherForcedScoring):
         self.name = name
         self.chat = chat
         self.gguf_path = gguf_path
-        self.identity = f"llama.cpp:{name}:{gguf_path.name}:row-seeded"
+        self.identity = llamacpp_identity(name, gguf_path)
         self.tokenizer, self.eos_ids = gguf_text_side(gguf_path, tokenizer_folder)
         self.n_threads = n_threads or physical_cores()
         self.parallel = parallel

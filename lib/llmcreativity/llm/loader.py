@@ -16,7 +16,15 @@ from .cache import ResponseCache
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
 from .call_log import calls_path
-from .device import EMBED_BATCH, device_kind, local_batch_size, resolve_device, resolve_device_dtype
+from .device import (
+    EMBED_BATCH,
+    device_kind,
+    local_batch_size,
+    resolve_device,
+    resolve_device_dtype,
+    run_device,
+    run_dtype,
+)
 from .registry import (
     MODELS,
     check_llamacpp_model,
@@ -134,7 +142,11 @@ def _llamacpp_backend(model: str):
 
 
 class DeferredLlamaCppBackend(DeferredLocalBackend):
-    """A registry model on llama.cpp (`LlamaCppBackend`), loaded on its first real call like DeferredLocalBackend."""
+    """A registry model on llama.cpp (`LlamaCppBackend`), loaded on its first real call like DeferredLocalBackend.
+
+    Its identity (`llamacpp_identity`: the GGUF's digest and the llama-cpp-python version) is known without loading
+    the weights: the GGUF is assembled and hashed once per machine, never loaded, and llama_cpp is not imported.
+    """
 
     def __init__(self, model: str):
         refuse_local_lm(model)
@@ -154,9 +166,9 @@ def get_backend(
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     max_concurrency: int = 8,
-    dtype: str = "auto",
+    dtype: str | None = None,
     batch_size: int | None = None,
-    device: str = "auto",
+    device: str | None = None,
     cache: str | Path | None = DEFAULT_CACHE,
     cache_only: bool | None = None,
     engine: str = "transformers",
@@ -168,21 +180,25 @@ def get_backend(
             transformers model folder, or with `base_url` the model name the server knows.
         base_url: an OpenAI-compatible server (`http://host:port/v1`); the key is read from `$api_key_env`.
         max_concurrency: most requests in flight at once to that server.
-        dtype: the local model's weights and arithmetic: "auto" (default: "bfloat16" on a CPU with native
-            bfloat16 such as AMX, where it is 1.8x-4.3x faster; "float32" elsewhere, where bfloat16 is emulated and
-            slower), "bfloat16" or "float32" (exact: use it where generation log-probabilities must match
-            teacher-forced scores to 1e-3). On CUDA "auto" is "bfloat16" (where the GPU supports it). The
-            resolved dtype is part of the identity, so of every cache key and of the provenance.
+        dtype: the local model's weights and arithmetic: "auto" ("bfloat16" on a CPU with native bfloat16 such as
+            AMX, where it is 1.8x-4.3x faster; "float32" elsewhere, where bfloat16 is emulated and slower),
+            "bfloat16" or "float32" (exact: use it where generation log-probabilities must match teacher-forced
+            scores to 1e-3). On CUDA "auto" is "bfloat16" (where the GPU supports it). None (default): the run's
+            setting, `$LLMCREATIVITY_DTYPE` (`llmcreativity run -p dtype`; "float32" in the recorded profiles),
+            "auto" where unset. The resolved dtype is part of the identity, so of every cache key and of the
+            provenance: "auto" gives a machine-dependent identity.
         batch_size: most prompts the local model samples in one batch; None: the device's default (4 on the
             CPU, 32 on CUDA).
         device: where the local model runs: "auto" (CUDA when torch sees a GPU, else the CPU), "cpu", "cuda" or
-            "cuda:N". Off the CPU the identity ends in ":cuda"; on the CPU it is unchanged.
+            "cuda:N"; None (default): the run's setting, `$LLMCREATIVITY_DEVICE` (`llmcreativity run -p device`;
+            "cpu" in the recorded profiles), "auto" where unset. Off the CPU the identity ends in ":cuda".
         cache: "default" (`cache_dir()/calls.sqlite`), a path to another SQLite file, or None to switch caching off.
         cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds); None: as the environment
             says (`call_log.CACHE_ONLY_ENV`, set by a replay).
         engine: the local engine: "transformers" (default; the GGUF dequantized, computed in `dtype`) or
-            "llama.cpp" (the registry model's GGUF run natively by llama.cpp, same tokenizer and row-seeded
-            sampler; `dtype` and `batch_size` do not apply; a separate cache identity, `llamacpp_identity`).
+            "llama.cpp" (the registry model's GGUF run natively by llama.cpp on the CPU, same tokenizer and
+            row-seeded sampler; `dtype`, `batch_size` and `device` do not apply; a separate cache identity,
+            `llamacpp_identity`).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r}: choose one of {list(ENGINES)}")
@@ -193,7 +209,8 @@ def get_backend(
     elif engine == "llama.cpp":
         inner = DeferredLlamaCppBackend(model)
     else:
-        inner = DeferredLocalBackend(model, dtype, batch_size, device)
+        inner = DeferredLocalBackend(model, run_dtype() if dtype is None else dtype, batch_size,
+                                     run_device() if device is None else device)
     return wrap_backend(inner, cache=cache, cache_only=cache_only)
 
 
@@ -261,13 +278,15 @@ def _embedding_dim(path: Path) -> int:
 
 
 def get_embedder(name: str = "all-mpnet-base-v2", *, cache: str | Path | None = DEFAULT_CACHE,
-                 device: str = "auto") -> CachedEmbedder:
+                 device: str | None = None) -> CachedEmbedder:
     """A registry embedder (`all-mpnet-base-v2`, `all-minilm-l6-v2`) or a sentence-transformers folder.
 
     Embeddings are cached per text like backend calls (`cache`: "default", another SQLite path, or None).
-    `device`: "auto" (CUDA when torch sees a GPU, else the CPU), "cpu", "cuda" or "cuda:N".
+    `device`: "auto" (CUDA when torch sees a GPU, else the CPU), "cpu", "cuda" or "cuda:N"; None (default): the
+    run's setting, `$LLMCREATIVITY_DEVICE` ("cpu" in the recorded profiles), "auto" where unset. The identity is
+    the model's name on every device (see `Embedder`).
     """
-    return _embedder(name, cache, resolve_device(device))
+    return _embedder(name, cache, resolve_device(run_device() if device is None else device))
 
 
 @functools.lru_cache(maxsize=4)

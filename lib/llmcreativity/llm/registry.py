@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..hashing import sha256_file
+from ..hashing import remembered_sha256, sha256_file
 from ..paths import cache_dir
 
 Assembly = Literal["single", "concat", "split-zip", "directory"]
@@ -180,7 +180,9 @@ def materialize(name: str) -> Path:
 
 
 DTYPE_NAMES = ("float32", "bfloat16")
-"""The dtypes a local model computes in; "auto" picks one per machine (`resolve_dtype`)."""
+"""The dtypes a local model computes in; "auto" picks one per machine (`resolve_dtype`), so its identity is
+machine-dependent: a run meant to be replayed elsewhere names one (`llmcreativity run -p dtype`; the recorded
+profiles pin "float32")."""
 
 NATIVE_BF16_FLAGS = ("amx_bf16", "avx512_bf16")
 """CPU flags (Linux /proc/cpuinfo) of native bfloat16 arithmetic."""
@@ -204,7 +206,8 @@ def cpu_has_native_bf16(cpuinfo: str | None = None) -> bool:
 def resolve_dtype(dtype: str, cpuinfo: str | None = None) -> str:
     """The dtype to compute in: "auto" gives "bfloat16" on a CPU with native bfloat16, else "float32".
 
-    An explicit "float32" or "bfloat16" is checked and kept.
+    An explicit "float32" or "bfloat16" is checked and kept. "auto" depends on the machine, and so does the
+    identity made from its answer (`local_identity`): a call cached on a bfloat16 CPU misses on an AVX2 one.
     """
     if dtype == "auto":
         return "bfloat16" if cpu_has_native_bf16(cpuinfo) else "float32"
@@ -222,7 +225,9 @@ def local_identity(name: str, dtype: str, device: str = "cpu") -> str:
     sampler (identity without this suffix) are not reused. On the CPU the identity is unchanged from before
     devices existed (`transformers:<name>:<dtype>:row-seeded`, so cached answers stay valid); on a GPU it ends in
     ":cuda", because GPU kernels round differently and a CPU answer must not serve a GPU call or the reverse.
-    The device index is left out: cuda:0 and cuda:1 compute alike.
+    The device index is left out: cuda:0 and cuda:1 compute alike. `dtype` and `device` are the resolved ones, so
+    a model asked for with dtype="auto" or device="auto" gets an identity that depends on the machine; the recorded
+    profiles pin both ("float32", "cpu").
     """
     base = f"transformers:{name}:{dtype}:row-seeded"
     return base if device == "cpu" else f"{base}:{device.split(':')[0]}"
@@ -254,10 +259,40 @@ def check_llamacpp_model(name: str) -> None:
                      "llama.cpp: prefix)")
 
 
-def llamacpp_identity(name: str) -> str:
-    """Cache identity of a registry model run by llama.cpp: its name, the GGUF file it runs, and its sampler.
+GGUF_DIGEST_CHARS = 16
+"""Hex characters of the GGUF file's SHA-256 kept in a llama.cpp identity (64 bits: no two files of one name meet)."""
 
-    llama.cpp computes with the GGUF's quantized weights, so its numbers differ slightly from the dequantized
-    transformers model's and its calls are cached apart; "row-seeded" as in `local_identity`.
+LLAMACPP_DISTRIBUTION = "llama-cpp-python"
+"""The pip distribution of the llama.cpp engine; its version is part of every llama.cpp identity."""
+
+
+def gguf_digest(path: str | Path) -> str:
+    """SHA-256 of a GGUF file, read once per file and remembered under `cache_dir()/digests` (`remembered_sha256`),
+    so asking again costs a stat and a small read; the model is never loaded."""
+    return remembered_sha256(path, cache_dir() / "digests")
+
+
+def llamacpp_version() -> str:
+    """The installed llama-cpp-python version, read from its package metadata (llama_cpp is not imported)."""
+    try:
+        return md.version(LLAMACPP_DISTRIBUTION)
+    except md.PackageNotFoundError:
+        raise ImportError("engine='llama.cpp' (a llama.cpp:NAME role) needs llama-cpp-python, whose version is part "
+                          "of the cache identity: run `python3 scripts/setup_env.py` (builds it once) or drop the "
+                          "llama.cpp: prefix (transformers engine)") from None
+
+
+def llamacpp_identity(name: str, gguf_path: str | Path | None = None) -> str:
+    """Cache identity of a model run by llama.cpp: what determines its numbers, and its sampler.
+
+    `llama.cpp:<name>:<gguf file>:sha256-<first 16 hex of the file's SHA-256>:llama-cpp-python-<version>:row-seeded`.
+    The weights (the file's digest, `gguf_digest`) and the engine (its version) decide the numbers; no part depends
+    on the machine, so a run recorded on one machine is looked up under the same keys on another. llama.cpp computes
+    with the GGUF's quantized weights, so its numbers differ slightly from the dequantized transformers model's
+    and its calls are cached apart; "row-seeded" as in `local_identity`. `gguf_path` None: registry model
+    `name`'s packaged GGUF (`materialize`: assembled once, not loaded). `LlamaCppBackend` and the deferred
+    backend of `get_backend(engine="llama.cpp")` both take their identity from here.
     """
-    return f"llama.cpp:{name}:{get_spec(name).filename}:row-seeded"
+    path = Path(gguf_path) if gguf_path is not None else materialize(name)
+    digest = gguf_digest(path)[:GGUF_DIGEST_CHARS]
+    return f"llama.cpp:{name}:{path.name}:sha256-{digest}:{LLAMACPP_DISTRIBUTION}-{llamacpp_version()}:row-seeded"

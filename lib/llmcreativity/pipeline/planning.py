@@ -1,23 +1,28 @@
 """Planning a run: every selected stage's parameter values, resolved and checked before anything runs.
 
 Values: the notebook's defaults, then the profile's, then `-p name value` overrides (a bare name
-applies to every stage declaring it; `stage.name` to that stage only). Two names are run-wide options
+applies to every stage declaring it; `stage.name` to that stage only). Four names are run-wide options
 that no notebook declares (`RUN_OPTIONS`): `-p base_url URL -p model NAME` sets every language-model role
 (`# registry: model` parameter) of every stage to `URL#NAME` (`model` alone: the local model NAME),
-except roles set by their own `-p` and optional roles left empty. Checked: types and ranges, model
-roles (registry names, or `URL#MODEL` specs whose servers are probed for what each role needs, see
-`llm.roles`), and input paths set by the profile or `-p`.
+except roles set by their own `-p` and optional roles left empty; `-p dtype float32|bfloat16|auto` and
+`-p device cpu|cuda|cuda:N|auto` are the run settings of every local model (`Plan.settings`: the profile's
+`stages.RUN_SETTINGS`, then `-p NAME`, then `-p STAGE.NAME`; "auto" where none is given), which the runner passes
+to each stage kernel as the defaults of `get_backend` and `get_embedder` (`llm.device.RUN_SETTING_ENV`). Checked:
+types and ranges, the run settings' values (and that torch sees a CUDA device that one names), model roles
+(registry names, or `URL#MODEL` specs whose servers are probed for what each role needs, see `llm.roles`), and
+input paths set by the profile or `-p`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jupytext
 import nbformat
 
+from ..llm.device import check_dtype, resolve_device
 from ..llm.probes import EndpointError, check_endpoint, missing_message
 from ..llm.roles import CAPABILITY_USE, is_endpoint_spec, needs_of, parse_role, with_endpoint
 from ..paths import REPO_ROOT, results_dir
@@ -32,10 +37,16 @@ from .parameters import (
     parse_parameters,
     registry_problems,
 )
-from .stages import Stage
+from .stages import RUN_SETTINGS, Stage
 
-RUN_OPTIONS = ("base_url", "model")
-"""`-p` names that set every language-model role of a run (a notebook may not declare them)."""
+ROLE_OPTIONS = ("base_url", "model")
+"""`-p` names that set every language-model role of a run."""
+SETTING_OPTIONS = ("dtype", "device")
+"""`-p` names of the run settings of every local model (`Plan.settings`)."""
+RUN_OPTIONS = (*ROLE_OPTIONS, *SETTING_OPTIONS)
+"""`-p` names that apply to a whole run rather than to one notebook parameter (a notebook may not declare them)."""
+SETTING_DEFAULTS = {"dtype": "auto", "device": "auto"}
+"""A run setting that neither the profile (`stages.RUN_SETTINGS`) nor `-p` gives: chosen per machine."""
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 """The key's environment variable where a stage declares no `api_key_env`."""
 
@@ -52,6 +63,9 @@ class Plan:
     """Values passed to papermill (profile and overrides on top of the notebook defaults)."""
     declared: dict[str, Parameter]
     """The notebook's parameters cell, for path checks and display."""
+    settings: dict[str, str] = field(default_factory=lambda: dict(SETTING_DEFAULTS))
+    """The run settings of its local models, {"dtype": ..., "device": ...} (`SETTING_OPTIONS`), as given (not
+    resolved on this machine): the kernel's `get_backend` / `get_embedder` defaults and the manifest's record."""
 
 
 def load_notebook(stage: Stage) -> nbformat.NotebookNode:
@@ -101,7 +115,7 @@ def _run_options(overrides: list[tuple[str, str]], names: set[str]) -> dict[str 
     found: dict[str | None, dict[str, str]] = {}
     for key, text in overrides:
         target, name = split_override(key, names)
-        if name in RUN_OPTIONS:
+        if name in ROLE_OPTIONS:
             found.setdefault(target, {})[name] = text
     return found
 
@@ -146,6 +160,49 @@ def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: lis
             problems.append(str(e))
     _apply_run_options(s, params, values, explicit, _run_options(overrides, names), problems)
     return values
+
+
+def check_setting(name: str, value: str) -> str:
+    """`value` of run setting `name` when valid, else a ValueError naming the choices: a dtype of
+    `llm.device.DTYPE_CHOICES`; a device of `DEVICE_CHOICES` that torch sees here ("auto" is not resolved)."""
+    if name == "dtype":
+        return check_dtype(value)
+    if name == "device":
+        if value != "auto":
+            resolve_device(value)  # the spelling, and that torch sees the CUDA device it names
+        return value
+    raise ValueError(f"{name!r} is not a run setting: choose one of {list(SETTING_OPTIONS)}")
+
+
+def setting_problems(profile: str, overrides: list[tuple[str, str]], names: set[str]) -> list[str]:
+    """Why the profile's run settings (`stages.RUN_SETTINGS`) or a `-p dtype` / `-p device` is invalid; one message
+    per bad value, naming the option and its choices."""
+    problems = []
+    for name, value in RUN_SETTINGS.get(profile, {}).items():
+        try:
+            check_setting(name, value)
+        except ValueError as e:
+            problems.append(f"profile {profile!r}, RUN_SETTINGS in lib/llmcreativity/pipeline/stages.py: {e}")
+    for key, text in overrides:
+        name = split_override(key, names)[1]
+        if name in SETTING_OPTIONS:
+            try:
+                check_setting(name, text)
+            except ValueError as e:
+                problems.append(f"-p {key} {text}: {e}")
+    return problems
+
+
+def run_settings(stage: str, profile: str, overrides: list[tuple[str, str]], names: set[str]) -> dict[str, str]:
+    """The run settings of `stage`: "auto", then the profile's (`stages.RUN_SETTINGS`), then `-p NAME VALUE`, then
+    `-p STAGE.NAME VALUE` (the later wins; values unchecked, see `setting_problems`)."""
+    settings = {**SETTING_DEFAULTS, **RUN_SETTINGS.get(profile, {})}
+    for scope in (None, stage):
+        for key, text in overrides:
+            target, name = split_override(key, names)
+            if name in SETTING_OPTIONS and target == scope:
+                settings[name] = text
+    return settings
 
 
 def endpoint_roles(plans: list[Plan]) -> dict[tuple[str, str], dict[str, list[str]]]:
@@ -217,7 +274,7 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
             again = "" if profile == "default" else f" --profile {profile}"
             raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
                                  f"run them first (`llmcreativity run --stage {missing[0]}{again}`) or run every stage")
-    problems: list[str] = []
+    problems: list[str] = setting_problems(profile, overrides, names)
     for target, opts in _run_options(overrides, names).items():
         if opts.get("base_url") and not opts.get("model"):
             scope = "" if target is None else f"{target}."
@@ -233,7 +290,8 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
             problems.append(f"stage {s.name!r} has no profile {profile!r} (it has {sorted(s.profiles)}); "
                             "add it to lib/llmcreativity/pipeline/stages.py")
             continue
-        p = Plan(s, profile, _values(s, params, profile, overrides, names, used, problems), params)
+        p = Plan(s, profile, _values(s, params, profile, overrides, names, used, problems), params,
+                 run_settings(s.name, profile, overrides, names))
         problems += registry_problems(params, p.parameters, f"stage {s.name!r}")
         upstream = any(d in {x.name for x in selected} for d in s.depends)
         for name, value in p.parameters.items():

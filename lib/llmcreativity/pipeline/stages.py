@@ -15,6 +15,21 @@ from typing import Any
 SMOKE_MODEL = "smollm2-135m"
 """The smallest registry language model: every model role of the smoke profile uses it."""
 
+RECORDED_SETTINGS = {"dtype": "float32", "device": "cpu"}
+"""The run settings of a profile whose calls are recorded and replayed on other machines: float32 on the CPU,
+whatever the machine could do faster, so every local model's identity (and so every cache key) is the same on
+an AVX2 CPU, a CPU with native bfloat16 and a machine with a GPU."""
+
+RUN_SETTINGS: dict[str, dict[str, str]] = {
+    "default": RECORDED_SETTINGS,
+    "paper": RECORDED_SETTINGS,
+    "smoke": RECORDED_SETTINGS,
+}
+"""Profile -> its run-wide settings of the local models (`dtype`, `device`), which every stage kernel gets as the
+defaults of `get_backend` and `get_embedder`; `-p dtype` / `-p device` override them (on a GPU:
+`-p device cuda -p dtype auto`, under other identities). A profile or setting not listed is "auto"."""
+
+
 @dataclass(frozen=True)
 class Stage:
     """One notebook of the pipeline."""
