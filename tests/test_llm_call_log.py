@@ -6,7 +6,7 @@ import pytest
 from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key
 from llmcreativity.llm.cache import ResponseCache
 from llmcreativity.llm.cached_embedder import CachedEmbedder
-from llmcreativity.llm.call_log import CALL_LOG_ENV, CACHE_ONLY_ENV, STAGE_ENV, CacheMiss, read_call_log
+from llmcreativity.llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, STAGE_ENV, CacheMiss, read_call_log
 
 CHAT = [{"role": "system", "content": "You are a writer."}, {"role": "user", "content": "Write about a lighthouse."}]
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from llmcreativity.jsonl import read_jsonl
+from llmcreativity.pipeline.claims import read_claims
 from llmcreativity.pipeline.execution import prepare_replay, run, run_stage
+from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.record import RecordError, export_record, read_record
@@ -70,6 +72,11 @@ def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded
     assert [c["run_id"] for c in claims] == [entry["run_id"]]  # the recorded run's id, not the replay's
     assert replayed["replay"]["replay_id"] != entry["run_id"]
     assert not (fresh / "cache" / "calls.sqlite").exists()  # nothing was computed or cached
+    page = claims_markdown(read_claims(), [], read_manifest("default")["stages"])
+    assert (f"rebuilt from the record `{folder.name}` of run `{entry['run_id']}`: 1 stage(s), 12 model calls "
+            "answered from the record") in page
+    # the first answer_probs and encode call are computed again; a scripted generation cannot be teacher-forced
+    assert "Live spot check: 2 recorded calls computed again, 2 matched" in page
 
 
 def test_a_replay_that_meets_an_unrecorded_call_stops_naming_stage_and_fix(recorded, fresh, tmp_path):

@@ -15,7 +15,6 @@ Every judge counts the (premise, hypothesis) pairs it was asked about in `calls`
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable

@@ -23,6 +23,7 @@ from typing import Any
 from .claim_table import CLAIMS, ClaimSpec
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .judge_validity import KINDS, JudgeValidity, judges_for
+from .record import replay_markdown
 
 NOT_RUN = "not run"
 JUDGE_NOT_VALIDATED = "judge not validated"
@@ -195,7 +196,8 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
     """The page body: a 7-column table of every claim, the forest plot `figure` (a path relative to the page;
     left out when None) and each claim's long text and provenance."""
     rows = ledger_rows(claims, validity or [], manifest_stages or {})
-    out = [sample_summary(rows).sentence(), "",
+    replayed = replay_markdown(manifest_stages or {})
+    out = [sample_summary(rows).sentence(), *(["", replayed] if replayed else []), "",
            "| id | claim | verdict | statistic [95 % CI] | n / min | paper | profile |",
            "|---|---|---|---|---|---|---|"]
     out += [_table_row(r) for r in rows]

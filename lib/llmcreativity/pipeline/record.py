@@ -40,7 +40,6 @@ from ..llm.cache import ResponseCache
 from ..llm.call_log import LoggedCall, read_call_log
 from ..paths import REPO_ROOT, cache_dir, results_dir
 from .manifest import executed_dir, read_manifest
-from .parameters import ParameterError
 from .planning import Plan
 from .provenance import parameters_hash
 
@@ -351,3 +350,25 @@ def replay_summary(record: dict[str, Any], stages: dict[str, Any], replay_id: st
         lines.append(f"[replay] {name}: {entry.get('status')}, {same}; spot check {spot.get('matched', 0)}/"
                      f"{spot.get('compared', 0)} matched (worst difference: {worst})")
     return lines
+
+
+def replay_markdown(stages: dict[str, Any]) -> str:
+    """A sentence for the claims page when the stages were replayed from a record: which record and run, the calls
+    answered from it, and the live spot check (computed again, matched, worst difference); "" for a live run."""
+    replayed = {n: e for n, e in stages.items() if e.get("replay")}
+    if not replayed:
+        return ""
+    records = sorted({Path(e["replay"]["record"]).name for e in replayed.values()})
+    runs = sorted({e.get("run_id", "") for e in replayed.values()})
+    calls = sum(n for e in replayed.values() for m in e.get("calls", {}).values() for n in m.values())
+    spots = [e.get("spot_check", {}) for e in replayed.values()]
+    compared, matched = sum(s.get("compared", 0) for s in spots), sum(s.get("matched", 0) for s in spots)
+    worst: dict[str, float] = {}
+    for s in spots:
+        for method, w in s.get("worst", {}).items():
+            worst[method] = max(worst.get(method, 0.0), w)
+    shown = "; ".join(f"{m} {w:.2g}" for m, w in sorted(worst.items())) or "none"
+    return (f"These results were rebuilt from the record {', '.join(f'`{r}`' for r in records)} of run "
+            f"{', '.join(f'`{r}`' for r in runs)}: {len(replayed)} stage(s), {calls:,} model calls answered from the "
+            f"record. Live spot check: {compared} recorded calls computed again, {matched} matched within tolerance "
+            f"(largest difference by method: {shown}).")

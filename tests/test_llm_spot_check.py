@@ -1,0 +1,112 @@
+"""The live spot check on real models: a faithful record passes, and each kind of tampering fails it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from llmcreativity.llm import GenerateConfig, get_backend, get_embedder
+from llmcreativity.llm.call_log import STAGE_ENV, LoggedCall
+from llmcreativity.llm.spot_check import (
+    EMBED_TOL,
+    LOGPROB_TOL,
+    PROB_TOL,
+    SPOT_FILE_ENV,
+    check_answer_probs,
+    check_encode,
+    check_generate,
+    check_score,
+    drawn,
+    read_spot_checks,
+)
+
+pytestmark = pytest.mark.slow
+
+STORY = [{"role": "system", "content": "You are a science-fiction writer."},
+         {"role": "user", "content": "Write the opening of a story about a lighthouse on a moon of Saturn."}]
+SAMPLING = GenerateConfig(n=2, temperature=1.0, top_p=0.95, max_tokens=40, seed=3, logprobs=False)
+
+
+@pytest.fixture(scope="module", params=["llama.cpp", "transformers"])
+def lm(request, tmp_path_factory):
+    """A real smollm2-135m on each local engine (float32 for transformers), behind its own call cache."""
+    return get_backend("smollm2-135m", engine=request.param, dtype="float32", device="cpu",
+                       cache=tmp_path_factory.mktemp("cache") / "calls.sqlite")
+
+
+@pytest.fixture(scope="module")
+def samples(lm):
+    return lm.generate([STORY], SAMPLING)[0]
+
+
+def _call(lm, method: str, inputs: dict) -> LoggedCall:
+    return LoggedCall("lm", lm.identity, method, ["k" * 64], inputs, "writer", "test")
+
+
+def test_a_faithful_generation_record_passes(lm, samples):
+    result = check_generate(lm.inner, _call(lm, "generate", {"prompt": STORY}), samples)
+    assert result.compared and result.matched, result
+    assert result.worst <= LOGPROB_TOL
+
+
+def test_a_flipped_token_fails(lm, samples):
+    tampered = dataclasses.replace(samples[0], tokens=[*samples[0].tokens[:5], "▁banana", *samples[0].tokens[6:]])
+    result = check_generate(lm.inner, _call(lm, "generate", {"prompt": STORY}), [tampered])
+    assert result.compared and not result.matched
+
+
+def test_a_shifted_log_probability_fails(lm, samples):
+    shifted = [*samples[0].logprobs[:3], samples[0].logprobs[3] + 0.2, *samples[0].logprobs[4:]]
+    result = check_generate(lm.inner, _call(lm, "generate", {"prompt": STORY}),
+                            [dataclasses.replace(samples[0], logprobs=shifted)])
+    assert not result.matched and result.worst == pytest.approx(0.2, abs=LOGPROB_TOL)
+
+
+def test_numbers_of_another_model_identity_fail(lm, samples):
+    # the same tokens, but with the log-probabilities another model gave them
+    other = get_backend("qwen2.5-coder-0.5b", engine="llama.cpp", cache=None)
+    theirs = dataclasses.replace(samples[0], logprobs=other.score(STORY, samples[0].text).logprobs)
+    result = check_generate(lm.inner, _call(lm, "generate", {"prompt": STORY}), [theirs])
+    assert not result.matched
+
+
+def test_scores_and_answer_probabilities_pass_when_faithful_and_fail_when_shifted(lm, samples):
+    inputs = {"context": STORY, "continuation": samples[0].text}
+    recorded = lm.score(STORY, samples[0].text)
+    assert check_score(lm.inner, _call(lm, "score", inputs), recorded).matched
+    bad = dataclasses.replace(recorded, logprobs=[v - 0.1 for v in recorded.logprobs])
+    assert not check_score(lm.inner, _call(lm, "score", inputs), bad).matched
+    ask = {"prompt": "Is the sky blue? Answer yes or no.", "answers": ["yes", "no"]}
+    probs = lm.answer_probs(ask["prompt"], ask["answers"])
+    assert check_answer_probs(lm.inner, _call(lm, "answer_probs", ask), probs).worst <= PROB_TOL
+    moved = dataclasses.replace(probs, probs={"yes": probs.probs["yes"] + 0.05, "no": probs.probs["no"] - 0.05})
+    assert not check_answer_probs(lm.inner, _call(lm, "answer_probs", ask), moved).matched
+
+
+def test_a_replay_spot_checks_through_the_wrapper_and_files_the_result(lm, samples, tmp_path, monkeypatch):
+    monkeypatch.setenv(SPOT_FILE_ENV, str(tmp_path / "spot.jsonl"))
+    monkeypatch.setenv(STAGE_ENV, "baselines")
+    replay = type(lm)(lm.inner, lm.cache, cache_only=True, role="writer")
+    assert [c.text for c in replay.generate([STORY], SAMPLING)[0]] == [c.text for c in samples]
+    [result] = read_spot_checks(tmp_path / "spot.jsonl")
+    assert (result.stage, result.role, result.method, result.compared, result.matched) == (
+        "baselines", "writer", "generate", True, True)
+
+
+def test_embeddings_pass_when_faithful_and_fail_when_moved(tmp_path):
+    emb = get_embedder("all-minilm-l6-v2", cache=tmp_path / "calls.sqlite")
+    text = "A lighthouse keeper on Titan counts methane storms."
+    call = LoggedCall("embedder", emb.identity, "encode", ["k" * 64], {"text": text}, "embedder", "test")
+    row = emb.encode([text, "another text in the same batch"])[0]
+    assert check_encode(emb.inner, call, row).matched
+    moved = row.copy()
+    moved[7] += 10 * EMBED_TOL
+    assert not check_encode(emb.inner, call, moved).matched
+
+
+def test_the_draw_is_seeded_by_the_key():
+    keys = [f"{i:064x}" for i in range(4000)]
+    picked = [k for k in keys if drawn(k)]
+    assert picked == [k for k in keys if drawn(k)]
+    assert 40 < len(picked) < 130  # about SPOT_RATE = 2 % of 4000
