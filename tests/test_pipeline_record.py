@@ -16,7 +16,7 @@ from llmcreativity.pipeline.execution import prepare_replay, run, run_stage
 from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.planning import plan
-from llmcreativity.pipeline.record import RecordError, export_record, read_record
+from llmcreativity.pipeline.record import RecordError, export_record, read_record, replay_differences
 from llmcreativity.pipeline.stages import Stage
 
 NOTEBOOK = Path(__file__).parent / "data" / "book" / "recorded_stage.md"
@@ -67,6 +67,7 @@ def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded
     assert out == fresh / "results" / "replay"
     assert replayed["calls"] == read_record(folder)["stages"]["recorded"]["calls"]
     assert replayed["outputs"] == entry["outputs"]  # the same bytes
+    assert replay_differences(replay.record, read_manifest("default")["stages"], out) == {"recorded": []}
     assert [u["cache_hits"] == u["calls"] for u in replayed["usage"]] == [True, True]
     claims = read_jsonl(out / "claims.jsonl")
     assert [c["run_id"] for c in claims] == [entry["run_id"]]  # the recorded run's id, not the replay's
@@ -151,3 +152,20 @@ def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(record
     assert grown["stages"]["recorded"]["keys_file"] == "recorded/keys.2.jsonl.gz"
     assert {p.name: p.read_bytes() for p in (copy / "recorded").iterdir() if p.name in before} == before
     assert grown["stages"]["recorded"]["calls"]["writer"] == {"answer_probs": 4, "generate": 8}
+
+
+def test_replay_differences_names_changed_and_missing_outputs_and_changed_claims(tmp_path):
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "a.jsonl").write_text("same\n")
+    (tmp_path / "s" / "b.jsonl").write_text("changed\n")
+    (tmp_path / "claims.jsonl").write_text(json.dumps({"stage": "s", "claim_id": "B1", "statistic": 0.4,
+                                                       "recorded_at": "later"}) + "\n")
+    from llmcreativity.hashing import sha256_file
+
+    record = {"stages": {"s": {
+        "outputs": {"s/a.jsonl": sha256_file(tmp_path / "s" / "a.jsonl"), "s/b.jsonl": "0" * 64, "s/c.jsonl": "1" * 64},
+        "claims": [{"stage": "s", "claim_id": "B1", "statistic": 0.4, "recorded_at": "then"}]}}}
+    assert replay_differences(record, {"s": {}}, tmp_path) == {"s": ["s/b.jsonl: differs", "s/c.jsonl: missing"]}
+    record["stages"]["s"]["claims"][0]["statistic"] = 0.5
+    assert replay_differences(record, {"s": {}}, tmp_path)["s"][-1] == "claims records differ"
+    assert replay_differences(record, {}, tmp_path) == {}  # a stage the replay did not run is not compared

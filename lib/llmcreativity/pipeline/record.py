@@ -372,3 +372,42 @@ def replay_markdown(stages: dict[str, Any]) -> str:
             f"{', '.join(f'`{r}`' for r in runs)}: {len(replayed)} stage(s), {calls:,} model calls answered from the "
             f"record. Live spot check: {compared} recorded calls computed again, {matched} matched within tolerance "
             f"(largest difference by method: {shown}).")
+
+
+WALL_CLOCK_CLAIM_FIELDS = ("recorded_at",)
+"""Fields of a claims or judge-validity record that a replay does not reproduce: the time the record was written (a
+replayed stage runs under the recorded run id, so the run id itself must match)."""
+
+
+def replay_differences(record: dict[str, Any], stages: dict[str, Any], results: Path) -> dict[str, list[str]]:
+    """What a replay rebuilt differently from the record, per stage it ran (`stages`: the replay's manifest entries;
+    `results`: its `results_dir(profile)`): output files whose SHA-256 differs (or that are missing), and claims or
+    judge-validity records that differ beyond `WALL_CLOCK_CLAIM_FIELDS`. Empty lists: the replay rebuilt the recorded
+    outputs exactly."""
+    out: dict[str, list[str]] = {}
+    claims = read_jsonl(results / "claims.jsonl")
+    validity = read_jsonl(results / "judge_validity.jsonl")
+    for name, recorded in record["stages"].items():
+        if name not in stages:
+            continue
+        problems = []
+        for rel, digest in sorted(recorded.get("outputs", {}).items()):
+            now = sha256_or_none(results / rel)
+            if now != digest:
+                problems.append(f"{rel}: {'missing' if now is None else 'differs'}")
+        for key, rows in (("claims", claims), ("judge_validity", validity)):
+            if _comparable(recorded.get(key, []), name) != _comparable(rows, name):
+                problems.append(f"{key} records differ")
+        out[name] = problems
+    return out
+
+
+def _comparable(rows: list[dict[str, Any]], stage: str) -> list[str]:
+    """A stage's claims or judge-validity records without their wall-clock fields, as sorted JSON texts."""
+    return sorted(json.dumps({k: v for k, v in r.items() if k not in WALL_CLOCK_CLAIM_FIELDS}, sort_keys=True)
+                  for r in rows if r.get("stage") == stage)
+
+
+def sha256_or_none(path: Path) -> str | None:
+    """The file's SHA-256, or None where there is no file."""
+    return sha256_file(path) if path.exists() else None
