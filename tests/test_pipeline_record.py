@@ -169,3 +169,12 @@ def test_replay_differences_names_changed_and_missing_outputs_and_changed_claims
     record["stages"]["s"]["claims"][0]["statistic"] = 0.5
     assert replay_differences(record, {"s": {}}, tmp_path)["s"][-1] == "claims records differ"
     assert replay_differences(record, {}, tmp_path) == {}  # a stage the replay did not run is not compared
+
+
+def test_a_failed_export_leaves_no_file_behind(recorded, tmp_path, monkeypatch):
+    folder, live, _ = recorded
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(live))
+    empty = tmp_path / "empty.sqlite"  # a call cache without the run's answers: the export must fail
+    with pytest.raises(RecordError, match="have no answer in the call cache"):
+        export_record(tmp_path / "new", plan("default", [], stages=[STAGE]), "default", empty, log=lambda *_: None)
+    assert [p for p in (tmp_path / "new").rglob("*") if p.is_file()] == []

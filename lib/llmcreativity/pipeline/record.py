@@ -144,6 +144,29 @@ def _read_gz_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def _save_embeddings(path: Path, keys: list[str], rows: list[np.ndarray]) -> None:
+    """One compressed archive of float32 rows, one pair of arrays (`keys_<dim>`, `vectors_<dim>`) per row size
+    (a stage may use embedders of several sizes); written beside the target and renamed into place."""
+    by_dim: dict[int, list[int]] = {}
+    for i, row in enumerate(rows):
+        by_dim.setdefault(len(row), []).append(i)
+    arrays = {}
+    for dim, idx in by_dim.items():
+        arrays[f"keys_{dim}"] = np.array([keys[i] for i in idx])
+        arrays[f"vectors_{dim}"] = np.stack([rows[i] for i in idx]).astype(np.float32)
+    tmp = path.with_name(f".{path.stem}.tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _load_embeddings(path: Path) -> list[tuple[str, np.ndarray]]:
+    """The (key, float32 row) pairs of an archive written by `_save_embeddings`."""
+    with np.load(path) as z:
+        dims = [name.removeprefix("keys_") for name in z.files if name.startswith("keys_")]
+        return [(str(k), np.asarray(v, dtype=np.float32)) for d in dims
+                for k, v in zip(z[f"keys_{d}"], z[f"vectors_{d}"], strict=True)]
+
+
 def _stored_keys(folder: Path, record: dict[str, Any]) -> set[str]:
     """Keys whose answers some shard of the record already holds."""
     keys: set[str] = set()
@@ -151,8 +174,7 @@ def _stored_keys(folder: Path, record: dict[str, Any]) -> set[str]:
         for shard in entry.get("shards", []):
             path = folder / shard
             if path.suffix == ".npz":
-                with np.load(path) as z:
-                    keys.update(str(k) for k in z["keys"])
+                keys.update(k for k, _ in _load_embeddings(path))
             else:
                 keys.update(row["key"] for row in _read_gz_jsonl(path))
     return keys
@@ -214,9 +236,7 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
         _write_gz_jsonl(folder / shards[-1], lm_rows)
     if emb_rows:
         shards.append(f"{stage}/embeddings.{k}.npz")
-        tmp = folder / stage / f".embeddings.{k}.tmp.npz"
-        np.savez_compressed(tmp, keys=np.array(emb_keys), vectors=np.stack(emb_rows))
-        os.replace(tmp, folder / shards[-1])
+        _save_embeddings(folder / shards[-1], emb_keys, emb_rows)
     return {
         "run_id": entry.get("run_id", ""), "profile": profile, "notebook": entry.get("notebook", ""),
         "source_sha256": entry.get("source_sha256", ""), "parameters": entry.get("parameters", {}),
@@ -247,14 +267,20 @@ def export_record(folder: str | Path, plans: list[Plan], profile: str, cache_pat
         raise RecordError(f"{folder}: a record of profile {record.get('profile')!r}; export profile {profile!r} into "
                           "another folder")
     cache = ResponseCache(cache_path or cache_dir() / "calls.sqlite")
-    for p in plans:
-        entry = export_stage(p.stage.name, p, folder, record, cache, profile)
-        if entry is None:
-            log(f"[record] {p.stage.name}: unchanged")
-            continue
-        record["stages"][p.stage.name] = entry
-        log(f"[record] {p.stage.name}: {sum(sum(m.values()) for m in entry['calls'].values())} calls -> "
-            f"{entry['keys_file']}")
+    before = {p for p in folder.rglob("*") if p.is_file()}
+    try:
+        for p in plans:
+            entry = export_stage(p.stage.name, p, folder, record, cache, profile)
+            if entry is None:
+                log(f"[record] {p.stage.name}: unchanged")
+                continue
+            record["stages"][p.stage.name] = entry
+            log(f"[record] {p.stage.name}: {sum(sum(m.values()) for m in entry['calls'].values())} calls -> "
+                f"{entry['keys_file']}")
+    except BaseException:  # an export that fails leaves the record as it was: no file that record.json does not list
+        for path in {p for p in folder.rglob("*") if p.is_file()} - before:
+            path.unlink()
+        raise
     record.update(commit=_commit(), cpu=cpu_description(), updated=time.strftime("%Y-%m-%dT%H:%M:%S"))
     record["files"] = _files(folder, record)
     size = sum(f["bytes"] for f in record["files"].values())
@@ -320,9 +346,7 @@ def import_record(folder: str | Path, target: str | Path, stages: list[str] | No
     for shard in shards:
         path = folder / shard
         if path.suffix == ".npz":
-            with np.load(path) as z:
-                items = [(str(k), base64.b64encode(np.asarray(v, dtype=np.float32).tobytes()).decode("ascii"))
-                         for k, v in zip(z["keys"], z["vectors"], strict=True)]
+            items = [(k, base64.b64encode(v.tobytes()).decode("ascii")) for k, v in _load_embeddings(path)]
         else:
             items = [(row["key"], row["payload"]) for row in _read_gz_jsonl(path)]
         cache.put_many(items)
