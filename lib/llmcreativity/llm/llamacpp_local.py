@@ -4,9 +4,11 @@ The packaged GGUF is computed with its own quantized weights (no float32 copy), 
 4-5x fewer bytes than the dequantized transformers model. Everything around the numbers is the transformers
 path's: prompt ids come from the same Hugging Face tokenizer and chat template (`token_text`) and are fed to
 llama.cpp as ids; tokens are drawn from llama.cpp's logits z by the project's row-seeded rule (`row_sampling`),
-so sample i of a prompt is the same whatever batch it rides in; a row is cut at end-of-sequence or a stop string
-as in the transformers path. Scores are teacher-forced: log p(x_t | x_<t) = log_softmax(z_{t-1})[x_t], with z_{t-1}
-llama.cpp's logits after x_<t; logits are computed only at the positions that are read.
+and every decode call takes ggml's one-query-at-a-time attention path (`INDEPENDENT_CALL_TOKENS`), so sample i of a
+prompt is the same, to the bit, whatever the backend computed before and whatever batch it rides in; a row is
+cut at end-of-sequence or a stop string as in the transformers path. Scores are teacher-forced:
+log p(x_t | x_<t) = log_softmax(z_{t-1})[x_t], with z_{t-1} llama.cpp's logits after x_<t; logits are computed only
+at the positions that are read.
 
 Key/value memory: one unified llama.cpp cache whose cells carry sequence ids. Sequence 0 (the anchor) keeps the
 token prefix last shared by a call's rows; a new call reads only what its rows' shared prefix adds to the anchor's
