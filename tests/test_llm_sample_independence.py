@@ -5,6 +5,10 @@ One story-length chat prompt (a persona system message and a SciFi story request
 after a prompt that shares all but its last few tokens (prefix reuse), (c) right after an unrelated prompt, and
 (d) in one `generate` call between that unrelated prompt and the sibling. The comparison is of token ids (recovered
 exactly from the completion's token strings) and of the sampled tokens' log-probabilities.
+
+Transformers in bfloat16 is not asserted here: its batch dependence (reported in the exact-replay issue) was not
+measured in the session that wrote this module. Runtime: llama.cpp about 25 s; float32 transformers about 14 minutes
+at load average 4 on the 2-core machine (five 200-token generations).
 """
 
 from __future__ import annotations
@@ -80,11 +84,6 @@ def _transformers(dtype: str):
 @pytest.fixture(scope="module")
 def float32_samples():
     return _target_samples(_transformers("float32"))
-
-
-@pytest.fixture(scope="module")
-def bfloat16_samples():
-    return _target_samples(_transformers("bfloat16"))
 
 
 def test_the_prompt_is_story_length_and_the_sample_runs_its_full_budget(cpp_samples):
