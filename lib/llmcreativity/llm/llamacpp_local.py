@@ -4,9 +4,11 @@ The packaged GGUF is computed with its own quantized weights (no float32 copy), 
 4-5x fewer bytes than the dequantized transformers model. Everything around the numbers is the transformers
 path's: prompt ids come from the same Hugging Face tokenizer and chat template (`token_text`) and are fed to
 llama.cpp as ids; tokens are drawn from llama.cpp's logits z by the project's row-seeded rule (`row_sampling`),
-so sample i of a prompt is the same whatever batch it rides in; a row is cut at end-of-sequence or a stop string
-as in the transformers path. Scores are teacher-forced: log p(x_t | x_<t) = log_softmax(z_{t-1})[x_t], with z_{t-1}
-llama.cpp's logits after x_<t; logits are computed only at the positions that are read.
+and every decode call takes ggml's one-query-at-a-time attention path (`INDEPENDENT_CALL_TOKENS`), so sample i of a
+prompt is the same, to the bit, whatever the backend computed before and whatever batch it rides in; a row is
+cut at end-of-sequence or a stop string as in the transformers path. Scores are teacher-forced:
+log p(x_t | x_<t) = log_softmax(z_{t-1})[x_t], with z_{t-1} llama.cpp's logits after x_<t; logits are computed only
+at the positions that are read.
 
 Key/value memory: one unified llama.cpp cache whose cells carry sequence ids. Sequence 0 (the anchor) keeps the
 token prefix last shared by a call's rows; a new call reads only what its rows' shared prefix adds to the anchor's
@@ -50,6 +52,18 @@ from .types import Completion, Prompt
 
 hf_logging.set_verbosity_error()
 logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's load and decode chatter, errors kept
+
+INDEPENDENT_CALL_TOKENS = 63
+"""Most tokens of one llama.cpp decode call that keep its numbers independent of the cache's layout.
+
+ggml's CPU flash attention (in the llama.cpp that llama-cpp-python 0.3.36 vendors) takes one of three paths. A call
+of 64 or more queries goes through tiles of 64 key/value cells; a call of one query with 512 or more cells in view
+splits the cells into one chunk per thread and merges the chunks' partial softmax sums. Both group a row's cells
+by where they sit in the cache, which depends on what was computed before and on the batch companions. Every other
+call sums each query's visible cells one at a time in cell order, which here is the row's position order (a call
+only appends cells after the anchor), and the matrix products treat each token alone, so a row's numbers depend on
+its own tokens only. Calls of 2 to 63 tokens (a lone token gets a companion) therefore make a sample independent of
+history and batch (`tests/test_llm_sample_independence.py`)."""
 
 VOCAB_PROBE = "Hello, world! Ünïcödé, emoji 🚀, code: def f(x):\n    return x ** 2  # 3.14\n\n<|im_start|>"
 """Text that llama.cpp and the Hugging Face tokenizer must split into the same ids (checked on load)."""
@@ -107,13 +121,18 @@ class LlamaCppBackend(TeacherForcedScoring):
             tokens must fit (rows are run in several rounds when they do not); at most the model's trained context.
         parallel: most rows (samples or scored sequences) advanced together.
         n_threads: compute threads; default the physical cores (`physical_cores`).
-        n_batch: most tokens per llama.cpp decode call.
+        n_batch: most tokens per llama.cpp decode call (with `independent`, at most `INDEPENDENT_CALL_TOKENS`).
         max_outputs: most positions whose logits one decode call returns (bounds memory: each is n_vocab floats).
+        independent: run every decode call through llama.cpp's one-query-at-a-time attention path (calls of 2 to
+            `INDEPENDENT_CALL_TOKENS` tokens), so that a sample or a score does not depend on what the backend
+            computed before or on its batch companions; False reads prompts in calls of up to n_batch tokens and
+            decodes a lone row alone (faster, but the numbers then depend on the cache's layout; for benchmarks,
+            `scripts/bench_sample_independence.py`).
     """
 
     def __init__(self, gguf_path: str | Path, *, name: str, chat: bool = True, tokenizer_folder: Path | None = None,
                  n_ctx: int = 8192, parallel: int = 16, n_threads: int | None = None, n_batch: int = 512,
-                 max_outputs: int = 256):
+                 max_outputs: int = 256, independent: bool = True):
         gguf_path = Path(gguf_path)
         if not gguf_path.is_file():
             raise FileNotFoundError(f"{gguf_path}: no such GGUF file")
@@ -129,6 +148,10 @@ class LlamaCppBackend(TeacherForcedScoring):
         self.n_threads = n_threads or physical_cores()
         self.parallel = parallel
         self.n_batch = n_batch
+        self.independent = independent
+        self.call_tokens = min(n_batch, INDEPENDENT_CALL_TOKENS) if independent else n_batch
+        """Most tokens per llama.cpp decode call."""
+        self._companion = parallel + 1  # the sequence of a lone token's companion (`_decode`)
         self.max_outputs = max_outputs
         self._model = LlamaModel(path_model=str(gguf_path), params=llama_cpp.llama_model_default_params(),
                                  verbose=False)
@@ -138,14 +161,15 @@ class LlamaCppBackend(TeacherForcedScoring):
                              "companions); use engine='transformers'")
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = min(n_ctx, self._model.n_ctx_train())
-        params.n_batch = params.n_ubatch = n_batch
-        params.n_seq_max = parallel + 1  # the anchor and the rows
+        params.n_batch = params.n_ubatch = max(n_batch, 2)  # room for a lone token and its companion
+        params.n_seq_max = parallel + 2  # the anchor, the rows and the companion
+        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED  # the attention paths `_decode` relies on
         params.kv_unified = True  # one cell store for all sequences, so a sequence copy tags cells instead of copying
         params.n_threads = params.n_threads_batch = self.n_threads
         self._ctx = LlamaContext(model=self._model, params=params, verbose=False)
         self._memory = llama_cpp.llama_get_memory(self._ctx.ctx)
-        self._batch = LlamaBatch(n_tokens=n_batch, embd=0, n_seq_max=1, verbose=False)
-        self.n_ctx = self._ctx.n_ctx()
+        self._batch = LlamaBatch(n_tokens=max(n_batch, 2), embd=0, n_seq_max=1, verbose=False)
+        self.n_ctx = self._ctx.n_ctx() - independent  # with `independent`, one cell stays free for a companion
         self.n_vocab = self._model.n_vocab()
         self._anchor: list[int] = []
         self.reused_tokens = 0
@@ -200,19 +224,30 @@ class LlamaCppBackend(TeacherForcedScoring):
 
     def _decode(self, tokens: Sequence[int], positions: Sequence[int], seqs: Sequence[int],
                 wants: Sequence[bool]) -> np.ndarray:
-        """`_run` in llama.cpp calls of at most n_batch tokens and max_outputs logits."""
+        """`_run` in llama.cpp calls of at most `call_tokens` tokens and max_outputs logits.
+
+        With `independent`, a call of one token gets a companion: the same token at position 0 of the companion
+        sequence, whose cell is freed right after (so a decode step of one row is a call of two queries).
+        """
         b = self._batch.batch
         out, i = [], 0
         while i < len(tokens):
             j, outputs = i, 0
-            while j < len(tokens) and j - i < self.n_batch and outputs + wants[j] <= self.max_outputs:
+            while j < len(tokens) and j - i < self.call_tokens and outputs + wants[j] <= self.max_outputs:
                 k = j - i
                 b.token[k], b.pos[k], b.n_seq_id[k], b.logits[k] = tokens[j], positions[j], 1, bool(wants[j])
                 b.seq_id[k][0] = seqs[j]
                 outputs += bool(wants[j])
                 j += 1
             b.n_tokens = j - i
+            lone = self.independent and b.n_tokens == 1
+            if lone:
+                b.token[1], b.pos[1], b.n_seq_id[1], b.logits[1] = tokens[i], 0, 1, False
+                b.seq_id[1][0] = self._companion
+                b.n_tokens = 2
             code = llama_cpp.llama_decode(self._ctx.ctx, b)
+            if lone:
+                llama_cpp.llama_memory_seq_rm(self._memory, self._companion, -1, -1)
             if code != 0:
                 self._forget()
                 why = "no free key/value cells: pass a larger n_ctx" if code == 1 else "see llama.cpp's log"

@@ -1,9 +1,12 @@
-"""One random generator per sampled row, so that a sample does not depend on its batch companions.
+"""One random generator per sampled row, so that a sample's random draws do not depend on its batch companions.
 
 Row i of prompt x under config c draws every token from its own generator seeded with
 seed(x, c, i) = first 8 bytes of SHA-256(repr((x, c without n and logprobs, i))). The sample count n is
 left out, so sample i is the same whether n = 1 or n = 10, and so is whether log-probabilities are returned;
-the batch layout (which other prompts were sampled together) never enters.
+the batch layout (which other prompts were sampled together) never enters. The draws are then the row's own; the
+logits they are drawn from are the engine's: identical whatever the history and batch on llama.cpp and on
+transformers in float32, but not on transformers in bfloat16, whose numbers change with the batch's shape, so a
+bfloat16 sample can part from the same row sampled alone after some tokens (`tests/test_llm_sample_independence.py`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 The engine reads a shared token prefix once: every forward pass starts from the longest stored
 key/value state that the prompt begins with (`PrefixCache`), or from the common prefix of its batch,
 and computes only the remaining suffixes, right-padded into one batch. Sampling runs its own decode
-loop with one random generator per row (`row_sampling`), so a sample does not depend on its batch.
+loop with one random generator per row (`row_sampling`); in float32 a sample is then the same whatever was computed
+before and whatever batch it rides in (same token ids; log-probabilities within 1e-4), while in bfloat16 the
+numbers change with the batch's padded shape, so a bfloat16 sample may depend on its batch companions.
 
 GGUF checkpoints are dequantized once and saved as safetensors in the cache folder (the
 dequantization takes minutes for the 1.5B model; loading the saved copy takes seconds).

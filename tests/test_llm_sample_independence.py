@@ -1,0 +1,108 @@
+"""Whether a seeded sample depends on what its engine computed before it or on the batch it rides in.
+
+One story-length chat prompt (a persona system message and a SciFi story request, about 230 tokens), temperature 1,
+200 new tokens, no stop, on the real 135M model. Each engine and dtype samples it (a) on a fresh backend, (b) right
+after a prompt that shares all but its last few tokens (prefix reuse), (c) right after an unrelated prompt, and
+(d) in one `generate` call between that unrelated prompt and the sibling. The comparison is of token ids (recovered
+exactly from the completion's token strings) and of the sampled tokens' log-probabilities.
+
+Transformers in bfloat16 is not asserted here: its batch dependence (reported in the exact-replay issue) was not
+measured in the session that wrote this module. Runtime: llama.cpp about 25 s; float32 transformers about 14 minutes
+at load average 4 on the 2-core machine (five 200-token generations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from llmcreativity.llm import GenerateConfig, materialize
+from llmcreativity.writing.persona import ECOLOGICAL, HUMANISTIC
+
+pytestmark = pytest.mark.slow
+
+MODEL = "smollm2-135m"
+CONFIG = GenerateConfig(n=1, temperature=1.0, max_tokens=200, seed=3)
+TASK = ("Write a science-fiction short story of about six hundred words. It is set on a generation ship two hundred "
+        "years into its voyage, where the ship's gardens have begun to fail and the crew has split into two camps: "
+        "those who want to wake the frozen colonists early to share the work, and those who believe the sleepers "
+        "must be protected at any cost. Tell it from the point of view of a young botanist who has found a seed "
+        "vault that nobody remembers sealing. Use vivid, concrete sensory detail, give each character a distinct "
+        "voice, and end on a choice rather than an explanation.")
+TARGET = [{"role": "system", "content": HUMANISTIC.description},
+          {"role": "user", "content": TASK + " Title the story 'The Last Tide'."}]
+SIBLING = [{"role": "system", "content": HUMANISTIC.description},
+           {"role": "user", "content": TASK + " Title the story 'Glass Harbour'."}]
+UNRELATED = [{"role": "system", "content": ECOLOGICAL.description},
+             {"role": "user", "content": "Describe, step by step, how a coral reef recovers after a bleaching event, "
+                                         "and what a diver would see in each year of the recovery."}]
+CASES = ("after_sibling", "after_unrelated", "in_batch")
+"""(b), (c) and (d); each is compared with (a), the sample of a fresh backend."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    ids: tuple[int, ...]
+    logprobs: tuple[float, ...]
+    finish: str
+
+
+def _sample(lm, prompts, at: int) -> Sample:
+    (c,) = lm.generate(prompts, CONFIG)[at]
+    return Sample(tuple(lm.tokenizer.convert_tokens_to_ids(c.tokens)), tuple(c.logprobs), c.finish_reason)
+
+
+def _target_samples(lm) -> dict[str, Sample]:
+    """The target's sample in the four situations, in this order on one backend that starts fresh."""
+    out = {"fresh": _sample(lm, [TARGET], 0)}
+    lm.generate([SIBLING], CONFIG)
+    out["after_sibling"] = _sample(lm, [TARGET], 0)
+    lm.generate([UNRELATED], CONFIG)
+    out["after_unrelated"] = _sample(lm, [TARGET], 0)
+    out["in_batch"] = _sample(lm, [UNRELATED, TARGET, SIBLING], 1)
+    return out
+
+
+def _agreeing(a: Sample, b: Sample) -> int:
+    """How many leading tokens two samples share."""
+    return next((t for t, (x, y) in enumerate(zip(a.ids, b.ids, strict=False)) if x != y), min(len(a.ids),
+                                                                                                  len(b.ids)))
+
+
+@pytest.fixture(scope="module")
+def cpp_samples():
+    from llmcreativity.llm.llamacpp_local import LlamaCppBackend
+    return _target_samples(LlamaCppBackend.from_registry(MODEL))
+
+
+def _transformers(dtype: str):
+    from llmcreativity.llm.transformers_local import TransformersBackend, convert_gguf
+    return TransformersBackend(convert_gguf(MODEL, materialize(MODEL)), name=MODEL, dtype=dtype)
+
+
+@pytest.fixture(scope="module")
+def float32_samples():
+    return _target_samples(_transformers("float32"))
+
+
+def test_the_prompt_is_story_length_and_the_sample_runs_its_full_budget(cpp_samples):
+    from llmcreativity.llm.llamacpp_local import LlamaCppBackend
+    ids = LlamaCppBackend.from_registry(MODEL)._prompt_ids(TARGET)
+    assert 150 <= len(ids) <= 300
+    assert cpp_samples["fresh"].finish == "length" and len(cpp_samples["fresh"].ids) == CONFIG.max_tokens
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_llamacpp_sample_is_independent_of_history_and_batch(cpp_samples, case):
+    """Every decode call takes llama.cpp's one-query-at-a-time attention path (`LlamaCppBackend._decode`), whose sum
+    over a row's key/value cells runs in position order whatever cells they occupy: the same ids and the same
+    log-probabilities, to the bit."""
+    assert cpp_samples[case] == cpp_samples["fresh"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_float32_transformers_sample_is_independent_of_history_and_batch(float32_samples, case):
+    assert float32_samples[case].ids == float32_samples["fresh"].ids
+    assert max(abs(x - y) for x, y in zip(float32_samples[case].logprobs, float32_samples["fresh"].logprobs,
+                                          strict=True)) < 1e-4
