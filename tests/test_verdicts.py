@@ -11,6 +11,7 @@ from llmcreativity.verdicts import (
     Verdict,
     beats_every_baseline,
     efficiency_verdict,
+    human_level_verdict,
     not_testable,
     sign_verdict,
     weak_verdict,
@@ -104,3 +105,19 @@ def test_beats_every_baseline_not_supported_with_enough_prompts_and_no_significa
 def test_beats_every_baseline_needs_comparisons():
     with pytest.raises(ValueError, match="comparisons is empty"):
         beats_every_baseline(_comparisons([]))
+
+
+@pytest.mark.parametrize(("correct", "n", "label"), [(38, 40, "supported"), (20, 40, "not supported"),
+                                                     (34, 40, "inconclusive"), (4, 4, "inconclusive")])
+def test_human_level_holds_when_the_accuracys_wilson_interval_lies_at_or_above_the_least_accurate_human(
+        correct, n, label):
+    v = human_level_verdict(correct, n, 0.80, 0.847)
+    assert v.label == label and v.statistic == pytest.approx(correct / n) and v.n == n
+    assert v.ci_low < correct / n <= v.ci_high or correct == n
+
+
+def test_human_level_refuses_an_impossible_count_or_range():
+    with pytest.raises(ValueError, match="correct=5, n=4"):
+        human_level_verdict(5, 4, 0.8, 0.85)
+    with pytest.raises(ValueError, match="human range"):
+        human_level_verdict(3, 4, 0.9, 0.8)

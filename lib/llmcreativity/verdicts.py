@@ -11,6 +11,7 @@ The rules:
 - `weak_verdict`: a correlation is weak, |rho| < bound;
 - `efficiency_verdict`: a judge saves tokens without losing accuracy (non-inferiority);
 - `beats_every_baseline`: a reference system beats every baseline on every measure (paired, Holm).
+- `human_level_verdict`: an accuracy is at least the lowest of a human range (the paper's annotators');
 - `all_of_verdict`: a claim made of parts (per domain, per framework) holds only when each part holds;
 - `not_testable`: this run cannot test the claim, with the reason.
 """
@@ -159,6 +160,35 @@ def efficiency_verdict(saving: ConfidenceInterval, accuracy_diff: ConfidenceInte
         return Verdict("supported", f"the saving's CI lies above {min_saving:.0%} and accuracy is within "
                        f"{margin:.0%} or better", **stat)
     return Verdict("inconclusive", "the intervals span both readings", **stat)
+
+
+def human_level_verdict(correct: int, n: int, human_low: float, human_high: float, *,
+                        measure: str = "accuracy against the labels, Wilson 95 % CI") -> Verdict:
+    """Verdict on "the judge is as accurate as humans" from `correct` right answers out of `n` items, against a
+    human range [`human_low`, `human_high`] (e.g. the paper's annotators' accuracies).
+
+    The accuracy `correct / n` gets a Wilson 95 % interval; "supported" when it lies at or above `human_low` (not
+    below the least accurate human), "not supported" when it lies below `human_low`, else "inconclusive".
+
+    >>> human_level_verdict(38, 40, 0.80, 0.847).label
+    'supported'
+    >>> human_level_verdict(20, 40, 0.80, 0.847).label
+    'not supported'
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    if not 0 <= correct <= n or n < 1:
+        raise ValueError(f"correct={correct!r}, n={n!r}: need 0 <= correct <= n and n >= 1")
+    if not 0 <= human_low <= human_high <= 1:
+        raise ValueError(f"human range [{human_low!r}, {human_high!r}]: need 0 <= low <= high <= 1")
+    low, high = (float(x) for x in proportion_confint(correct, n, alpha=0.05, method="wilson"))
+    stat = dict(statistic=correct / n, ci_low=low, ci_high=high, n=int(n), measure=measure)
+    humans = f"{human_low:.1%}, the least accurate human of the range {human_low:.1%}-{human_high:.1%}"
+    if low >= human_low:
+        return Verdict("supported", f"the accuracy's CI {_interval(low, high)} lies at or above {humans}", **stat)
+    if high < human_low:
+        return Verdict("not supported", f"the accuracy's CI {_interval(low, high)} lies below {humans}", **stat)
+    return Verdict("inconclusive", f"the accuracy's CI {_interval(low, high)} reaches below {humans}", **stat)
 
 
 def beats_every_baseline(comparisons: pd.DataFrame, *, min_pairs: int = 5) -> Verdict:

@@ -159,7 +159,7 @@ STAGES: list[Stage] = [
             "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
                       "repeats": 2, "kl_window": 20, "surprisal_words": 10},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
-                      "surprisal_scorer": "qwen2.5-coder-1.5b"},
+                      "surprisal_scorer": "qwen2.5-coder-1.5b", "a2_kl": "whole"},
         },
     ),
 ]
