@@ -53,9 +53,13 @@ def test_stepwise_calls_and_chain_ids_are_unchanged():
     assert json.dumps(settings.to_dict()) == json.dumps(stored)  # same values in the same key order
     problem = Problem("p1", "macgyver", "Open a jar.")
     assert chain_id(problem, "m", "j", MACGYVER_PROMPT, settings) == "85453ba7ca91ea055a81"
-    greedy = StepwiseSettings(settings.sampling, step_cap=2)
-    assert greedy.to_dict() == {**stored, "continuation": "greedy"}
-    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, greedy) != "85453ba7ca91ea055a81"
+    voted = StepwiseSettings(settings.sampling, step_cap=2, chain_end="votes")
+    assert voted.to_dict() == {**stored, "continuation": "greedy"}
+    # greedy chains ended by the sample votes (every greedy chain stored before the greedy end) keep their ids
+    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, voted) == "b4b5975564eae8244024"
+    greedy = StepwiseSettings(settings.sampling, step_cap=2)  # ends by its own continuation: a new id
+    assert greedy.to_dict() == {**stored, "continuation": "greedy", "chain_end": "greedy"}
+    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, greedy) not in {"85453ba7ca91ea055a81", "b4b5975564eae8244024"}
 
 
 class ConfigRecorder(ScriptedBackend):

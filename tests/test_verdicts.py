@@ -8,7 +8,10 @@ import pytest
 from llmcreativity.stats.bootstrap import ConfidenceInterval
 from llmcreativity.verdicts import (
     LABELS,
+    MIN_DISTINCT,
+    MIN_SD,
     Verdict,
+    barely_varies,
     beats_every_baseline,
     efficiency_verdict,
     human_level_verdict,
@@ -121,3 +124,13 @@ def test_human_level_refuses_an_impossible_count_or_range():
         human_level_verdict(5, 4, 0.8, 0.85)
     with pytest.raises(ValueError, match="human range"):
         human_level_verdict(3, 4, 0.9, 0.8)
+
+
+def test_barely_varies_flags_too_few_distinct_values_and_a_tiny_spread_and_passes_a_varied_score():
+    assert barely_varies([0.9] * 9 + [0.8]) == f"2 distinct values (fewer than {MIN_DISTINCT})"
+    assert barely_varies([0.5, float("nan")]) == f"1 distinct value (fewer than {MIN_DISTINCT})"
+    tight = [0.5, 0.501, 0.502, 0.503]  # four distinct values, sd 0.0011
+    assert barely_varies(tight).startswith("standard deviation 0.00112") and f"below {MIN_SD:g}" in barely_varies(tight)
+    assert barely_varies([0.50, 0.53, 0.56]) == ""  # sd 0.0245, just above the threshold
+    assert barely_varies([0.50, 0.52, 0.54]) != ""  # sd 0.0163, just below it
+    assert barely_varies(tight, min_sd=0.001) == "" and barely_varies([1, 2], min_distinct=2) == ""

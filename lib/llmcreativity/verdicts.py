@@ -9,6 +9,8 @@ The rules:
 
 - `sign_verdict`: a correlation has the claimed sign (or, for expected = 0, does not grow);
 - `weak_verdict`: a correlation is weak, |rho| < bound;
+- `barely_varies`: a variable is too nearly constant for a correlation with it to say anything (its claims
+  are then "inconclusive", not "weak");
 - `efficiency_verdict`: a judge saves tokens without losing accuracy (non-inferiority);
 - `beats_every_baseline`: a reference system beats every baseline on every measure (paired, Holm).
 - `human_level_verdict`: an accuracy is at least the lowest of a human range (the paper's annotators');
@@ -18,6 +20,7 @@ The rules:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -132,6 +135,38 @@ def weak_verdict(low: float, high: float, bound: float = 0.3, *, statistic: floa
     if low >= bound or high <= -bound:
         return Verdict("not supported", f"the CI {ci} lies beyond {bound:g} in size", **stat)
     return Verdict("inconclusive", f"the CI {ci} reaches beyond {bound:g} in size", **stat)
+
+
+MIN_DISTINCT = 3
+"""A variable with fewer distinct values than this barely varies (`barely_varies`): e.g. a small model's stated
+confidence, the same 0.9 for almost every solution."""
+MIN_SD = 0.02
+"""A variable whose standard deviation is below this barely varies (`barely_varies`); on the scale of the
+scores it guards (p_valid in [0, 1], SE in nats), 0.02 is a fiftieth of p_valid's range."""
+
+
+def barely_varies(values: Sequence[float] | pd.Series, *, min_distinct: int = MIN_DISTINCT,
+                  min_sd: float = MIN_SD) -> str:
+    """Why a variable is too nearly constant to correlate with ("" when it varies enough): fewer than
+    `min_distinct` distinct finite values, or a standard deviation (ddof = 0) below `min_sd`.
+
+    A correlation with such a variable is near 0 because nothing varies, which a claim of a *weak*
+    correlation would otherwise count as support.
+
+    >>> barely_varies([0.9, 0.9, 0.9, 0.8])
+    '2 distinct values (fewer than 3)'
+    >>> barely_varies([0.1, 0.5, 0.9])
+    ''
+    """
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    distinct = len(np.unique(x))
+    if distinct < min_distinct:
+        return f"{distinct} distinct value{'s' if distinct != 1 else ''} (fewer than {min_distinct})"
+    sd = float(np.std(x))
+    if sd < min_sd:
+        return f"standard deviation {sd:.3g} (below {min_sd:g})"
+    return ""
 
 
 def efficiency_verdict(saving: ConfidenceInterval, accuracy_diff: ConfidenceInterval, n: int, *, min_items: int = 30,
