@@ -87,7 +87,10 @@ def test_hypogen_astro_runs_through_the_step_wise_protocol_on_a_scripted_model(t
     def sample(prompt, i):
         return "STOP" if prompt.count("\nStep ") > 2 else ["Model the light curve", "Fit a spectrum"][i % 2]
 
-    lm = CachedBackend(GreedyAwareBackend(sample, lambda p: "Model the light curve"), cache=None)
+    def greedy(prompt):  # the greedy continuation ends the chain after two steps
+        return "STOP" if prompt.count("\nStep ") > 2 else "Model the light curve"
+
+    lm = CachedBackend(GreedyAwareBackend(sample, greedy), cache=None)
     problems = {"hypogen-astro": hypogen_astro_problems(limit=2)}
     run = run_grid(["smollm2-135m"], FirstWordJudge(), problems, [StepwiseSettings(STEP_SAMPLING.merge(n=4),
                    step_cap=4)], tmp_path / "chains.jsonl", load=lambda name: lm)

@@ -32,12 +32,41 @@ def lm_for(responder):
     return CachedBackend(ScriptedBackend(responder), cache=None)
 
 
-def test_chain_ends_when_half_of_the_candidates_say_stop():
-    chain = run_chain(lm_for(stop_after(2, 0.5)), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
-                      StepwiseSettings(STEP_SAMPLING, step_cap=5))
+def test_votes_option_ends_the_chain_when_half_of_the_candidates_say_stop():
+    lm = greedy_lm(stop_after(2, 0.5))
+    chain = run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                      StepwiseSettings(STEP_SAMPLING, step_cap=5, chain_end="votes"))
     assert chain.ended == "stop"
     assert len(chain.steps) == 3
     assert chain.steps[-1].stop_votes == 5 and chain.steps[-1].appended is None and chain.steps[-1].ended
+    assert chain.steps[-1].continuation is None and sum(c.temperature == 0 for c in lm.configs) == 2  # not decoded
+
+
+def test_sample_stop_votes_do_not_cut_the_greedy_chain_short_but_are_recorded():
+    """The paper's chain is the greedy continuation "repeated until done": every sample saying STOP ends nothing."""
+    chain = run_chain(CachedBackend(greedy_lm(stop_after(1, 1.0)), cache=None), FirstWordJudge(), PROBLEM,
+                      MACGYVER_PROMPT, StepwiseSettings(STEP_SAMPLING, step_cap=4))
+    assert chain.ended == "cap" and chain.solution == tuple(f"Greedy step {k}" for k in range(1, 5))
+    assert [s.stop_votes for s in chain.steps] == [0, 10, 10, 10] and not any(s.ended for s in chain.steps)
+
+
+def test_the_greedy_continuations_own_stop_ends_the_chain_whatever_the_samples_say():
+    lm = GreedyAwareBackend(stop_after(9, 0), lambda p: "STOP" if steps_done(p) >= 2 else "Grip it")
+    chain = run_chain(CachedBackend(lm, cache=None), FirstWordJudge(), PROBLEM, MACGYVER_PROMPT,
+                      StepwiseSettings(STEP_SAMPLING, step_cap=6))
+    assert chain.ended == "stop" and chain.solution == ("Grip it", "Grip it") and chain.steps[-1].stop_votes == 0
+
+
+def test_chain_end_is_stored_only_for_the_greedy_end_and_best_sample_always_ends_by_votes():
+    assert StepwiseSettings(STEP_SAMPLING).to_dict()["chain_end"] == "greedy"
+    assert "chain_end" not in StepwiseSettings(STEP_SAMPLING, chain_end="votes").to_dict()
+    old = StepwiseSettings(STEP_SAMPLING).to_dict()
+    del old["chain_end"]  # a greedy chain stored before the greedy end
+    assert StepwiseSettings.from_dict(old).chain_end == "votes"
+    best = StepwiseSettings(STEP_SAMPLING, continuation="best_sample")
+    assert best.chain_end == "votes" and StepwiseSettings.from_dict(best.to_dict()) == best
+    with pytest.raises(ValueError, match="chain_end='samples'.*greedy.*votes"):
+        StepwiseSettings(chain_end="samples")
 
 
 def test_chain_continues_when_fewer_than_half_say_stop():
@@ -94,7 +123,7 @@ def test_unknown_continuation_rule_is_refused():
 
 
 def test_settings_stored_before_greedy_chaining_read_back_as_best_sample():
-    stored = StepwiseSettings(STEP_SAMPLING).to_dict()
+    stored = StepwiseSettings(STEP_SAMPLING, chain_end="votes").to_dict()
     assert stored["continuation"] == "greedy"
     del stored["continuation"]
     assert StepwiseSettings.from_dict(stored).continuation == "best_sample"
@@ -171,9 +200,10 @@ def test_truncated_last_record_is_recomputed(tmp_path):
 
 
 def test_chain_round_trips_through_json():
-    for rule in ("greedy", "best_sample"):
+    for rule, end in (("greedy", "greedy"), ("greedy", "votes"), ("best_sample", "votes")):
         chain = run_chain(CachedBackend(greedy_lm(stop_after(1, 0.6)), cache=None), FirstWordJudge(), PROBLEM,
-                          MACGYVER_PROMPT, StepwiseSettings(STEP_SAMPLING, step_cap=3, continuation=rule))
+                          MACGYVER_PROMPT, StepwiseSettings(STEP_SAMPLING, step_cap=3, continuation=rule,
+                                                            chain_end=end))
         assert Chain.from_dict(json.loads(json.dumps(chain.to_dict()))) == chain
 
 

@@ -26,7 +26,13 @@ from llmcreativity.entropy.domains import Problem
 from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge, LLMEntailmentJudge
 from llmcreativity.entropy.figures import plot_entropy_panels
 from llmcreativity.entropy.grid import run_grid
-from llmcreativity.entropy.tables import chain_table, model_step_table, solution_text, temperature_summary
+from llmcreativity.entropy.tables import (
+    chain_table,
+    ending_table,
+    model_step_table,
+    solution_text,
+    temperature_summary,
+)
 from llmcreativity.llm import CachedBackend, ScriptedBackend
 
 
@@ -73,6 +79,16 @@ def test_chain_table_keeps_the_chosen_steps_as_a_list_and_averages_the_steps(tmp
     assert row["se_discrete"] == pytest.approx(np.mean([s.se_discrete for s in first.steps]))
     summary = temperature_summary(table)
     assert list(summary["chains"]) == [2, 2]
+
+
+def test_ending_table_counts_finished_capped_and_empty_chains_per_model_and_temperature():
+    chains = pd.DataFrame({"model_name": ["a"] * 4 + ["b"] * 2, "temperature": [0.3, 0.3, 0.3, 1.5, 0.3, 0.3],
+                           "ended": ["stop", "cap", "stop", "empty", "cap", "cap"]})
+    table = ending_table(chains)
+    assert table.loc[("a", 0.3)].tolist() == pytest.approx([3, 2, 1, 0, 2 / 3])
+    assert table.loc[("a", 1.5), ["finished", "empty"]].tolist() == [0, 1]
+    assert table.loc[("b", 0.3), ["capped", "finished_share"]].tolist() == [2, 0.0]
+    assert list(table.columns) == ["chains", "finished", "capped", "empty", "finished_share"]
 
 
 def test_solution_text_numbers_the_steps():

@@ -89,6 +89,32 @@ def test_novelty_table_by_hand():
     one = novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
                         kl_window=1, progress=False)
     assert one["lexical_kl"].tolist() == pytest.approx(out["lexical_kl"].tolist())
+    # Both KLs are always kept; `lexical_kl` (what A2 is decided on) is the kl_mode one.
+    assert out["lexical_kl_whole"].tolist() == out["lexical_kl"].tolist() and out["lexical_kl_windowed"].isna().all()
+    assert windowed["lexical_kl_whole"].tolist() == out["lexical_kl"].tolist()
+    with pytest.raises(ValueError, match="kl mode 'paper' is not one of"):
+        novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
+                      kl_mode="paper", progress=False)
+
+
+def test_reference_table_sets_the_papers_single_agent_beside_this_runs_and_says_what_it_lacks():
+    from llmcreativity.evaluation import reference_table
+
+    summary = pd.DataFrame([
+        {"system": "single", "measure": "judge_mean", "n": 3, "mean": 2.5, "sd": 0.5},
+        {"system": "single", "measure": "lexical_kl_whole", "n": 6, "mean": 1.25, "sd": float("nan")},
+        {"system": "review", "measure": "surprisal", "n": 6, "mean": 9.0, "sd": 1.0},  # another system: not used
+    ])
+    out = reference_table(summary).set_index("quantity")
+    assert out.loc["single agent: LLM judge score", "paper's figure"] == "3.62 ± 1.14"
+    assert out.loc["single agent: LLM judge score", "this run"] == "2.5 ± 0.5 (n = 3)"
+    assert out.loc["single agent: KL divergence (whole story)", "paper's figure"] == "2.233"
+    assert out.loc["single agent: KL divergence (whole story)", "this run"] == "1.25 (n = 6)"
+    assert out.loc["single agent: surprisal", "this run"] == "not measured here"
+    assert out.loc["single agent: the other two judge dimension means", "paper's figure"] == \
+        "(the paper's table; not reproduced here)"
+    assert list(out["paper's figure"]) == ["3.62 ± 1.14", "(the paper's table; not reproduced here)", "0.476",
+                                           "2.233", "0.345", "0.0138"]
 
 
 def test_novelty_table_refuses_another_embedder():

@@ -154,3 +154,42 @@ def test_a5_not_supported_for_a_judge_ranking_against_humans_and_inconclusive_wh
     assert v.label == "inconclusive" and "too small" in v.reason and v.n == 4
     empty = pd.DataFrame(columns=["story_id", "judge_mean"])
     assert judge_human_verdict(empty, hanna, judge_name="J")[1].n == 0
+
+
+# --- A2: decided on the a2_kl lexical KL (the paper's whole-story one in the paper profile) -----------------------
+
+def test_a2_is_decided_on_the_chosen_lexical_kl_and_the_other_one_is_the_robustness_column():
+    from llmcreativity.evaluation.claims import other_kl, with_kl
+
+    table = _stories(8)
+    noise = np.random.default_rng(0).normal(0, 0.05, len(table))
+    review = (table["system"] == "review").to_numpy()
+    table["lexical_kl_whole"] = table["lexical_kl"] + noise  # Review highest
+    table["lexical_kl_windowed"] = 1.0 - 1.0 * review + noise  # Review lowest: the two KLs disagree
+    table = table.assign(**{c: 3.0 + noise for c in [*JUDGE_COLUMNS, "judge_mean"]})
+    labels = {}
+    for kl in ("whole", "windowed"):
+        comps = claim_comparisons(with_kl(table, kl), [LARGE], seed=0)
+        text, v = review_verdicts(comps, judge="J", writer_model="w", large_model="big", kl=kl)["A2"]
+        labels[kl] = v.label
+        assert f"lexical KL ({kl})" in text
+    assert labels == {"whole": "supported", "windowed": "not supported"}
+    assert (other_kl("whole"), other_kl("windowed")) == ("windowed", "whole")
+    with pytest.raises(ValueError, match="kl mode 'both' is not one of"):
+        with_kl(table, "both")
+    with pytest.raises(ValueError, match="has no 'lexical_kl_whole'"):
+        with_kl(table.drop(columns="lexical_kl_whole"), "whole")
+
+
+def test_the_paper_profile_decides_a2_on_the_papers_whole_story_kl_and_the_default_on_the_windowed_one():
+    from llmcreativity.pipeline.parameters import check_value
+    from llmcreativity.pipeline.planning import declared_parameters
+    from llmcreativity.pipeline.stages import STAGES
+
+    stage = next(s for s in STAGES if s.name == "evaluation")
+    declared = declared_parameters(stage)
+    assert declared["a2_kl"].default == "windowed" and stage.profiles["paper"]["a2_kl"] == "whole"
+    assert check_value(declared["a2_kl"], "whole", "paper") == "whole"
+    with pytest.raises(ValueError, match="a2_kl|windowed"):
+        check_value(declared["a2_kl"], "both", "test")
+    assert "kl_mode" not in declared

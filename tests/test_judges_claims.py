@@ -9,6 +9,7 @@ import pytest
 
 from llmcreativity.judges import CallLog, CriterionVerdict, Judgement, criteria_set, judgement_table
 from llmcreativity.judges.claims import (
+    PAPER_HUMAN_ACCURACY,
     accuracy_claim,
     accuracy_comparisons,
     not_weaker,
@@ -51,9 +52,30 @@ def test_b9_is_supported_only_when_the_reference_beats_every_baseline_significan
     assert rows["diff"].tolist() == pytest.approx([0.5, 0.4]) and rows["losses"].tolist() == [0, 0]
     assert (rows["p_holm"] >= rows["p"]).all() and rows["significant"].all()
     text, v = accuracy_claim(rows, "R", judge_model="m", kappa=1.0, min_items=30)
-    assert v.label == "supported" and "accuracy 100% vs A 50%, B 60%" in text and "human-level part is not" in text
+    assert v.label == "supported" and "accuracy 100% vs A 50%, B 60%" in text
+    assert "Human-level: accuracy 100% [91%, 100%] against the paper's annotators' 80.0%-84.7%" in text
     close = accuracy_comparisons(table(40, {"A": 0.5, "B": 0.975}), "R", ["A", "B"], n_resamples=200)
     assert accuracy_claim(close, "R", judge_model="m", kappa=1.0)[1].label == "not supported"
+
+
+def comparisons(reference_mean: float, n: int = 40) -> pd.DataFrame:
+    """Two baselines the reference beats significantly, the reference right on `reference_mean` of `n` items."""
+    return pd.DataFrame([{"measure": "accuracy", "baseline": b, "n_pairs": n, "reference_mean": reference_mean,
+                          "baseline_mean": 0.2, "diff": reference_mean - 0.2, "ci_low": 0.3, "ci_high": 0.6, "dz": 1.0,
+                          "wins": 20, "losses": 0, "p": 1e-6, "p_holm": 1e-6, "significant": True} for b in "AB"])
+
+
+@pytest.mark.parametrize(("accuracy", "label", "why"), [
+    (0.975, "supported", "lies at or above 80.0%"),
+    (0.6, "not supported", "lies below 80.0%"),  # beats every baseline, but below the least accurate human
+    (0.85, "inconclusive", "reaches below 80.0%"),  # 34 of 40: its interval reaches below 80 %
+])
+def test_b9_holds_only_when_the_judge_is_also_human_level_against_the_papers_annotators(accuracy, label, why):
+    text, v = accuracy_claim(comparisons(accuracy), "R", judge_model="m", kappa=0.5, min_items=30)
+    assert v.label == label and f"human-level: {label}" in v.reason and why in v.reason
+    # the deciding part's statistic: the failing human-level part's accuracy, else the baselines part's difference
+    assert v.statistic == pytest.approx(accuracy if label == "not supported" else accuracy - 0.2)
+    assert PAPER_HUMAN_ACCURACY == (0.800, 0.847)
 
 
 def test_b9_is_inconclusive_below_min_items():

@@ -13,12 +13,14 @@ from llmcreativity.judges import CallLog, CriterionVerdict, Judgement, judgement
 from llmcreativity.judges.claims import efficiency_claim, savings_table
 from llmcreativity.judges.criteria import MACGYVER_CRITERIA, PAPER_CRITERIA
 from llmcreativity.judges.divergent import (
+    PAPER_SCORER,
     chain_item_id,
     chain_items,
     domain_criteria,
     judged_chains,
     scale_claim,
     scale_table,
+    scorer_note,
     weak_link_claim,
     weak_link_table,
 )
@@ -79,7 +81,7 @@ def test_weak_link_is_reported_per_domain_and_fails_where_one_domain_correlates_
     assert list(table["domain"]) == ["macgyver", "hypogen-astro"] and list(table["problems"]) == [8, 8]
     assert table["rho"].tolist() == pytest.approx([1.0, -1.0])
     assert parts["macgyver"].label == "not supported" and parts["hypogen-astro"].label == "not supported"
-    text, v = weak_link_claim(table, parts, "se_probability", "J", "tiny")
+    text, v = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
     assert v.label == "not supported" and "hypogen-astro: rho -1.00" in text and "over 16 chains of 8 problems" in text
 
 
@@ -90,18 +92,55 @@ def test_weak_link_is_inconclusive_with_too_few_problems():
     assert table["verdict"].tolist() == ["inconclusive"]
 
 
+def weak_domain(n_problems=8):
+    """Chains whose SE and p_valid are unrelated (rho about 0) and both vary."""
+    both = domain_chains("macgyver", n_problems, +1)
+    both["p_valid"] = [0.3 + 0.05 * ((7 * i) % 5) for i in range(len(both))]
+    return both
+
+
+def test_weak_link_is_inconclusive_when_the_convergent_score_barely_varies_not_weak():
+    flat = weak_domain()
+    flat["p_valid"] = 0.9  # a small model's stated confidence: the same for every solution
+    flat.loc[0, "p_valid"] = 0.85
+    table, parts = weak_link_table({"macgyver": flat}, "se_probability", n_resamples=200)
+    assert parts["macgyver"].label == "inconclusive"
+    assert parts["macgyver"].reason == "p_valid barely varies: 2 distinct values (fewer than 3)"
+    _, varied = weak_link_table({"macgyver": weak_domain()}, "se_probability", n_resamples=200)
+    assert varied["macgyver"].reason.startswith("the CI ")  # the weak-correlation rule decides, not the guard
+
+
+def test_a_stand_in_scorer_shows_b6_and_b11_but_does_not_decide_them():
+    judged = {"macgyver": domain_chains("macgyver", 8, +1)}
+    table, parts = weak_link_table(judged, "se_probability", n_resamples=200)
+    _, paper = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
+    _, stand_in = weak_link_claim(table, parts, "se_probability", "p(yes)", "tiny", scorer="p_yes")
+    assert paper.label == "not supported" and stand_in.label == "inconclusive"
+    assert "stand-in" in stand_in.reason and "it would read: not supported" in stand_in.reason
+    assert stand_in.statistic == paper.statistic and stand_in.ci_low == paper.ci_low
+    assert "cheaper stand-in" in scorer_note("p_yes", "p(yes)") and "stand-in" not in scorer_note(PAPER_SCORER, "R")
+
+
+def test_the_paper_profile_scores_the_chains_with_the_multi_agent_judge_and_the_default_keeps_p_yes():
+    from llmcreativity.pipeline.stages import STAGES
+
+    jv = next(s for s in STAGES if s.name == "judge_validation")
+    assert jv.profiles["paper"]["se_judge"] == PAPER_SCORER
+    assert jv.profiles["default"].get("se_judge", "p_yes") == "p_yes"  # the notebook's default: the stand-in
+
+
 def test_scale_claim_needs_convergent_rising_and_divergent_not_rising():
     both = domain_chains("macgyver", 8, +1)
     both["se_probability"] = both["se_probability"] - both["params_m"] / 27  # SE falls with size within a problem
     both["p_valid"] = 0.2 + both["params_m"] / 1000 + both["problem_id"].str[-1].astype(int) / 1000
     table, parts = scale_table({"macgyver": both}, "se_probability", n_resamples=200)
     assert parts["macgyver convergent"].label == "supported" and parts["macgyver divergent"].label == "supported"
-    _, v = scale_claim(table, parts, "J", "tiny")
+    _, v = scale_claim(table, parts, "J", "tiny", scorer=PAPER_SCORER)
     assert v.label == "supported" and v.statistic == pytest.approx(table["rho"].iloc[0])
     one_size = domain_chains("macgyver", 8, +1, models=(135, 135))
     _, parts = scale_table({"macgyver": one_size}, "se_probability", n_resamples=50)
-    assert scale_claim(*scale_table({"macgyver": one_size}, "se_probability", n_resamples=50), "J", "t")[1].label \
-        == "not testable here"
+    assert scale_claim(*scale_table({"macgyver": one_size}, "se_probability", n_resamples=50), "J", "t",
+                       scorer="p_yes")[1].label == "not testable here"
     assert "one model size" in parts["macgyver convergent"].reason
 
 

@@ -217,18 +217,58 @@ def test_judgement_tokens_are_the_sum_over_logged_calls():
     assert len(j.calls) == len(lm.records) == 3 * 2 + 1
 
 
-def test_each_criterion_gets_its_own_store_and_verdicts_combine_with_and():
-    crits = (Criterion("feasible", "Possible."), Criterion("safe", "Not dangerous."))
-    reply = agent_replies(verdicts={a: "yes" for a in ("Problem analyst", "Solution analyst", "Criterion analyst")})
+TWO = (Criterion("feasible", "Possible."), Criterion("safe", "Not dangerous."))
 
-    def responder(p, i):
-        return reply(p, i).replace("VERDICT: yes", "VERDICT: no") if "'safe'" in user_of(p) else reply(p, i)
 
-    j = RetrievalPanelJudge(lm=scripted(responder), embedder=WordEmbedder(), criteria=crits, rounds=1,
-                            stop_confidence=2.0).judge(ITEM)
+def no_when_asked_about_safe_alone(reply):
+    """Agents say no in a discussion of the criterion 'safe' alone, yes otherwise."""
+    return lambda p, i: reply(p, i).replace("VERDICT: yes", "VERDICT: no") if "'safe'" in user_of(p) else reply(p, i)
+
+
+def test_per_criterion_ablation_gives_each_criterion_its_own_store_and_verdicts_combine_with_and():
+    j = RetrievalPanelJudge(lm=scripted(no_when_asked_about_safe_alone(agent_replies())), embedder=WordEmbedder(),
+                            criteria=TWO, rounds=1, stop_confidence=2.0, criteria_mode="per_criterion").judge(ITEM)
     assert [c.verdict for c in j.criteria] == [True, False] and j.verdict is False
     first_safe = [c for c in j.calls if c.criterion == "safe"][0]
     assert first_safe.retrieved == []
+    assert len(j.calls) == 2 * (3 + 1) and j.judge.endswith("[per_criterion]")
+
+
+def test_by_default_one_discussion_over_all_criteria_reaches_one_binary_verdict():
+    lm = scripted(no_when_asked_about_safe_alone(agent_replies()))
+    j = RetrievalPanelJudge(lm=lm, embedder=WordEmbedder(), criteria=TWO, rounds=2, stop_confidence=2.0).judge(ITEM)
+    assert len(j.criteria) == 1 and j.criteria[0].criterion == "feasible and safe" and j.verdict is True
+    assert {c.criterion for c in j.calls} == {"feasible and safe"} and len(j.calls) == 3 * 2 + 1
+    assert all("Possible." in user_of(c.messages) and "Not dangerous." in user_of(c.messages) for c in j.calls)
+    assert "is the solution feasible and safe?" in user_of(j.calls[-1].messages).lower()
+    # one store for the whole discussion: round 2 retrieves what round 1 stored, the final decision too
+    assert all(c.retrieved for c in j.calls if c.round >= 2) and j.judge.endswith("[joint]")
+
+
+def test_with_one_criterion_both_modes_are_the_same_judge_with_the_same_prompts():
+    runs = [panel(scripted(agent_replies()), rounds=2, stop_confidence=2.0, criteria_mode=m).judge(ITEM)
+            for m in ("joint", "per_criterion")]
+    assert [c.messages for c in runs[0].calls] == [c.messages for c in runs[1].calls]
+    assert runs[0].judge == runs[1].judge == "retrieval-full(R=2,k=3,T=2,L=128)"
+
+
+def test_every_judge_decides_jointly_by_default_and_per_criterion_on_request():
+    def yes(p, i):
+        return "VERDICT: yes\nCONFIDENCE: 70"
+
+    for make in (lambda **kw: SingleCallJudge(lm=scripted(yes), criteria=TWO, **kw),
+                 lambda **kw: ChatEvalJudge(lm=scripted(agent_replies()), criteria=TWO, rounds=1, **kw),
+                 lambda **kw: AnswerProbabilityJudge(lm=scripted(yes, answer_logprobs={"Yes": -0.1, "No": -2.0}),
+                                                     criteria=TWO, **kw)):
+        joint, apart = make().judge(ITEM), make(criteria_mode="per_criterion").judge(ITEM)
+        assert [c.criterion for c in joint.criteria] == ["feasible and safe"]
+        assert [c.criterion for c in apart.criteria] == ["feasible", "safe"]
+        assert len(apart.calls) == 2 * len(joint.calls) and joint.judge != apart.judge
+
+
+def test_unknown_criteria_mode_is_refused_naming_the_choices():
+    with pytest.raises(ValueError, match="criteria_mode='each'.*joint.*per_criterion"):
+        panel(None, criteria_mode="each")
 
 
 def test_chateval_referees_read_the_full_history():
@@ -279,11 +319,11 @@ def test_retrieval_panel_prompts_stay_bounded_while_chateval_grows():
     assert crit_c[-1] - crit_c[0] > 100
 
 
-def test_single_call_judge_makes_one_call_per_criterion():
+def test_single_call_judge_makes_one_call_per_criterion_in_the_per_criterion_form():
     crits = (Criterion("feasible", "Possible."), Criterion("safe", "Not dangerous."))
     lm = scripted(lambda p, i: "VERDICT: yes\nCONFIDENCE: 70")
-    j = SingleCallJudge(lm=lm, criteria=crits).judge(ITEM)
-    assert len(j.calls) == 2 and j.verdict is True and j.judge == "single"
+    j = SingleCallJudge(lm=lm, criteria=crits, criteria_mode="per_criterion").judge(ITEM)
+    assert len(j.calls) == 2 and j.verdict is True and j.judge == "single[per_criterion]"
     assert "without explanation" in user_of(j.calls[0].messages)
 
 

@@ -53,9 +53,13 @@ def test_stepwise_calls_and_chain_ids_are_unchanged():
     assert json.dumps(settings.to_dict()) == json.dumps(stored)  # same values in the same key order
     problem = Problem("p1", "macgyver", "Open a jar.")
     assert chain_id(problem, "m", "j", MACGYVER_PROMPT, settings) == "85453ba7ca91ea055a81"
-    greedy = StepwiseSettings(settings.sampling, step_cap=2)
-    assert greedy.to_dict() == {**stored, "continuation": "greedy"}
-    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, greedy) != "85453ba7ca91ea055a81"
+    voted = StepwiseSettings(settings.sampling, step_cap=2, chain_end="votes")
+    assert voted.to_dict() == {**stored, "continuation": "greedy"}
+    # greedy chains ended by the sample votes (every greedy chain stored before the greedy end) keep their ids
+    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, voted) == "b4b5975564eae8244024"
+    greedy = StepwiseSettings(settings.sampling, step_cap=2)  # ends by its own continuation: a new id
+    assert greedy.to_dict() == {**stored, "continuation": "greedy", "chain_end": "greedy"}
+    assert chain_id(problem, "m", "j", MACGYVER_PROMPT, greedy) not in {"85453ba7ca91ea055a81", "b4b5975564eae8244024"}
 
 
 class ConfigRecorder(ScriptedBackend):
@@ -118,3 +122,34 @@ def test_local_identity_names_the_dtype_and_the_sampler():
         f"transformers:qwen2.5-coder-0.5b:{resolve_dtype('auto')}:row-seeded"
     assert cache_key("transformers:qwen2.5-coder-0.5b:bfloat16:row-seeded", "answer_probs", CHAT, ["0", "1"]) == \
         "5455707f2552104c766248ee02b113d8bde491e32edc300ef2acacf903bd3a75"
+
+
+class PromptRecorder(ScriptedBackend):
+    """A scripted backend that keeps every prompt (chat messages) of every generate call."""
+
+    def __init__(self, responder):
+        super().__init__(responder)
+        self.prompts: list = []
+
+    def generate(self, prompts, config):
+        self.prompts.extend(prompts)
+        return super().generate(prompts, config)
+
+
+def test_the_writing_prompt_asks_for_approximately_n_words_and_its_cache_key_is_pinned():
+    """Deliberately changed: writers are asked for a story of "approximately N words", the LLM Review paper's wording,
+    instead of "at most N words". Every writing prompt (drafts and revisions) changed, so every writing call of a
+    recorded run misses the cache once. Before: the Single Agent's draft below had key a0f37aa93f6a...; the literal
+    below was recomputed after the change."""
+    lm = PromptRecorder(lambda p, i: "STORY:\nA tale.")
+    build_framework("single", BOOK_WRITING).run(CachedBackend(lm, cache=None),
+                                                 PromptItem("p-00", "P", 0, "A moon that hums."))
+    (draft,) = lm.prompts
+    assert draft[-1]["content"] == ("Writing prompt: A moon that hums.\n\nWrite an original science-fiction short "
+                                    "story for this prompt, approximately 120 words. Begin your reply with the line "
+                                    "STORY: and then write only the story.")
+    from llmcreativity.writing.frameworks.prompts import revise_instruction
+
+    assert "approximately 120 words" in revise_instruction(120) and "at most" not in revise_instruction(120)
+    assert cache_key("m", "generate", draft, BOOK_WRITING.story_config().to_dict(), 0) == \
+        "5cfdc013ff18505cf29c7c887d11bfd1c30b86a1fb863097ae6ee8b4a338ee41"

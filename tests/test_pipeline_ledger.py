@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
 from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import claims_path, read_claims, record_claim
 from llmcreativity.pipeline.execution import run
@@ -17,6 +19,7 @@ from llmcreativity.pipeline.ledger import (
     claims_markdown,
     forest_plot,
     ledger_rows,
+    paper_mark,
     sample_summary,
 )
 from llmcreativity.pipeline.manifest import read_manifest
@@ -105,10 +108,18 @@ def test_the_summary_counts_claims_tested_at_their_minimum_and_decided_not_a_gat
     assert CLAIMS["A2"].judge == "none" and CLAIMS["A1"].gated
     record_claim("eval", "A3", "t", not_testable("one model"))
     record_claim("old", "B2", "t", Verdict("supported", "r", 0.5, 0.2, 0.8, CLAIMS["B2"].min_n))  # stale
+    record_claim("eval", "A5", "t", Verdict("supported", "r", 0.5, 0.2, 0.8, CLAIMS["A5"].min_n))  # a project check
     rows = ledger_rows(read_claims(), [], current("se", "eval"))
     summary = sample_summary(rows)
+    untestable = [c for c in CLAIMS.values() if c.not_testable]
     assert (summary.listed, summary.tested, summary.reached, summary.decided) == (len(CLAIMS), 4, 3, 1)
-    assert summary.sentence() in claims_markdown(read_claims(), [], current("se", "eval"))
+    assert (summary.paper_claims, summary.checks) == (len(CLAIMS) - 2, 2)  # A4 and A5 are the project's checks
+    assert summary.not_testable == len(untestable) + 1  # the claim table's, and A3 as recorded
+    assert (summary.checks_tested, summary.checks_decided) == (1, 1)
+    page = claims_markdown(read_claims(), [], current("se", "eval"))
+    assert summary.sentence() in page
+    assert f"{len(untestable) + 1} of the papers' claims are not testable here" in page
+    assert f"Of the other {len(CLAIMS) - 2 - len(untestable) - 1}, this run tested 4" in page
 
 
 @pytest.mark.parametrize(("entry", "why"), [
@@ -143,7 +154,7 @@ def test_the_page_lists_every_claim_marking_not_run_and_not_testable_in_seven_co
     assert "| **not testable here** |  |  |" in next(line for line in table if line.startswith("| A3 |"))
     assert "the large model is not larger than the writer" in page
     assert "| 0.63 (saving) |" in next(line for line in table if line.startswith("| B5 |"))
-    assert "kappa 0.56 vs 0.49 (cosine)" in page
+    assert "0.56 vs 0.49 (cosine)" in page
 
 
 def test_forest_plot_draws_the_recorded_statistics(tmp_path):
@@ -194,8 +205,97 @@ def test_a_smoke_run_leaves_claims_jsonl_untouched(results, monkeypatch):
 
 
 def test_the_claim_table_holds_every_claim_of_both_papers_with_a_minimum_sample_and_an_honest_paper_figure():
-    assert list(CLAIMS) == [f"A{i}" for i in range(1, 6)] + [f"B{i}" for i in range(1, 12)]
+    assert list(CLAIMS) == [f"A{i}" for i in range(1, 6)] + [f"B{i}" for i in range(1, 16)]
     for c in CLAIMS.values():
         assert c.min_n >= 5 and c.unit and c.judge in ("rubric", "convergent", "entailment", "none")
         assert (c.paper_value is None) == (c.paper_scale == "") == c.paper_figure.endswith("qualitative)"), c.claim_id
         assert c.gated or c.judge != "none"
+        assert c.kind in ("paper claim", "project check")
+        assert bool(c.estimator) != bool(c.not_testable), c.claim_id  # decided by an estimator, or says why not
+    assert [c.claim_id for c in CLAIMS.values() if c.kind == "project check"] == ["A4", "A5"]
+    assert [c.claim_id for c in CLAIMS.values() if c.not_testable] == ["B12", "B13", "B14", "B15"]
+
+
+def _b9_pairs(text: str) -> dict[str, float]:
+    """(judge -> figure) of every "NN.N % (judge)" in the ledger's B9 figure, in the order it names them."""
+    return {judge: float(x) for x, judge in re.findall(r"(\d+\.\d) % \(([^)]+)\)", text)}
+
+
+def test_b9_quotes_the_papers_accuracies_each_beside_its_own_judge():
+    figure = CLAIMS["B9"].paper_figure
+    assert _b9_pairs(figure) == {"retrieval": 84.7, "ChatEval": 76.7, "one-shot": 64.7, "CoT": 67.3}
+    assert list(_b9_pairs(figure)) == ["retrieval", "ChatEval", "one-shot", "CoT"]
+    assert "human annotators 80.0-84.7 %" in figure
+    assert PAPER_HUMAN_ACCURACY == (0.800, 0.847)
+
+
+def test_the_judge_chapter_quotes_b9_s_accuracies_each_beside_its_own_judge():
+    text = " ".join((Path(__file__).parents[1] / "notebooks" / "judge_validation.md").read_text().split())
+    sentence = text[text.index("The paper reports the retrieval judge at"):][:400]
+    found = re.findall(r"(retrieval judge at|ChatEval's|single call's \(one-shot\)|chain of thought's) (\d+\.\d) %",
+                       sentence)
+    assert found == [("retrieval judge at", "84.7"), ("ChatEval's", "76.7"), ("single call's (one-shot)", "64.7"),
+                     ("chain of thought's", "67.3")]
+    assert "80.0 % to 84.7 %" in sentence
+
+
+def test_a_claim_the_project_cannot_test_reads_not_testable_with_its_reason_though_no_stage_records_it():
+    page = claims_markdown([], [], {})
+    for claim_id in ("B12", "B13", "B14", "B15"):
+        r = row(claim_id, {})
+        assert r.verdict == "not testable here" and r.note == CLAIMS[claim_id].not_testable
+        line = next(x for x in page.splitlines() if x.startswith(f"| {claim_id} |"))
+        assert "| **not testable here** |" in line and line.count("|") == 8
+        assert f"Not testable here: {CLAIMS[claim_id].not_testable}." in page
+    assert "no BookMIA data here" in page and "83.0 % vs 73.3 % (ChatEval)" in page
+    assert "Spearman rho 0.80 on 30 problems" in page and "no newer or reasoning models" in page
+
+
+def test_a4_and_a5_are_shown_as_the_projects_checks_and_a5_still_gates_the_rubric_judge():
+    page = claims_markdown([], [], {})
+    for claim_id in ("A4", "A5"):
+        assert next(x for x in page.splitlines() if x.startswith(f"| {claim_id} |")).startswith(
+            f"| {claim_id} | *(project check)* ")
+        assert f"**{claim_id}** (LLM Review, project check)" in page
+    assert "**A1** (LLM Review, paper claim)" in page
+    assert "The paper states it as motivation or procedure, not as a result" in page
+    assert CLAIMS["A5"].judge == "rubric" and not CLAIMS["A5"].gated and CLAIMS["A1"].judge == "rubric"
+    assert "the gate of the rubric judge for A1 and A3" in CLAIMS["A5"].estimator
+
+
+def test_every_testable_claim_names_the_estimator_that_decides_it_on_the_page():
+    page = claims_markdown([], [], {})
+    for c in CLAIMS.values():
+        if not c.not_testable:
+            assert f"Estimator: {c.estimator}." in page, c.claim_id
+    assert "`a2_kl`" in CLAIMS["A2"].estimator and "McNemar" in CLAIMS["B9"].estimator
+
+
+def test_the_papers_words_are_quoted_for_b3_and_both_cost_figures_for_b5():
+    assert CLAIMS["B3"].paper_figure == "strong positive correlation (qualitative)"
+    figure = CLAIMS["B5"].paper_figure
+    assert "63 % fewer tokens than traditional multi-agent discussion" in figure
+    assert "over 60 % less compute than ChatEval" in figure
+
+
+@pytest.mark.parametrize(("claim_id", "measure", "drawn"), [
+    ("B7", "mean paired difference (reference - cosine) on Spearman rho with human set diversity", None),
+    ("B7", "Cohen's kappa with human labels", None),  # even a measure that names kappa: B7's is a stand-in
+    ("B9", "mean paired difference (reference - ChatEval) on accuracy", 0.08),
+    ("B5", "token saving 1 - t_retrieval / t_ChatEval", 0.63),
+    ("B5", "accuracy", None),  # not on the paper's scale
+])
+def test_the_forest_plot_marks_the_papers_figure_only_on_its_own_scale_and_never_beside_a_stand_in(
+        claim_id, measure, drawn):
+    record_claim("judge", claim_id, "t", Verdict("inconclusive", "r", 0.3, 0.1, 0.5, 40, measure))
+    assert paper_mark(row(claim_id, current("judge"))) == drawn
+
+
+def test_b7_names_its_stand_in_on_the_page_and_in_its_chapter():
+    page = claims_markdown([], [], {})
+    line = next(x for x in page.splitlines() if x.startswith("| B7 |"))
+    assert "0.56 (kappa; this run: a stand-in, not plotted)" in line
+    assert "Measured by a stand-in: Spearman rho against MuseScorer's two coders'" in page
+    assert "not available" in CLAIMS["B7"].stand_in and "binarisation" in CLAIMS["B7"].stand_in
+    chapter = " ".join((Path(__file__).parents[1] / "notebooks" / "entailment_validation.md").read_text().split())
+    assert "a stand-in" in chapter and "not available" in chapter and "binaris" in chapter

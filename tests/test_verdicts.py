@@ -8,9 +8,13 @@ import pytest
 from llmcreativity.stats.bootstrap import ConfidenceInterval
 from llmcreativity.verdicts import (
     LABELS,
+    MIN_DISTINCT,
+    MIN_SD,
     Verdict,
+    barely_varies,
     beats_every_baseline,
     efficiency_verdict,
+    human_level_verdict,
     not_testable,
     sign_verdict,
     weak_verdict,
@@ -104,3 +108,29 @@ def test_beats_every_baseline_not_supported_with_enough_prompts_and_no_significa
 def test_beats_every_baseline_needs_comparisons():
     with pytest.raises(ValueError, match="comparisons is empty"):
         beats_every_baseline(_comparisons([]))
+
+
+@pytest.mark.parametrize(("correct", "n", "label"), [(38, 40, "supported"), (20, 40, "not supported"),
+                                                     (34, 40, "inconclusive"), (4, 4, "inconclusive")])
+def test_human_level_holds_when_the_accuracys_wilson_interval_lies_at_or_above_the_least_accurate_human(
+        correct, n, label):
+    v = human_level_verdict(correct, n, 0.80, 0.847)
+    assert v.label == label and v.statistic == pytest.approx(correct / n) and v.n == n
+    assert v.ci_low < correct / n <= v.ci_high or correct == n
+
+
+def test_human_level_refuses_an_impossible_count_or_range():
+    with pytest.raises(ValueError, match="correct=5, n=4"):
+        human_level_verdict(5, 4, 0.8, 0.85)
+    with pytest.raises(ValueError, match="human range"):
+        human_level_verdict(3, 4, 0.9, 0.8)
+
+
+def test_barely_varies_flags_too_few_distinct_values_and_a_tiny_spread_and_passes_a_varied_score():
+    assert barely_varies([0.9] * 9 + [0.8]) == f"2 distinct values (fewer than {MIN_DISTINCT})"
+    assert barely_varies([0.5, float("nan")]) == f"1 distinct value (fewer than {MIN_DISTINCT})"
+    tight = [0.5, 0.501, 0.502, 0.503]  # four distinct values, sd 0.0011
+    assert barely_varies(tight).startswith("standard deviation 0.00112") and f"below {MIN_SD:g}" in barely_varies(tight)
+    assert barely_varies([0.50, 0.53, 0.56]) == ""  # sd 0.0245, just above the threshold
+    assert barely_varies([0.50, 0.52, 0.54]) != ""  # sd 0.0163, just below it
+    assert barely_varies(tight, min_sd=0.001) == "" and barely_varies([1, 2], min_distinct=2) == ""

@@ -9,14 +9,18 @@ The rules:
 
 - `sign_verdict`: a correlation has the claimed sign (or, for expected = 0, does not grow);
 - `weak_verdict`: a correlation is weak, |rho| < bound;
+- `barely_varies`: a variable is too nearly constant for a correlation with it to say anything (its claims
+  are then "inconclusive", not "weak");
 - `efficiency_verdict`: a judge saves tokens without losing accuracy (non-inferiority);
 - `beats_every_baseline`: a reference system beats every baseline on every measure (paired, Holm).
+- `human_level_verdict`: an accuracy is at least the lowest of a human range (the paper's annotators');
 - `all_of_verdict`: a claim made of parts (per domain, per framework) holds only when each part holds;
 - `not_testable`: this run cannot test the claim, with the reason.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -133,6 +137,38 @@ def weak_verdict(low: float, high: float, bound: float = 0.3, *, statistic: floa
     return Verdict("inconclusive", f"the CI {ci} reaches beyond {bound:g} in size", **stat)
 
 
+MIN_DISTINCT = 3
+"""A variable with fewer distinct values than this barely varies (`barely_varies`): e.g. a small model's stated
+confidence, the same 0.9 for almost every solution."""
+MIN_SD = 0.02
+"""A variable whose standard deviation is below this barely varies (`barely_varies`); on the scale of the
+scores it guards (p_valid in [0, 1], SE in nats), 0.02 is a fiftieth of p_valid's range."""
+
+
+def barely_varies(values: Sequence[float] | pd.Series, *, min_distinct: int = MIN_DISTINCT,
+                  min_sd: float = MIN_SD) -> str:
+    """Why a variable is too nearly constant to correlate with ("" when it varies enough): fewer than
+    `min_distinct` distinct finite values, or a standard deviation (ddof = 0) below `min_sd`.
+
+    A correlation with such a variable is near 0 because nothing varies, which a claim of a *weak*
+    correlation would otherwise count as support.
+
+    >>> barely_varies([0.9, 0.9, 0.9, 0.8])
+    '2 distinct values (fewer than 3)'
+    >>> barely_varies([0.1, 0.5, 0.9])
+    ''
+    """
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    distinct = len(np.unique(x))
+    if distinct < min_distinct:
+        return f"{distinct} distinct value{'s' if distinct != 1 else ''} (fewer than {min_distinct})"
+    sd = float(np.std(x))
+    if sd < min_sd:
+        return f"standard deviation {sd:.3g} (below {min_sd:g})"
+    return ""
+
+
 def efficiency_verdict(saving: ConfidenceInterval, accuracy_diff: ConfidenceInterval, n: int, *, min_items: int = 30,
                        min_saving: float = 0.5, margin: float = 0.05,
                        measure: str = "token saving 1 - t_judge / t_baseline") -> Verdict:
@@ -159,6 +195,35 @@ def efficiency_verdict(saving: ConfidenceInterval, accuracy_diff: ConfidenceInte
         return Verdict("supported", f"the saving's CI lies above {min_saving:.0%} and accuracy is within "
                        f"{margin:.0%} or better", **stat)
     return Verdict("inconclusive", "the intervals span both readings", **stat)
+
+
+def human_level_verdict(correct: int, n: int, human_low: float, human_high: float, *,
+                        measure: str = "accuracy against the labels, Wilson 95 % CI") -> Verdict:
+    """Verdict on "the judge is as accurate as humans" from `correct` right answers out of `n` items, against a
+    human range [`human_low`, `human_high`] (e.g. the paper's annotators' accuracies).
+
+    The accuracy `correct / n` gets a Wilson 95 % interval; "supported" when it lies at or above `human_low` (not
+    below the least accurate human), "not supported" when it lies below `human_low`, else "inconclusive".
+
+    >>> human_level_verdict(38, 40, 0.80, 0.847).label
+    'supported'
+    >>> human_level_verdict(20, 40, 0.80, 0.847).label
+    'not supported'
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    if not 0 <= correct <= n or n < 1:
+        raise ValueError(f"correct={correct!r}, n={n!r}: need 0 <= correct <= n and n >= 1")
+    if not 0 <= human_low <= human_high <= 1:
+        raise ValueError(f"human range [{human_low!r}, {human_high!r}]: need 0 <= low <= high <= 1")
+    low, high = (float(x) for x in proportion_confint(correct, n, alpha=0.05, method="wilson"))
+    stat = dict(statistic=correct / n, ci_low=low, ci_high=high, n=int(n), measure=measure)
+    humans = f"{human_low:.1%}, the least accurate human of the range {human_low:.1%}-{human_high:.1%}"
+    if low >= human_low:
+        return Verdict("supported", f"the accuracy's CI {_interval(low, high)} lies at or above {humans}", **stat)
+    if high < human_low:
+        return Verdict("not supported", f"the accuracy's CI {_interval(low, high)} lies below {humans}", **stat)
+    return Verdict("inconclusive", f"the accuracy's CI {_interval(low, high)} reaches below {humans}", **stat)
 
 
 def beats_every_baseline(comparisons: pd.DataFrame, *, min_pairs: int = 5) -> Verdict:

@@ -21,6 +21,14 @@ sampled candidate with the highest sequence log-probability ("best_sample", whic
 CONTINUATIONS: tuple[str, ...] = ("greedy", "best_sample")
 """The values of `Continuation`."""
 
+ChainEnd = Literal["greedy", "votes"]
+"""What ends a greedy chain: the greedy continuation's own STOP ("greedy", the paper's "repeated until done": the
+samples only measure SE, their STOP votes are recorded as data) or at least `stop_fraction` of the sampled candidates
+saying STOP before the greedy step is decoded ("votes", this project's earlier rule, kept as an option). A
+"best_sample" chain has no greedy continuation and always ends by the votes."""
+CHAIN_ENDS: tuple[str, ...] = ("greedy", "votes")
+"""The values of `ChainEnd`."""
+
 
 @dataclass(frozen=True)
 class StepwiseSettings:
@@ -29,7 +37,9 @@ class StepwiseSettings:
     Stored (and hashed into the chain id) in the flat form of `to_dict`: n, temperature, top_p,
     max_tokens, seed, step_cap, stop_fraction, batched, cluster_batch and, unless it is the rule every
     chain stored before greedy chaining used ("best_sample"), continuation; so a greedy chain never
-    shares an id with a best-sample chain, and best-sample chains keep their ids.
+    shares an id with a best-sample chain, and best-sample chains keep their ids. A greedy chain that
+    ends by its own continuation also stores `chain_end` ("greedy"): greedy chains ended by the sample
+    votes (every greedy chain stored before) keep their ids, and the two rules never share one.
     """
 
     sampling: GenerateConfig = STEP_SAMPLING
@@ -37,7 +47,8 @@ class StepwiseSettings:
     step_cap: int = 3
     """Most steps per chain."""
     stop_fraction: float = 0.5
-    """The chain ends when at least this share of a step's candidates say STOP."""
+    """Under `chain_end="votes"` (and "best_sample"), the chain ends when at least this share of a step's candidates
+    say STOP; unused by the greedy end."""
     batched: bool = True
     """Sample the n candidates in one call (True) or in n calls of one sample each (False)."""
     cluster_batch: int = 4
@@ -45,11 +56,19 @@ class StepwiseSettings:
     continuation: Continuation = "greedy"
     """What each step appends: one temperature-0 continuation ("greedy") or the most probable sample
     ("best_sample"); see `Continuation`."""
+    chain_end: ChainEnd = "greedy"
+    """What ends a greedy chain: its own continuation saying STOP ("greedy") or the sample votes ("votes"); see
+    `ChainEnd`. Set to "votes" under "best_sample", which has no greedy continuation."""
 
     def __post_init__(self) -> None:
         if self.continuation not in CONTINUATIONS:
             raise ValueError(f"continuation={self.continuation!r}: use 'greedy' (one temperature-0 continuation per "
                              "step, the paper's protocol) or 'best_sample' (the most probable sampled candidate)")
+        if self.chain_end not in CHAIN_ENDS:
+            raise ValueError(f"chain_end={self.chain_end!r}: use 'greedy' (the greedy continuation's own STOP ends the "
+                             "chain, the paper's protocol) or 'votes' (stop_fraction of the samples say STOP)")
+        if self.continuation == "best_sample":  # no greedy continuation to end the chain: the votes do
+            object.__setattr__(self, "chain_end", "votes")
         if not isinstance(self.step_cap, int) or self.step_cap < 1:
             raise ValueError(f"step_cap={self.step_cap!r}: must be an integer >= 1")
         if not 0.0 < self.stop_fraction <= 1.0:
@@ -66,12 +85,14 @@ class StepwiseSettings:
 
     def to_dict(self) -> dict[str, Any]:
         """The flat plain-JSON form stored in every chain ("stop" only when `sampling` sets one; "continuation" only
-        when it is not "best_sample")."""
+        when it is not "best_sample"; "chain_end" only when it is not "votes", the rule of every chain stored before
+        it)."""
         flat = self.sampling.to_flat(omit=("logprobs",))  # always on for a step (`generate_config`)
         seed = flat.pop("seed")  # stored after the stopping rule, as in every chain written so far
         return {**flat, "step_cap": self.step_cap, "stop_fraction": self.stop_fraction, "seed": seed,
                 "batched": self.batched, "cluster_batch": self.cluster_batch,
-                **({} if self.continuation == "best_sample" else {"continuation": self.continuation})}
+                **({} if self.continuation == "best_sample" else {"continuation": self.continuation}),
+                **({} if self.chain_end == "votes" else {"chain_end": self.chain_end})}
 
     def greedy_config(self) -> GenerateConfig:
         """The config of a step's one greedy continuation: `generate_config` with n = 1 and temperature 0."""
@@ -79,9 +100,10 @@ class StepwiseSettings:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StepwiseSettings:
-        """Inverse of `to_dict`; a record without "continuation" predates greedy chaining and used "best_sample"."""
+        """Inverse of `to_dict`; a record without "continuation" predates greedy chaining and used "best_sample", one
+        without "chain_end" ended by the sample votes."""
         sampling, rest = GenerateConfig.from_flat(d)
-        return cls(sampling, **{"continuation": "best_sample", **rest})
+        return cls(sampling, **{"continuation": "best_sample", "chain_end": "votes", **rest})
 
 
 @dataclass(frozen=True)
@@ -135,7 +157,8 @@ class StepResult:
     continuation: Candidate | None = None
     """The temperature-0 continuation ("greedy"), appended unless the chain ended here; None under "best_sample"."""
     ended: bool = False
-    """True when the chain ended at this step (STOP majority, a STOP or empty continuation, no usable candidate)."""
+    """True when the chain ended at this step (a STOP or empty greedy continuation; under the "votes" rule also a STOP
+    majority of the samples; under "best_sample" no usable candidate)."""
 
     @property
     def appended(self) -> str | None:
@@ -166,8 +189,9 @@ class Chain:
     steps: tuple[StepResult, ...]
     """The steps, in order."""
     ended: Literal["stop", "cap", "empty"]
-    """Why the chain ended: STOP (majority of the samples, or the greedy continuation), step cap, or nothing usable
-    (an empty greedy continuation, or no usable sampled candidate under "best_sample")."""
+    """Why the chain ended: "stop" (the greedy continuation said STOP; under the "votes" rule or "best_sample" also
+    a STOP majority of the samples), "cap" (the step cap: an unfinished solution), or "empty" (an empty greedy
+    continuation, or no usable sampled candidate under "best_sample")."""
 
     @property
     def solution(self) -> tuple[str, ...]:

@@ -8,8 +8,11 @@ For one problem, each step has two stages (the paper's protocol, `continuation="
 
 With `continuation="best_sample"` stage 2 is skipped and the sampled candidate with the highest
 sequence log-probability sum_j log p(x_j | x_<j) is appended instead (this favours the shortest).
-The chain ends when at least `stop_fraction` of the candidates say the solution is complete (they
-start with the domain's stop word), when the greedy continuation says so or is empty, or at the step cap.
+Under "greedy" the chain ends when the greedy continuation says the solution is complete (it starts with
+the domain's stop word) or is empty, or at the step cap (`chain_end="greedy"`, the paper's "repeated until
+done"); the samples' STOP votes are recorded but end nothing. The option `chain_end="votes"` (this
+project's earlier rule, and always under "best_sample") ends the chain as soon as at least `stop_fraction`
+of the candidates say STOP, before any greedy step is decoded.
 
 Candidates that say STOP form one cluster, and empty candidates another, without asking the judge.
 """
@@ -84,8 +87,9 @@ def run_step(
     lm: Backend, judge: EntailmentJudge, problem: Problem, template: StepPrompt, settings: StepwiseSettings,
     steps_so_far: Sequence[str], index: int,
 ) -> StepResult:
-    """Sample, cluster and score one step; then, unless STOP wins, decode the greedy continuation ("greedy") or
-    choose the most probable content candidate ("best_sample")."""
+    """Sample, cluster and score one step; then decode the greedy continuation ("greedy"; under `chain_end="votes"`
+    only unless STOP wins the sample vote) or, unless STOP wins, choose the most probable content candidate
+    ("best_sample")."""
     t0 = time.perf_counter()
     cands = sample_candidates(lm, template.render(problem.text, steps_so_far), settings, template)
     t1 = time.perf_counter()
@@ -96,13 +100,14 @@ def run_step(
     usable = [i for i, c in enumerate(cands) if c.text and not c.is_stop]
     weighable = any(c.logprobs for c in cands)  # with no token anywhere, probability weights are undefined
     chosen = greedy = None
+    voted_stop = stop_votes >= settings.stop_fraction * len(cands)
     if settings.continuation == "greedy":
-        ends = stop_votes >= settings.stop_fraction * len(cands)
+        ends = settings.chain_end == "votes" and voted_stop
         if not ends:
             greedy = sample_greedy(lm, template.render(problem.text, steps_so_far), settings, template)
             ends = greedy.is_stop or not greedy.text
     else:
-        ends = stop_votes >= settings.stop_fraction * len(cands) or not usable
+        ends = voted_stop or not usable
         chosen = None if ends else max(usable, key=lambda i: cands[i].sum_logprob)
     return StepResult(
         index=index,
@@ -127,7 +132,7 @@ def run_step(
 def run_chain(
     lm: Backend, judge: EntailmentJudge, problem: Problem, template: StepPrompt, settings: StepwiseSettings
 ) -> Chain:
-    """Run the step-wise protocol on one problem until STOP majority or the step cap."""
+    """Run the step-wise protocol on one problem until it ends (`StepwiseSettings.chain_end`) or the step cap."""
     steps: list[StepResult] = []
     solution: list[str] = []
     ended: Literal["stop", "cap", "empty"] = "cap"
@@ -135,8 +140,8 @@ def run_chain(
         step = run_step(lm, judge, problem, template, settings, solution, k)
         steps.append(step)
         if step.appended is None:
-            said_stop = (step.stop_votes >= settings.stop_fraction * settings.sampling.n
-                         or (step.continuation is not None and step.continuation.is_stop))
+            voted = settings.chain_end == "votes" and step.stop_votes >= settings.stop_fraction * settings.sampling.n
+            said_stop = voted or (step.continuation is not None and step.continuation.is_stop)
             ended = "stop" if said_stop else "empty"
             break
         solution.append(step.appended)

@@ -57,3 +57,14 @@ def temperature_summary(chains: pd.DataFrame) -> pd.DataFrame:
             .agg(chains=("chain", "size"), se_discrete=("se_discrete", "mean"),
                  se_probability=("se_probability", "mean"), se_length_normalized=("se_length_normalized", "mean"),
                  clusters=("n_clusters", "mean")))
+
+
+def ending_table(chains: pd.DataFrame) -> pd.DataFrame:
+    """Per (model, temperature): chains, how many `finished` (the chain said STOP), were `capped` (the step cap cut an
+    unfinished solution) or ended `empty`, and the share finished, from the per-chain table's `ended` column."""
+    ended = pd.crosstab([chains["model_name"], chains["temperature"]], chains["ended"])
+    out = ended.reindex(columns=["stop", "cap", "empty"], fill_value=0).rename(
+        columns={"stop": "finished", "cap": "capped"})
+    out.columns.name = None
+    return out.assign(chains=out.sum(axis=1), finished_share=out["finished"] / out.sum(axis=1))[
+        ["chains", "finished", "capped", "empty", "finished_share"]]

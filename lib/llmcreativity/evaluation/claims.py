@@ -19,7 +19,7 @@ from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
 from ..writing import BASELINES
 from .comparison import paired_comparisons
-from .scores import JUDGE_COLUMNS, NOVELTY_COLUMNS
+from .scores import JUDGE_COLUMNS, KL_MODES, NOVELTY_COLUMNS, kl_column
 
 REFERENCE = "review"
 """The system every claim sets against the others."""
@@ -33,6 +33,21 @@ def claim_comparisons(table: pd.DataFrame, large_systems: list[str], *, seed: in
         "A2": paired_comparisons(table, list(NOVELTY_COLUMNS), REFERENCE, list(BASELINES), seed=seed),
         "A3": paired_comparisons(table, ["judge_mean", *NOVELTY_COLUMNS], REFERENCE, list(large_systems), seed=seed),
     }
+
+
+def with_kl(table: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """`table` with its `lexical_kl` column (the one A2 is decided on) set to the lexical KL in `mode` ("windowed" or
+    "whole", `scores.KL_MODES`), read from that mode's own column (`scores.kl_column`)."""
+    column = kl_column(mode)
+    if column not in table.columns:
+        raise ValueError(f"the table has no {column!r}: score it with evaluation.novelty_table")
+    return table.assign(lexical_kl=table[column])
+
+
+def other_kl(mode: str) -> str:
+    """The lexical KL that is not `mode`: the robustness column beside the one A2 is decided on."""
+    kl_column(mode)
+    return next(m for m in KL_MODES if m != mode)
 
 
 def registry_name(identity: str) -> str | None:
@@ -75,12 +90,13 @@ def a3_not_testable_reason(writer_model: str, large_models: list[str], judge: st
 
 def review_verdicts(comparisons: dict[str, pd.DataFrame], *, judge: str, writer_model: str, large_model: str,
                     min_pairs: int = 5, a3_not_testable: str | None = None,
-                    estimator: str = "sampled mean") -> dict[str, tuple[str, Verdict]]:
+                    estimator: str = "sampled mean", kl: str = "windowed") -> dict[str, tuple[str, Verdict]]:
     """Claim id -> (text with the verdict's reason, `beats_every_baseline` verdict) for A1-A3.
 
     A3 is decided on the judge's mean score alone; its novelty comparisons are shown, not judged. With
     `a3_not_testable` (a reason from `a3_not_testable_reason`) A3 is recorded as not testable here.
-    `estimator` names the judge score the judge columns hold (the paper's: the sampled mean)."""
+    `estimator` names the judge score the judge columns hold (the paper's: the sampled mean); `kl` the lexical KL
+    the `lexical_kl` column holds (the paper's: "whole")."""
     a3 = comparisons["A3"]
     verdicts = {"A1": beats_every_baseline(comparisons["A1"], min_pairs=min_pairs),
                 "A2": beats_every_baseline(comparisons["A2"], min_pairs=min_pairs),
@@ -89,7 +105,7 @@ def review_verdicts(comparisons: dict[str, pd.DataFrame], *, judge: str, writer_
     texts = {
         "A1": f"Review beats every baseline on the five rubric dimensions (judge {judge}, {estimator}; "
               f"writer {writer_model}).",
-        "A2": f"Review beats every baseline on surprisal, lexical KL, semantic novelty and volume gain "
+        "A2": f"Review beats every baseline on surprisal, lexical KL ({kl}), semantic novelty and volume gain "
               f"(writer {writer_model}).",
         "A3": f"Review with {writer_model} beats a Single Agent with {large_model} on the judge's mean score "
               f"(judge {judge}, {estimator}).",

@@ -24,6 +24,16 @@ JUDGE_COLUMNS: tuple[str, ...] = tuple(d.key for d in DIMENSIONS)
 
 NOVELTY_COLUMNS: tuple[str, ...] = ("surprisal", "lexical_kl", "novelty", "volume_gain")
 """The four rule-based novelty metrics, as columns of the scoring table."""
+KL_MODES: tuple[str, ...] = ("windowed", "whole")
+"""The lexical KL's two estimators: the mean over windows (length-controlled, the project's) and the whole story (the
+LLM Review paper's). The scoring table holds both (`kl_column`); `lexical_kl` is the one a run decides on."""
+
+
+def kl_column(mode: str) -> str:
+    """The scoring-table column of the lexical KL in `mode` ("windowed" -> "lexical_kl_windowed")."""
+    if mode not in KL_MODES:
+        raise ValueError(f"kl mode {mode!r} is not one of {KL_MODES}")
+    return f"lexical_kl_{mode}"
 
 SURPRISAL_CONTEXT = "Writing prompt: {prompt}\n\nStory:\n"
 """Context the scoring model reads before the story (the corpus notebook uses the same)."""
@@ -68,9 +78,10 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
     of Lidstone-smoothed unigrams, by default the mean over windows of `kl_window` tokens (length-controlled,
     NaN for a story shorter than one window; `kl_mode="whole"` is the whole-story value, see
     `metrics.divergence`); novelty = 1 - max_i cos(e_story, e_chunk_i); volume_gain =
-    logdet(Cov(R + story) + eps I) - logdet(Cov(R) + eps I). `embedder` must be the one the corpus
-    store was embedded with, or the cosines compare different spaces. `surprisal_words` > 0 scores the surprisal
-    of each story's first `surprisal_words` words only (`metrics.first_words`; 0 = the whole story).
+    logdet(Cov(R + story) + eps I) - logdet(Cov(R) + eps I). Both lexical KLs are kept as well, in
+    `kl_column("windowed")` and `kl_column("whole")`; `lexical_kl` is the `kl_mode` one. `embedder` must be the one
+    the corpus store was embedded with, or the cosines compare different spaces. `surprisal_words` > 0 scores the
+    surprisal of each story's first `surprisal_words` words only (`metrics.first_words`; 0 = the whole story).
     """
     if embedder.identity != store.embedder:
         raise ValueError(f"embedder {embedder.identity!r} differs from the corpus store's {store.embedder!r}: "
@@ -79,6 +90,8 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
     if missing:
         raise ValueError(f"stories lacks columns {sorted(missing)}: load it with load_story_table")
     texts = stories["story"].tolist()
+    kl_column(kl_mode)  # refuses an unknown mode before any metric is computed
+    kl = {m: lexical_kl(texts, unigrams, mode=m, window=kl_window, alpha=alpha, tokenizer=tokenizer) for m in KL_MODES}
     E = embedder.encode(texts)
     nov = semantic_novelty_batch(E, store.embeddings)
     gain = VolumeReference.fit(store.embeddings, volume_eps).gain(E)
@@ -87,8 +100,8 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
                                   disable=not progress)]
     return pd.DataFrame({
         "story_id": stories["story_id"].to_numpy(), "surprisal": surprisal,
-        "lexical_kl": lexical_kl(texts, unigrams, mode=kl_mode, window=kl_window, alpha=alpha, tokenizer=tokenizer),
-        "novelty": [n.novelty for n in nov], "volume_gain": np.asarray(gain, dtype=float),
+        "lexical_kl": kl[kl_mode], "novelty": [n.novelty for n in nov], "volume_gain": np.asarray(gain, dtype=float),
+        **{kl_column(m): kl[m] for m in KL_MODES},
         "nearest_chunk": store.chunks["chunk_id"].to_numpy()[[n.nearest for n in nov]],
     })
 

@@ -1,4 +1,5 @@
-"""Per-framework summaries of the scoring table: mean, sd and a bootstrap CI of the mean, in the paper's shape."""
+"""Per-framework summaries of the scoring table: mean, sd and a bootstrap CI of the mean, in the paper's shape; the
+papers' reference figures beside this run's (`reference_table`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ..pipeline.claim_table import REFERENCE_FIGURES, ReferenceFigure
 from ..stats.bootstrap import bootstrap_ci
 
 
@@ -38,3 +40,24 @@ def paper_table(summary: pd.DataFrame, measures: Sequence[str], *, by: str = "sy
                                 for m, s in zip(summary["mean"], summary["sd"], strict=True)])
     wide = cell.pivot(index=by, columns="measure", values="cell").reindex(columns=list(measures))
     return wide.reindex(list(order)) if order is not None else wide
+
+
+def reference_table(summary: pd.DataFrame, figures: Sequence[ReferenceFigure] = REFERENCE_FIGURES, *,
+                    by: str = "system", digits: int = 3) -> pd.DataFrame:
+    """The papers' reference figures (`claim_table.REFERENCE_FIGURES`) beside this run's value of the same quantity.
+
+    `summary` is `framework_summary`'s output; a figure's run value is "mean ± sd (n = N)" of its `column` over its
+    `system`'s stories, or "not measured here" when the figure names no column or the summary lacks it. A
+    calibration table, not a verdict: the paper's scorer, judge and corpus are not this run's.
+    """
+    cells = {(r[by], r["measure"]): r for r in summary.to_dict("records")}
+
+    def this_run(f: ReferenceFigure) -> str:
+        r = cells.get((f.system, f.column))
+        if r is None or not np.isfinite(r["mean"]):
+            return "not measured here"
+        sd = f" ± {r['sd']:.{digits}g}" if np.isfinite(r["sd"]) else ""
+        return f"{r['mean']:.{digits}g}{sd} (n = {int(r['n'])})"
+
+    return pd.DataFrame([{"paper": f.paper, "quantity": f.quantity, "paper's figure": f.paper_figure,
+                          "this run": this_run(f), "column": f.column or "–"} for f in figures])

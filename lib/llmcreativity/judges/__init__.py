@@ -7,12 +7,14 @@ and the token use of every call.
 
 from .chateval import ChatEvalJudge
 from .criteria import (
+    CRITERIA_MODES,
     CRITERIA_SETS,
     MACGYVER_CRITERIA,
     MACGYVER_VALID,
     PAPER_CRITERIA,
     STORY_CRITERIA,
     criteria_set,
+    joint_criterion,
 )
 from .parsing import ParsedVerdict, ask_verdict, parse_verdict
 from .records import (
@@ -37,7 +39,7 @@ from .summary import (
 from .vector_store import Fragment, Hit, NumpyVectorStore, VectorStore
 
 __all__ = [
-    "CRITERIA_SETS", "PAPER_CRITERIA", "criteria_set",
+    "CRITERIA_MODES", "CRITERIA_SETS", "PAPER_CRITERIA", "criteria_set", "joint_criterion",
     "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "validity_score",
     "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
     "Judge", "Judgement", "MACGYVER_CRITERIA", "MACGYVER_VALID", "NumpyVectorStore", "ParsedVerdict", "Retrieved",

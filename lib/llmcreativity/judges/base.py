@@ -1,4 +1,5 @@
-"""What every judge shares: its model, criteria and reply settings, and the loop over criteria."""
+"""What every judge shares: its model, criteria and reply settings, and how it decides a set of criteria (one joint
+discussion, or one per criterion)."""
 
 from __future__ import annotations
 
@@ -6,17 +7,22 @@ from dataclasses import dataclass, field
 
 from ..llm.backend import Backend
 from ..llm.config import GenerateConfig
+from .criteria import CRITERIA_MODES, joint_criterion
 from .records import CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, combine
 
 
 @dataclass(frozen=True, kw_only=True)
 class CriterionJudge:
-    """Decides each criterion of an item in turn (`_decide`); the item's verdict is v = AND_c v_c."""
+    """Decides an item against its criteria (`_decide`): by default once, on the joint criterion (one binary verdict,
+    the paper's); with `criteria_mode="per_criterion"` each criterion in turn, the item's verdict v = AND_c v_c."""
 
     lm: Backend
     """Judge model (a backend of llmcreativity.llm)."""
     criteria: tuple[Criterion, ...]
-    """Criteria decided one after another."""
+    """The criteria the item must meet."""
+    criteria_mode: str = "joint"
+    """"joint": one decision (one discussion) over all criteria, one binary verdict; "per_criterion": one decision
+    per criterion, AND-ed (an ablation). The same with one criterion; see `criteria.CriteriaMode`."""
     max_tokens: int = 128
     """Token limit of each reply."""
     max_retries: int = 1
@@ -31,6 +37,9 @@ class CriterionJudge:
     def __post_init__(self) -> None:
         if not self.criteria:
             raise ValueError("criteria is empty: pass at least one Criterion")
+        if self.criteria_mode not in CRITERIA_MODES:
+            raise ValueError(f"criteria_mode={self.criteria_mode!r}: use 'joint' (one discussion over all criteria, "
+                             "one binary verdict; the paper's) or 'per_criterion' (one per criterion, AND-ed)")
         object.__setattr__(self, "config", GenerateConfig(temperature=0.0, max_tokens=self.max_tokens))
 
     @property
@@ -38,10 +47,20 @@ class CriterionJudge:
         """Judge name with its settings."""
         raise NotImplementedError
 
+    @property
+    def decided(self) -> tuple[Criterion, ...]:
+        """What is decided, one after another: the joint criterion ("joint") or each criterion ("per_criterion")."""
+        return (joint_criterion(self.criteria),) if self.criteria_mode == "joint" else self.criteria
+
+    def _named(self, name: str) -> str:
+        """`name` with the criteria mode where it changes the judge (several criteria), e.g. "single[joint]"; with
+        one criterion both modes are one judge and keep the plain name."""
+        return name if len(self.criteria) == 1 else f"{name}[{self.criteria_mode}]"
+
     def judge(self, item: JudgeItem) -> Judgement:
-        """Decide every criterion for `item`."""
+        """Decide `item`: each of `decided` in turn; the verdict is the AND of their verdicts."""
         decisions, calls = [], []
-        for criterion in self.criteria:
+        for criterion in self.decided:
             decision, log = self._decide(item, criterion)
             decisions.append(decision)
             calls += log

@@ -62,8 +62,9 @@ class ChatEvalJudge(CriterionJudge):
 
     @property
     def name(self) -> str:
-        """Judge name with its settings, e.g. "chateval(R=3,L=128)" (L: max tokens per reply)."""
-        return self.label or f"chateval(R={self.rounds},L={self.max_tokens})"
+        """Judge name with its settings, e.g. "chateval(R=3,L=128)" (L: max tokens per reply; "[joint]" or
+        "[per_criterion]" appended for several criteria)."""
+        return self.label or self._named(f"chateval(R={self.rounds},L={self.max_tokens})")
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
         history: list[str] = []

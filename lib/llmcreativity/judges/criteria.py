@@ -6,10 +6,16 @@
 - `valid`: one criterion that restates MacGyver's label (the cheapest match to it);
 - `story`: binary criteria for stories (coherent, complete, original).
 
-A judge's verdict on an item is the AND over the set's criteria.
+A judge decides a set in one discussion by default (`criteria_mode="joint"`): the set becomes one criterion
+(`joint_criterion`) that holds only when every one of its criteria does, and the judge reaches one binary
+verdict on it, as the paper's panel does. The ablation `criteria_mode="per_criterion"` decides each criterion
+apart and ANDs the verdicts. A set of one criterion is decided the same way under both.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, get_args
 
 from .records import Criterion
 
@@ -47,6 +53,30 @@ STORY_CRITERIA: tuple[Criterion, ...] = (
     Criterion("original", "The story takes the prompt somewhere unexpected instead of the most obvious reading."),
 )
 """Binary criteria for stories."""
+
+CriteriaMode = Literal["joint", "per_criterion"]
+"""How a judge decides a set of criteria: one discussion over all of them with one binary verdict ("joint", the
+paper's) or one discussion per criterion, the verdicts AND-ed ("per_criterion", an ablation)."""
+CRITERIA_MODES: tuple[str, ...] = get_args(CriteriaMode)
+"""`CriteriaMode`'s values."""
+
+
+def joint_criterion(criteria: Sequence[Criterion]) -> Criterion:
+    """One criterion that holds when every one of `criteria` holds: named for them all, defined by each in turn; a
+    single criterion is returned as it is (so its prompts are those of the per-criterion form).
+
+    >>> joint_criterion(MACGYVER_CRITERIA).name
+    'feasible, effective and safe'
+    """
+    if not criteria:
+        raise ValueError("joint_criterion needs at least one Criterion")
+    if len(criteria) == 1:
+        return criteria[0]
+    names = [c.name for c in criteria]
+    parts = "\n".join(f"- {c.name}: {c.definition}" for c in criteria)
+    return Criterion(f"{', '.join(names[:-1])} and {names[-1]}",
+                     f"Yes only if every one of these holds; no if any one fails.\n{parts}")
+
 
 CRITERIA_SETS: dict[str, tuple[Criterion, ...]] = {
     "valid": (MACGYVER_VALID,), "macgyver": MACGYVER_CRITERIA, "paper": PAPER_CRITERIA, "story": STORY_CRITERIA,

@@ -10,13 +10,14 @@ resample problems, not chains (`resample.problem_spearman`); a verdict's n count
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import pandas as pd
 
 from ..entropy.analysis import spearman_with_ci
 from ..entropy.tables import solution_text
 from ..llm.backend import Backend
-from ..verdicts import Verdict, all_of_verdict, not_testable, sign_verdict, weak_verdict
+from ..verdicts import Verdict, all_of_verdict, barely_varies, not_testable, sign_verdict, weak_verdict
 from . import JudgeItem, Judgement, validity_score
 from .criteria import PAPER_CRITERIA
 from .records import Criterion
@@ -27,6 +28,31 @@ NOVELTY_DIGITS = ("1", "2", "3", "4", "5")
 
 NO_STEPS = "(no steps)"
 """The response judged for a chain that chose no step."""
+
+PAPER_SCORER = "retrieval"
+"""The convergent scorer of the chains that can decide B6 and B11 (judge_validation's `se_judge`): the paper's
+retrieval-based multi-agent judge in its full view. The paper profile uses it; any other scorer (the default
+profile's p(yes), one scoring pass) is a cheaper stand-in, and its B6 and B11 verdicts are "inconclusive"."""
+
+
+def scorer_note(scorer: str, judge_name: str) -> str:
+    """One sentence on where the chains' convergent score comes from: the paper's judge, or a named stand-in."""
+    if scorer == PAPER_SCORER:
+        return (f"The convergent score of every chain comes from the paper's judge, the retrieval-based multi-agent "
+                f"panel in its full view ({judge_name}).")
+    return (f"The convergent score of every chain comes from {judge_name} (se_judge={scorer!r}), a cheaper stand-in "
+            f"for the paper's multi-agent judge (se_judge={PAPER_SCORER!r}, as in the paper profile): B6 and B11 "
+            "are shown but not decided by it.")
+
+
+def _stand_in(verdict: Verdict, scorer: str, judge_name: str) -> Verdict:
+    """`verdict` unless the scorer is a stand-in: then "inconclusive", keeping the statistic, saying why."""
+    if scorer == PAPER_SCORER or verdict.label == "not testable here":
+        return verdict
+    return replace(verdict, label="inconclusive",
+                   reason=f"the convergent score comes from {judge_name} (se_judge={scorer!r}), a stand-in for the "
+                          f"paper's multi-agent judge (se_judge={PAPER_SCORER!r}); it would read: {verdict.label} "
+                          f"({verdict.reason})")
 
 
 def chain_item_id(chain: str) -> str:
@@ -73,16 +99,27 @@ def _small(n_problems: int, min_problems: int, measure: str, stats: dict[str, fl
                    stats["rho"] if pd.notna(stats["rho"]) else None, None, None, int(stats["n_groups"]), measure)
 
 
+def _flat(both: pd.DataFrame, columns: Iterable[str], measure: str, stats: dict[str, float]) -> Verdict | None:
+    """"inconclusive: <column> barely varies" when one of `columns` does (`verdicts.barely_varies`), else None: a
+    correlation with a nearly constant score is near 0 for want of variation, not evidence of a weak link."""
+    flat = [f"{c} barely varies: {why}" for c in columns if (why := barely_varies(both[c]))]
+    if not flat:
+        return None
+    return Verdict("inconclusive", "; ".join(flat), stats["rho"] if pd.notna(stats["rho"]) else None,
+                   None, None, int(stats["n_groups"]), measure)
+
+
 def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems: int = 5,
                     n_resamples: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, dict[str, Verdict]]:
     """Per domain (`judged`: domain -> `judged_chains`): Spearman rho(se_column, p_valid), problems resampled, and
-    `weak_verdict` ("inconclusive" below `min_problems` problems)."""
+    `weak_verdict`; "inconclusive" below `min_problems` problems, or when SE or p_valid barely varies
+    (`verdicts.barely_varies`: a degenerate score would make any correlation look weak)."""
     rows, verdicts = [], {}
     for domain, both in judged.items():
         s = problem_spearman(both, se_column, "p_valid", n_resamples=n_resamples, seed=seed)
         measure = f"Spearman rho({se_column}, p_valid), {domain}"
-        v = _small(s["n_groups"], min_problems, measure, s) or weak_verdict(
-            s["low"], s["high"], statistic=s["rho"], n=s["n_groups"], measure=measure)
+        v = (_small(s["n_groups"], min_problems, measure, s) or _flat(both, (se_column, "p_valid"), measure, s)
+             or weak_verdict(s["low"], s["high"], statistic=s["rho"], n=s["n_groups"], measure=measure))
         verdicts[domain] = v
         rows.append({"domain": domain, "chains": s["n"], "problems": s["n_groups"], "rho": s["rho"], "low": s["low"],
                      "high": s["high"], "verdict": v.label})
@@ -90,19 +127,22 @@ def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_prob
 
 
 def weak_link_claim(table: pd.DataFrame, verdicts: dict[str, Verdict], se_column: str, judge_name: str,
-                    judge_model: str) -> tuple[str, Verdict]:
-    """Claim B6 ("divergent and convergent scores correlate only weakly") over every domain: `all_of_verdict`."""
+                    judge_model: str, *, scorer: str) -> tuple[str, Verdict]:
+    """Claim B6 ("divergent and convergent scores correlate only weakly") over every domain: `all_of_verdict`;
+    "inconclusive" when `scorer` (judge_validation's `se_judge`) is not the paper's judge (`PAPER_SCORER`)."""
     per = "; ".join(f"{r.domain}: rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] over {r.chains} chains of "
                     f"{r.problems} problems" for r in table.itertuples())
     text = (f"Per domain, each chain's {se_column} vs the {judge_name} judge's probability that the chain's own "
             f"solution is valid ({judge_model}; problems resampled): {per}.")
-    return text, all_of_verdict(verdicts, measure=f"Spearman rho({se_column}, p_valid), first domain")
+    return text, _stand_in(all_of_verdict(verdicts, measure=f"Spearman rho({se_column}, p_valid), first domain"),
+                           scorer, judge_name)
 
 
 def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems: int = 5, n_resamples: int = 1000,
                 seed: int = 0) -> tuple[pd.DataFrame, dict[str, Verdict]]:
     """Claim B11's parts per domain: rho(params_m, p_valid) should be > 0 (`sign_verdict` +1) and rho(params_m,
-    se_column) should not be (`sign_verdict` 0), problems resampled; "not testable here" with one model size."""
+    se_column) should not be (`sign_verdict` 0), problems resampled; "not testable here" with one model size,
+    "inconclusive" when the score barely varies (a flat SE would "not rise" vacuously)."""
     rows, verdicts = [], {}
     for domain, both in judged.items():
         for score, expected, part in (("p_valid", +1, "convergent"), (se_column, 0, "divergent")):
@@ -111,8 +151,9 @@ def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems
             if both["params_m"].nunique() < 2:
                 v = not_testable(f"the {domain} chains come from one model size", n=s["n_groups"], measure=measure)
             else:
-                v = _small(s["n_groups"], min_problems, measure, s) or sign_verdict(
-                    s["low"], s["high"], expected, statistic=s["rho"], n=s["n_groups"], measure=measure)
+                v = (_small(s["n_groups"], min_problems, measure, s) or _flat(both, (score,), measure, s)
+                     or sign_verdict(s["low"], s["high"], expected, statistic=s["rho"], n=s["n_groups"],
+                                     measure=measure))
             verdicts[f"{domain} {part}"] = v
             rows.append({"domain": domain, "score": score, "claimed": "rises" if expected else "does not rise",
                          "models": both["params_m"].nunique(), "chains": s["n"], "problems": s["n_groups"],
@@ -121,13 +162,15 @@ def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems
 
 
 def scale_claim(table: pd.DataFrame, verdicts: dict[str, Verdict], judge_name: str,
-                judge_model: str) -> tuple[str, Verdict]:
+                judge_model: str, *, scorer: str) -> tuple[str, Verdict]:
     """Claim B11 ("convergent scores rise with model scale while divergent ones do not"): `all_of_verdict` over
-    domains and both parts (the first convergent part's statistic unless a part fails)."""
+    domains and both parts (the first convergent part's statistic unless a part fails); "inconclusive" when
+    `scorer` is not the paper's judge (`PAPER_SCORER`)."""
     models = ", ".join(f"{d}: {m} model sizes" for d, m in table.groupby("domain")["models"].first().items())
     text = (f"Spearman rho of model parameters with the {judge_name} judge's p_valid ({judge_model}) and with SE, "
             f"per domain ({models}; problems resampled).")
-    return text, all_of_verdict(verdicts, measure="Spearman rho(model parameters, p_valid), first domain")
+    return text, _stand_in(all_of_verdict(verdicts, measure="Spearman rho(model parameters, p_valid), first domain"),
+                           scorer, judge_name)
 
 
 def novelty_messages(problem: str, solution: str) -> list[dict[str, str]]:

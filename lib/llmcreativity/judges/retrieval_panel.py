@@ -2,10 +2,13 @@
 
 Three agents analyse one (problem, solution) pair against one criterion, each *from* one
 perspective: the Problem analyst from the task's, the Solution analyst from the solution's, the
-Criterion analyst from the criterion's. By default (`views="full"`, the paper's method) every agent
-reads the task, the solution and the criterion; its role, the findings retrieved for it and the
-questions addressed to it come after that shared part, so the shared part is a byte-identical
-prefix of every agent's prompt in every round. The ablation `views="partitioned"` gives each agent
+Criterion analyst from the criterion's. By default the criterion is the joint one
+(`criteria.joint_criterion`): one discussion over all criteria that converges to one binary verdict,
+the paper's; `criteria_mode="per_criterion"` holds one discussion per criterion and ANDs the verdicts.
+With `views="full"` (the default, the paper's method) every agent reads the task, the solution and
+the criterion; its role, the findings retrieved for it and the questions addressed to it come after
+that shared part, so the shared part is a byte-identical prefix of every agent's prompt in every round.
+The ablation `views="partitioned"` gives each agent
 only its own input (the Problem analyst the task, the Solution analyst the solution, the
 Criterion analyst the criterion), its role as the system message.
 
@@ -137,7 +140,7 @@ class RetrievalPanelJudge(CriterionJudge):
     dedupe: float = 0.95
     """A finding whose cosine similarity to a stored one reaches this is not stored (> 1 keeps every finding)."""
     store_factory: Callable[[], VectorStore] = NumpyVectorStore
-    """Makes the empty store of one evaluation (one per criterion)."""
+    """Makes the empty store of one evaluation (one per discussion: one per item when joint, per criterion else)."""
     views: str = "full"
     """"full": every agent reads task, solution and criterion (the paper's); "partitioned": each only its own input."""
 
@@ -151,9 +154,10 @@ class RetrievalPanelJudge(CriterionJudge):
 
     @property
     def name(self) -> str:
-        """Judge name with its settings, e.g. "retrieval-full(R=3,k=2,T=0.8,L=128)" (L: max tokens per reply)."""
-        return self.label or (f"retrieval-{self.views}(R={self.rounds},k={self.k},T={self.stop_confidence:g},"
-                              f"L={self.max_tokens})")
+        """Judge name with its settings, e.g. "retrieval-full(R=3,k=2,T=0.8,L=128)" (L: max tokens per reply; "[joint]"
+        or "[per_criterion]" appended for several criteria)."""
+        return self.label or self._named(f"retrieval-{self.views}(R={self.rounds},k={self.k},"
+                                         f"T={self.stop_confidence:g},L={self.max_tokens})")
 
     def _retrieve(self, store: VectorStore, queries: list[str]) -> list[list[Retrieved]]:
         """The top-k stored findings for each query (the queries embedded in one batch)."""

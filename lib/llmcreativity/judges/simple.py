@@ -1,4 +1,5 @@
-"""Single-agent baselines: one call per criterion, with or without step-by-step reasoning first, or one scoring pass."""
+"""Single-agent baselines: one call per decision (the joint criterion, or each criterion), with or without step-by-step
+reasoning first, or one scoring pass."""
 
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ class SingleCallJudge(CriterionJudge):
 
     @property
     def name(self) -> str:
-        """"cot" or "single"."""
-        return self.label or ("cot" if self.reasoning else "single")
+        """"cot" or "single" ("[joint]" or "[per_criterion]" appended for several criteria)."""
+        return self.label or self._named("cot" if self.reasoning else "single")
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
         how = ("Think step by step in 2 to 4 short points, then answer. Reply in exactly this format:\n"
@@ -62,8 +63,8 @@ class AnswerProbabilityJudge(CriterionJudge):
 
     @property
     def name(self) -> str:
-        """"p(yes)"."""
-        return self.label or "p(yes)"
+        """"p(yes)" ("[joint]" or "[per_criterion]" appended for several criteria)."""
+        return self.label or self._named("p(yes)")
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
         question = f"{_question(item, criterion)} Answer with one word, {self.answers[0]} or {self.answers[1]}."

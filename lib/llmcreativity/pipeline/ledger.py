@@ -3,7 +3,8 @@
 For each claim the page shows what the ledger concludes from the recorded claim (`claims.read_claims`),
 the recorded judge agreements (`judge_validity`) and the run manifest:
 
-- "not run" when no stage recorded it; "not testable here" (with the reason) when the stage said so;
+- "not run" when no stage recorded it; "not testable here" (with the reason) when the stage said so, or when the
+  claim table says this project cannot test it at all (`ClaimSpec.not_testable`), recorded or not;
 - "inconclusive: sample too small" when n < the claim's `min_n`;
 - "judge not validated" instead of supported / not supported when the claim rests on an LLM judge whose
   agreement with human labels is unmeasured or has a 95 % CI that reaches 0 (chance); only agreements
@@ -11,7 +12,9 @@ the recorded judge agreements (`judge_validity`) and the run manifest:
 - *stale* when the run that recorded it is not the latest run of its stage in the manifest (a `--stage`
   re-run is the latest for that stage), or that run failed: a stale verdict is never shown as current.
 
-`claims_markdown` writes a compact table, the forest plot (`forest_plot`) and the long text and provenance below.
+Each row says whether it is a paper's claim or a check of this project's own (`ClaimSpec.kind`) and which
+estimator decides it (`ClaimSpec.estimator`). `claims_markdown` writes a compact table, the forest plot
+(`forest_plot`) and the long text and provenance below.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .judge_validity import KINDS, JudgeValidity, judges_for
 from .record import replay_markdown
 
 NOT_RUN = "not run"
+NOT_TESTABLE = "not testable here"
 JUDGE_NOT_VALIDATED = "judge not validated"
 TOO_SMALL = f"inconclusive: {SAMPLE_TOO_SMALL}"
 
@@ -81,6 +85,8 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
                manifest_stages: dict[str, Any]) -> LedgerRow:
     """The shown verdict of one claim: minimum sample first, then the judge gate; staleness beside it."""
     spec = CLAIMS.get(claim_id)
+    if spec is not None and spec.not_testable:
+        return LedgerRow(claim_id, spec, claim, NOT_TESTABLE, spec.not_testable, (), "")
     if claim is None:
         return LedgerRow(claim_id, spec, None, NOT_RUN, "no stage recorded it in this run", (), "")
     verdict, note = claim.verdict, claim.reason
@@ -121,32 +127,52 @@ def _paper_cell(spec: ClaimSpec | None) -> str:
         return ""
     if spec.paper_value is None:
         return "in words"
-    return f"{spec.paper_value:.3g} ({spec.paper_scale})"
+    stand_in = "; this run: a stand-in, not plotted" if spec.stand_in else ""
+    return f"{spec.paper_value:.3g} ({spec.paper_scale}{stand_in})"
+
+
+def _short_cell(r: LedgerRow) -> str:
+    spec, c = r.spec, r.claim
+    if spec is None:
+        return f"*(project check)* {_cell(c.text if c else '')}"
+    return ("*(project check)* " if spec.kind == "project check" else "") + _cell(spec.short)
 
 
 def _table_row(r: LedgerRow) -> str:
     c, spec = r.claim, r.spec
-    short = spec.short if spec else (c.text if c else "")
+    short = _short_cell(r)
+    if r.verdict == NOT_TESTABLE and spec is not None and spec.not_testable:
+        return f"| {r.claim_id} | {short} | **{NOT_TESTABLE}** | | | {_paper_cell(spec)} | |"
     if c is None:
-        return f"| {r.claim_id} | {_cell(short)} | {NOT_RUN} | | | {_paper_cell(spec)} | |"
+        return f"| {r.claim_id} | {short} | {NOT_RUN} | | | {_paper_cell(spec)} | |"
     stat = _fmt(c.statistic) + (f" [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None else "")
     min_n = f" / {spec.min_n}" if spec else ""
     n = "" if c.verdict == "not testable here" else f"{c.n}{min_n}"
     verdict = f"**{r.verdict}**" + (" *(stale)*" if r.stale else "")
     run = c.profile + (", **stale**" if r.stale else "")
-    return f"| {r.claim_id} | {_cell(short)} | {verdict} | {stat} | {n} | {_paper_cell(spec)} | {run} |"
+    return f"| {r.claim_id} | {short} | {verdict} | {stat} | {n} | {_paper_cell(spec)} | {run} |"
 
 
 def _details(r: LedgerRow) -> str:
     spec, c = r.spec, r.claim
-    head = f"**{r.claim_id}** ({spec.paper if spec else 'this project'}). {spec.claim if spec else ''}".rstrip()
+    kind = spec.kind if spec else "project check"
+    source = f"{spec.paper}, {kind}" if spec else "this project, project check"
+    head = f"**{r.claim_id}** ({source}). {spec.claim if spec else ''}".rstrip()
     items = []
     if spec is not None:
-        items.append(f"The paper: {spec.paper_figure}. Minimum sample: {spec.min_n} {spec.unit}. Judge: {spec.judge}"
+        what = ("The paper" if kind == "paper claim"
+                else "The paper states it as motivation or procedure, not as a result; this project checks it")
+        items.append(f"{what}: {spec.paper_figure}. Minimum sample: {spec.min_n} {spec.unit}. Judge: {spec.judge}"
                      + ("" if spec.gated or spec.judge == "none" else " (the claim measures the judge itself)") + ".")
-    if c is None:
+        if spec.estimator:
+            items.append(f"Estimator: {spec.estimator}.")
+        if spec.stand_in:
+            items.append(f"Measured by {spec.stand_in}.")
+        if spec.not_testable:
+            items.append(f"Not testable here: {spec.not_testable}.")
+    if c is None and r.verdict == NOT_RUN:
         items.append("Not run: no stage recorded it in this run.")
-    else:
+    elif c is not None:
         items.append(f"Measured (stage `{c.stage}`): {c.text}" + (f" Statistic: {c.measure}." if c.measure else ""))
         items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
         if r.judges:
@@ -163,32 +189,67 @@ def _details(r: LedgerRow) -> str:
 
 @dataclass(frozen=True)
 class SampleSummary:
-    """How many claims this run tested at their minimum sample size, and how many of those it decided."""
+    """How many claims this run tested at their minimum sample size, and how many of those it decided; the papers'
+    claims and the project's own checks counted apart, and the claims this project cannot test set aside."""
 
     listed: int
-    """Claims on the page."""
+    """Rows on the page."""
+    paper_claims: int
+    """Rows that are a paper's claim (`ClaimSpec.kind`)."""
+    not_testable: int
+    """Of `paper_claims`, those shown "not testable here" (the claim table's reason, or a current record's)."""
     tested: int
-    """Current (not stale) records that are neither "not testable here" nor "not run"."""
+    """Of `paper_claims`, current (not stale) records that are neither "not testable here" nor "not run"."""
     reached: int
     """Of `tested`, those whose n is at least the claim's `min_n`."""
     decided: int
     """Of `reached`, those shown supported or not supported (a claim whose judge is not validated is reached but not
     decided)."""
+    checks: int
+    """Rows that are a check of this project's own (`ClaimSpec.kind`, or a claim id the table does not list)."""
+    checks_tested: int
+    """Of `checks`, current records that are neither "not testable here" nor "not run"."""
+    checks_decided: int
+    """Of `checks_tested`, those shown supported or not supported at their minimum sample size."""
 
     def sentence(self) -> str:
         """The summary in words, for the page."""
-        return (f"Of the {self.listed} claims, this run tested {self.tested}; {self.reached} of those reached their "
-                f"minimum sample size, and {self.decided} of these were decided (supported or not supported; a claim "
-                "whose judge is not validated counts as reached but not decided). Stale records are not counted.")
+        testable = self.paper_claims - self.not_testable
+        return (f"The page lists {self.paper_claims} claims of the papers and {self.checks} checks of this project's "
+                f"own. {self.not_testable} of the papers' claims are not testable here (each row says why). Of the "
+                f"other {testable}, this run tested {self.tested}; {self.reached} of those reached their minimum "
+                f"sample size, and {self.decided} of these were decided (supported or not supported; a claim whose "
+                "judge is not validated counts as reached but not decided). "
+                f"Of the {self.checks} project checks, it tested {self.checks_tested} and decided "
+                f"{self.checks_decided}. Stale records are not counted.")
+
+
+def _is_check(r: LedgerRow) -> bool:
+    return r.spec is None or r.spec.kind == "project check"
+
+
+def _tested(r: LedgerRow) -> bool:
+    return (r.claim is not None and not r.stale and r.verdict != NOT_TESTABLE
+            and r.claim.verdict not in (NOT_TESTABLE, NOT_RUN))
+
+
+def _reached(r: LedgerRow) -> bool:
+    return r.spec is None or r.claim.n >= r.spec.min_n
 
 
 def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
-    """Count `rows` as `SampleSummary` says: tested, reached its minimum n, decided."""
-    tested = [r for r in rows if r.claim is not None and not r.stale
-              and r.claim.verdict not in ("not testable here", NOT_RUN)]
-    reached = [r for r in tested if r.spec is None or r.claim.n >= r.spec.min_n]
+    """Count `rows` as `SampleSummary` says: paper claims (not testable, tested, reached its minimum n, decided) and
+    project checks (tested, decided)."""
+    papers = [r for r in rows if not _is_check(r)]
+    checks = [r for r in rows if _is_check(r)]
+    untestable = [r for r in papers if r.verdict == NOT_TESTABLE and not r.stale]
+    tested = [r for r in papers if _tested(r)]
+    reached = [r for r in tested if _reached(r)]
     decided = [r for r in reached if r.verdict in ("supported", "not supported")]
-    return SampleSummary(len(rows), len(tested), len(reached), len(decided))
+    checks_tested = [r for r in checks if _tested(r)]
+    checks_decided = [r for r in checks_tested if _reached(r) and r.verdict in ("supported", "not supported")]
+    return SampleSummary(len(rows), len(papers), len(untestable), len(tested), len(reached), len(decided),
+                         len(checks), len(checks_tested), len(checks_decided))
 
 
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
@@ -211,6 +272,16 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
     return "\n".join(out)
 
 
+def paper_mark(r: LedgerRow) -> float | None:
+    """The paper's figure to mark beside `r`'s statistic in the forest plot, or None: only when the recorded measure
+    is on the paper's scale (it names `ClaimSpec.paper_scale`) and the project measures no stand-in for the paper's
+    statistic (`ClaimSpec.stand_in`: e.g. B7's Spearman rho is never drawn against the paper's kappa)."""
+    spec, c = r.spec, r.claim
+    if spec is None or c is None or spec.paper_value is None or not spec.paper_scale or spec.stand_in:
+        return None
+    return spec.paper_value if spec.paper_scale in c.measure.lower() else None
+
+
 def forest_plot(rows: list[LedgerRow], path: Path) -> Path | None:
     """Save one forest plot of every recorded statistic with its 95 % CI (a cross marks the paper's figure
     where the claim's measure is on the paper's scale); None when no claim has a statistic."""
@@ -230,9 +301,9 @@ def forest_plot(rows: list[LedgerRow], path: Path) -> Path | None:
         if c.ci_low is not None and c.ci_high is not None:
             ax.plot([c.ci_low, c.ci_high], [y, y], color=color, lw=2)
         ax.plot(c.statistic, y, "o", color=color)
-        spec = r.spec
-        if spec and spec.paper_value is not None and spec.paper_scale and spec.paper_scale in c.measure.lower():
-            ax.plot(spec.paper_value, y, "x", color="black", ms=8, mew=2)
+        mark = paper_mark(r)
+        if mark is not None:
+            ax.plot(mark, y, "x", color="black", ms=8, mew=2)
     ax.set_yticks(range(len(shown)), [f"{r.claim_id}: {r.verdict}" + (" (stale)" if r.stale else "")
                                       for r in reversed(shown)])
     ax.axvline(0, color="0.8", lw=1, zorder=0)

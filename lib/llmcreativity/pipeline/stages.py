@@ -131,7 +131,8 @@ STAGES: list[Stage] = [
                       "llm_check_steps": 0, "n_resamples": 200, "novelty_judge": SMOKE_MODEL},
             "paper": {"se_models": ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
                       "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20, "n_hypogen": 20, "n_scifi": 10,
-                      "n_samples": 10, "step_cap": 8, "max_tokens": 64, "judge": "llm", "llm_check_steps": 0,
+                      # a cap of 12 lets chains finish: 99 % of MacGyver's "Step k:" solutions have <= 7 steps, max 11
+                      "n_samples": 10, "step_cap": 12, "max_tokens": 64, "judge": "llm", "llm_check_steps": 0,
                       "novelty_judge": "qwen2.5-coder-1.5b"},
         },
     ),
@@ -146,7 +147,9 @@ STAGES: list[Stage] = [
                       "max_tokens": 32, "n_resamples": 200},
             "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
                       "weak_convergent_judge": "qwen2.5-coder-0.5b", "rounds": 3, "k": 5, "k_sweep": [1, 3, 5, 8],
-                      "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01], "max_tokens": 256, "cot_max_tokens": 400},
+                      "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01], "max_tokens": 256, "cot_max_tokens": 400,
+                      # B6 and B11 are decided only with the paper's convergent scorer (divergent.PAPER_SCORER)
+                      "se_judge": "retrieval"},
         },
     ),
     Stage(
@@ -159,7 +162,7 @@ STAGES: list[Stage] = [
             "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
                       "repeats": 2, "kl_window": 20, "surprisal_words": 10},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
-                      "surprisal_scorer": "qwen2.5-coder-1.5b"},
+                      "surprisal_scorer": "qwen2.5-coder-1.5b", "a2_kl": "whole"},
         },
     ),
 ]

@@ -18,7 +18,8 @@ REPLY_OVERHEAD_TOKENS = 16
 
 
 def story_token_budget(max_story_words: int, tokens_per_word: float = TOKENS_PER_WORD) -> int:
-    """The token budget of a draft or revision asked to be at most `max_story_words` words long:
+    """The token budget of a draft or revision asked to be approximately `max_story_words` words long (and cut
+    back to that many when it runs past them):
 
         max_tokens = ceil(tokens_per_word * max_story_words) + REPLY_OVERHEAD_TOKENS
 
@@ -63,7 +64,7 @@ class WritingConfig:
     @classmethod
     def for_words(cls, max_story_words: int, *, sampling: GenerateConfig = STORY_SAMPLING,
                   feedback_max_tokens: int = 200) -> WritingConfig:
-        """The config for stories of at most `max_story_words` words, with the story token budget derived from it
+        """The config for stories of approximately `max_story_words` words, with the story token budget derived from it
         (`story_token_budget`); `sampling.max_tokens` is replaced."""
         return cls(sampling.merge(max_tokens=story_token_budget(max_story_words)),
                    feedback_max_tokens=feedback_max_tokens, max_story_words=max_story_words)

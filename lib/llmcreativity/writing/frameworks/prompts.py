@@ -14,11 +14,17 @@ def chat(system: Persona | None, user: str) -> list[Message]:
     return [*head, {"role": "user", "content": user}]
 
 
+STORY_LENGTH = "approximately {max_words} words"
+"""How long a story is asked to be, in the LLM Review paper's words ("approximately 300 words"); `max_words` is the
+run's `max_story_words`. The parser still measures every story and cuts one that runs past `max_words` at a sentence
+end, flagged `over_long` (`parsing.extract_story`)."""
+
+
 def writing_task(item: PromptItem, max_words: int) -> str:
     """The instruction every writer gets for a first draft."""
     return (
         f"Writing prompt: {item.text}\n\n"
-        f"Write an original science-fiction short story for this prompt, at most {max_words} words. "
+        f"Write an original science-fiction short story for this prompt, {STORY_LENGTH.format(max_words=max_words)}. "
         f"Begin your reply with the line {STORY_MARKER} and then write only the story."
     )
 
@@ -27,7 +33,7 @@ OWN_STORY = "Your story"
 """Label of the writer's own latest version in every revision prompt (and in Debate's challenges)."""
 
 REVISION_INSTRUCTION = (
-    "Revise your story using what you were shown above. Write the full revised story, at most {max_words} words. "
+    "Revise your story using what you were shown above. Write the full revised story, " + STORY_LENGTH + ". "
     "Begin your reply with the line " + STORY_MARKER + " and then write only the story."
 )
 """The one revision instruction of every framework (Teacher, Debate, Discussion, Review).
