@@ -116,3 +116,15 @@ def test_subset_spreads_books_over_the_sorted_list(tmp_path):
     files = [tmp_path / f"{y}.txt" for y in range(1900, 1910)]
     assert [f.name for f in subset_files(files, 3)] == ["1900.txt", "1904.txt", "1909.txt"]
     assert subset_files(files, None) == files
+
+
+def test_a_replay_keeps_its_store_in_its_own_results_not_the_machines_cache(tmp_path, monkeypatch):
+    from llmcreativity.corpus.store import store_root
+    from llmcreativity.llm.call_log import CACHE_ONLY_ENV
+
+    monkeypatch.setenv("LLMCREATIVITY_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results" / "replay"))
+    monkeypatch.setenv(CACHE_ONLY_ENV, "0")
+    assert store_root() == tmp_path / "cache" / "corpus"
+    monkeypatch.setenv(CACHE_ONLY_ENV, "1")
+    assert store_root() == tmp_path / "results" / "replay" / "corpus-store"

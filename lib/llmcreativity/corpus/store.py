@@ -28,7 +28,8 @@ from llmcreativity.corpus.books import Book, read_books
 from llmcreativity.corpus.chunking import chunk_book
 from llmcreativity.corpus.gutenberg import clean_book
 from llmcreativity.llm.backend import TextEmbedder
-from llmcreativity.paths import cache_dir
+from llmcreativity.llm.call_log import cache_only_default
+from llmcreativity.paths import cache_dir, results_root
 
 RULES_VERSION = 1
 """Version of the cleaning and chunking rules; bump it when they change so old cache entries are not reused."""
@@ -110,6 +111,15 @@ def embed_resumable(texts: list[str], embedder: TextEmbedder, parts_dir: Path, s
     return np.concatenate([np.load(parts_dir / f"{k:05d}.npy") for k in range(len(starts))])
 
 
+def store_root() -> Path:
+    """Where built stores are kept: `cache_dir()/corpus`, or during a replay (`llm.call_log.cache_only_default`) the
+    replay's own `results_root()/corpus-store`, so that a replay builds its store from the record's embeddings
+    whatever this machine built before, and asks the embedder for every chunk as the recorded run did."""
+    if cache_only_default():
+        return results_root() / "corpus-store"
+    return cache_dir() / "corpus"
+
+
 def build_store(
     folder: str | Path,
     embedder: TextEmbedder,
@@ -121,12 +131,12 @@ def build_store(
 ) -> CorpusStore:
     """Read, clean, chunk and embed the corpus in `folder`, or load it from the cache when already built.
 
-    `max_books` keeps that many books spread over the years (None: all); `root` defaults to
-    `cache_dir() / "corpus"`; embeddings are saved every `shard_size` chunks (the unit of resumption).
+    `max_books` keeps that many books spread over the years (None: all); `root` defaults to `store_root()`;
+    embeddings are saved every `shard_size` chunks (the unit of resumption).
     """
     books = read_books(folder, max_books)
     key = store_key(books, params, embedder.identity)
-    path = (root or cache_dir() / "corpus") / key
+    path = (root or store_root()) / key
     meta_file = path / "meta.json"
     if meta_file.exists():
         return CorpusStore(pd.read_parquet(path / "chunks.parquet"), np.load(path / "embeddings.npy"), key,
