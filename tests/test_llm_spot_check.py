@@ -26,6 +26,8 @@ pytestmark = pytest.mark.slow
 STORY = [{"role": "system", "content": "You are a science-fiction writer."},
          {"role": "user", "content": "Write the opening of a story about a lighthouse on a moon of Saturn."}]
 SAMPLING = GenerateConfig(n=2, temperature=1.0, top_p=0.95, max_tokens=40, seed=3, logprobs=False)
+GEN = {"prompt": STORY, "config": SAMPLING.to_dict()}
+"""The inputs of the recorded generation, as the call log holds them."""
 
 
 @pytest.fixture(scope="module", params=["llama.cpp", "transformers"])
@@ -45,20 +47,21 @@ def _call(lm, method: str, inputs: dict) -> LoggedCall:
 
 
 def test_a_faithful_generation_record_passes(lm, samples):
-    result = check_generate(lm.inner, _call(lm, "generate", {"prompt": STORY}), samples)
+    result = check_generate(lm.inner, _call(lm, "generate", GEN),
+                            samples)
     assert result.compared and result.matched, result
     assert result.worst <= LOGPROB_TOL
 
 
 def test_a_flipped_token_fails(lm, samples):
     tampered = dataclasses.replace(samples[0], tokens=[*samples[0].tokens[:5], "▁banana", *samples[0].tokens[6:]])
-    result = check_generate(lm.inner, _call(lm, "generate", {"prompt": STORY}), [tampered])
+    result = check_generate(lm.inner, _call(lm, "generate", GEN), [tampered])
     assert result.compared and not result.matched
 
 
 def test_a_shifted_log_probability_fails(lm, samples):
     shifted = [*samples[0].logprobs[:3], samples[0].logprobs[3] + 0.2, *samples[0].logprobs[4:]]
-    result = check_generate(lm.inner, _call(lm, "generate", {"prompt": STORY}),
+    result = check_generate(lm.inner, _call(lm, "generate", GEN),
                             [dataclasses.replace(samples[0], logprobs=shifted)])
     assert not result.matched and result.worst == pytest.approx(0.2, abs=LOGPROB_TOL)
 
@@ -67,7 +70,7 @@ def test_numbers_of_another_model_identity_fail(lm, samples):
     # the same tokens, but with the log-probabilities another model gave them
     other = get_backend("qwen2.5-coder-0.5b", engine="llama.cpp", cache=None)
     theirs = dataclasses.replace(samples[0], logprobs=other.score(STORY, samples[0].text).logprobs)
-    result = check_generate(lm.inner, _call(lm, "generate", {"prompt": STORY}), [theirs])
+    result = check_generate(lm.inner, _call(lm, "generate", GEN), [theirs])
     assert not result.matched
 
 
@@ -110,3 +113,12 @@ def test_the_draw_is_seeded_by_the_key():
     picked = [k for k in keys if drawn(k)]
     assert picked == [k for k in keys if drawn(k)]
     assert 40 < len(picked) < 130  # about SPOT_RATE = 2 % of 4000
+
+
+def test_a_valid_sample_of_another_seed_fails_where_samples_are_independent(lm, samples):
+    # its tokens and log-probabilities are the model's own, so teacher forcing alone would pass it; sampling the
+    # prompt again (both engines here are independent of history and batch) gives the recorded seed's text
+    other = lm.generate([STORY], SAMPLING.merge(seed=4))[0]
+    assert lm.inner.backend.independent_samples
+    result = check_generate(lm.inner, _call(lm, "generate", GEN), other)
+    assert not result.matched and "sampled again differs" in result.detail

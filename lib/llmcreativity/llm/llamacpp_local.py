@@ -149,6 +149,8 @@ class LlamaCppBackend(TeacherForcedScoring):
         self.parallel = parallel
         self.n_batch = n_batch
         self.independent = independent
+        self.independent_samples = independent
+        """Whether a sample is independent of what this backend computed before and of its batch (`spot_check`)."""
         self.call_tokens = min(n_batch, INDEPENDENT_CALL_TOKENS) if independent else n_batch
         """Most tokens per llama.cpp decode call."""
         self._companion = parallel + 1  # the sequence of a lone token's companion (`_decode`)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..jsonl import append_jsonl, read_jsonl
 from .call_log import LoggedCall
+from .config import GenerateConfig
 
 SPOT_FILE_ENV = "LLMCREATIVITY_SPOT_CHECK"
 """Environment variable naming the file a replay's spot-check comparisons are appended to (one per stage)."""
@@ -167,6 +168,11 @@ def check_generate(inner: Any, call: LoggedCall, completions: list[Any]) -> Spot
         diffs = np.abs(np.asarray(fresh) - np.asarray(c.logprobs, dtype=float)) if len(fresh) == len(c.logprobs) \
             else np.array([np.inf])
         worst = max(worst, float(diffs.max(initial=0.0)))
+    if getattr(engine, "independent_samples", False):
+        config = GenerateConfig(**{**call.inputs["config"], "stop": tuple(call.inputs["config"].get("stop", ()))})
+        (fresh,) = engine.generate([call.inputs["prompt"]], config)
+        problems += [f"sample {j} sampled again differs: {f.text[:40]!r} vs the recorded {c.text[:40]!r}"
+                     for j, (f, c) in enumerate(zip(fresh, completions, strict=True)) if f.text != c.text]
     if problems:
         return _result(call, worst, LOGPROB_TOL, detail="; ".join(problems), matched=False)
     return _result(call, worst, LOGPROB_TOL)

@@ -118,6 +118,9 @@ class TransformersBackend(TeacherForcedScoring):
         self.dtype = dtype
         self.batch_size = local_batch_size(self.device, batch_size)
         self.identity = local_identity(name, dtype, device_kind(self.device))
+        self.independent_samples = dtype == "float32"
+        """Whether a sample is independent of what this backend computed before and of its batch: in float32 (the
+        tests of `test_llm_sample_independence`), not in bfloat16, whose numbers change with the batch's shape."""
         self._lock = threading.RLock()
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.tokenizer.padding_side = "left"
