@@ -118,13 +118,9 @@ def test_subset_spreads_books_over_the_sorted_list(tmp_path):
     assert subset_files(files, None) == files
 
 
-def test_a_replay_keeps_its_store_in_its_own_results_not_the_machines_cache(tmp_path, monkeypatch):
+def test_each_results_folder_builds_its_own_store(tmp_path, monkeypatch):
     from llmcreativity.corpus.store import store_root
-    from llmcreativity.llm.call_log import CACHE_ONLY_ENV
 
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results" / "replay"))
-    monkeypatch.setenv(CACHE_ONLY_ENV, "0")
-    assert store_root() == tmp_path / "cache" / "corpus"
-    monkeypatch.setenv(CACHE_ONLY_ENV, "1")
     assert store_root() == tmp_path / "results" / "replay" / "corpus-store"

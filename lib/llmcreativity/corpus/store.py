@@ -4,7 +4,7 @@ The cache key hashes the content of every book (SHA-256 of its bytes), the clean
 parameters, the version of the cleaning/chunking rules and the embedder's identity, so a change to
 any of them makes a new entry while re-runs with the same inputs read the stored files in seconds.
 
-Layout of one entry (`cache_dir()/corpus/<key>/`): `chunks.parquet` (one row per chunk, see
+Layout of one entry (`store_root()/<key>/`): `chunks.parquet` (one row per chunk, see
 `Chunk`), `parts/<k>.npy` (embeddings of shard k, written as they are computed, so an interrupted
 run resumes at the first missing shard), then `embeddings.npy` (float32, rows aligned with the
 chunk table) and `meta.json`, written last as the completion marker.
@@ -28,8 +28,7 @@ from llmcreativity.corpus.books import Book, read_books
 from llmcreativity.corpus.chunking import chunk_book
 from llmcreativity.corpus.gutenberg import clean_book
 from llmcreativity.llm.backend import TextEmbedder
-from llmcreativity.llm.call_log import cache_only_default
-from llmcreativity.paths import cache_dir, results_root
+from llmcreativity.paths import results_root
 
 RULES_VERSION = 1
 """Version of the cleaning and chunking rules; bump it when they change so old cache entries are not reused."""
@@ -112,12 +111,13 @@ def embed_resumable(texts: list[str], embedder: TextEmbedder, parts_dir: Path, s
 
 
 def store_root() -> Path:
-    """Where built stores are kept: `cache_dir()/corpus`, or during a replay (`llm.call_log.cache_only_default`) the
-    replay's own `results_root()/corpus-store`, so that a replay builds its store from the record's embeddings
-    whatever this machine built before, and asks the embedder for every chunk as the recorded run did."""
-    if cache_only_default():
-        return results_root() / "corpus-store"
-    return cache_dir() / "corpus"
+    """Where built stores are kept: `results_root()/corpus-store`, beside the run that built them.
+
+    Each results folder builds its own store, so every chunk's embedding is asked of the embedder (and answered by
+    the call cache where it holds it) in the run that uses it: the run's call log holds them all, its record can
+    answer a replay, and a replay builds its store from the record whatever this machine built before.
+    """
+    return results_root() / "corpus-store"
 
 
 def build_store(
