@@ -41,6 +41,7 @@ from .record import (
     call_log_file,
     calls_by_role,
     check_parameters,
+    code_commit,
     import_record,
     read_record,
     spot_check_file,
@@ -246,7 +247,7 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
     entry: dict[str, Any] = {
         "status": "running", "profile": p.profile, "notebook": p.stage.notebook, "parameters": p.parameters,
         "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "run_id": run_id, "parameters_sha256": params,
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings, "commit": code_commit(),
     }
     usage = usage_file(p.stage.name, p.profile)
     usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's

@@ -4,7 +4,8 @@
 (`llm.call_log`) says it asked for, and the cached answers of those calls; `llmcreativity run --replay DEST`
 rebuilds the stages from the record alone (`replay_environment`). The folder:
 
-    record.json                      format, version, code commit, CPU, and per stage: parameters (as run and
+    record.json                      format, version, the exporting commit, CPU, and per stage: the commit it ran
+                                     at, parameters (as run and
                                      resolved) and their hash, run id, time, tokens, calls per role and method,
                                      the stage's output-file hashes and claims, and its files with SHA-256
     <stage>/keys.<k>.jsonl.gz        the calls the stage asked for: identity, method, role, keys and inputs
@@ -85,7 +86,8 @@ def calls_by_role(calls: list[LoggedCall]) -> dict[str, dict[str, int]]:
     return out
 
 
-def _commit() -> str:
+def code_commit() -> str:
+    """The project's git commit (empty outside a git checkout)."""
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True,
                               check=True).stdout.strip()
@@ -239,7 +241,8 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
         _save_embeddings(folder / shards[-1], emb_keys, emb_rows)
     return {
         "run_id": entry.get("run_id", ""), "profile": profile, "notebook": entry.get("notebook", ""),
-        "source_sha256": entry.get("source_sha256", ""), "parameters": entry.get("parameters", {}),
+        "source_sha256": entry.get("source_sha256", ""), "commit": entry.get("commit", ""),
+        "parameters": entry.get("parameters", {}),
         "parameters_sha256": entry.get("parameters_sha256", ""), "resolved_parameters": resolved_parameters(plan),
         "resolved_sha256": parameters_hash(resolved_parameters(plan)), "seconds": entry.get("seconds"),
         "usage": entry.get("usage", []), "items": entry.get("items"), "items_unit": entry.get("items_unit", ""),
@@ -281,7 +284,7 @@ def export_record(folder: str | Path, plans: list[Plan], profile: str, cache_pat
         for path in {p for p in folder.rglob("*") if p.is_file()} - before:
             path.unlink()
         raise
-    record.update(commit=_commit(), cpu=cpu_description(), updated=time.strftime("%Y-%m-%dT%H:%M:%S"))
+    record.update(commit=code_commit(), cpu=cpu_description(), updated=time.strftime("%Y-%m-%dT%H:%M:%S"))
     record["files"] = _files(folder, record)
     size = sum(f["bytes"] for f in record["files"].values())
     record["bytes"] = size
