@@ -16,7 +16,13 @@ from llmcreativity.pipeline.execution import prepare_replay, run, run_stage
 from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.planning import plan
-from llmcreativity.pipeline.record import RecordError, export_record, read_record, replay_differences
+from llmcreativity.pipeline.record import (
+    RecordError,
+    export_record,
+    output_digests,
+    read_record,
+    replay_differences,
+)
 from llmcreativity.pipeline.stages import Stage
 
 NOTEBOOK = Path(__file__).parent / "data" / "book" / "recorded_stage.md"
@@ -156,16 +162,18 @@ def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(record
 
 def test_replay_differences_names_changed_and_missing_outputs_and_changed_claims(tmp_path):
     (tmp_path / "s").mkdir()
-    (tmp_path / "s" / "a.jsonl").write_text("same\n")
-    (tmp_path / "s" / "b.jsonl").write_text("changed\n")
+    (tmp_path / "s" / "a.jsonl").write_text('{"x": 1, "steps": [{"y": 2, "sample_seconds": 0.5}]}\n')
+    (tmp_path / "s" / "b.csv").write_text("x,seconds\n1,0.5\n")
     (tmp_path / "claims.jsonl").write_text(json.dumps({"stage": "s", "claim_id": "B1", "statistic": 0.4,
                                                        "recorded_at": "later"}) + "\n")
-    from llmcreativity.hashing import sha256_file
-
-    record = {"stages": {"s": {
-        "outputs": {"s/a.jsonl": sha256_file(tmp_path / "s" / "a.jsonl"), "s/b.jsonl": "0" * 64, "s/c.jsonl": "1" * 64},
-        "claims": [{"stage": "s", "claim_id": "B1", "statistic": 0.4, "recorded_at": "then"}]}}}
-    assert replay_differences(record, {"s": {}}, tmp_path) == {"s": ["s/b.jsonl: differs", "s/c.jsonl: missing"]}
+    digests = output_digests({"s/a.jsonl": "", "s/b.csv": ""}, tmp_path)
+    record = {"stages": {"s": {"output_digests": {**digests, "s/c.jsonl": "1" * 64},
+                               "claims": [{"stage": "s", "claim_id": "B1", "statistic": 0.4, "recorded_at": "then"}]}}}
+    assert replay_differences(record, {"s": {}}, tmp_path) == {"s": ["s/c.jsonl: missing"]}
+    # other wall-clock times are the same content; another value is not
+    (tmp_path / "s" / "a.jsonl").write_text('{"x": 1, "steps": [{"y": 2, "sample_seconds": 9.0}]}\n')
+    (tmp_path / "s" / "b.csv").write_text("x,seconds\n2,0.5\n")
+    assert replay_differences(record, {"s": {}}, tmp_path)["s"][:2] == ["s/b.csv: differs", "s/c.jsonl: missing"]
     record["stages"]["s"]["claims"][0]["statistic"] = 0.5
     assert replay_differences(record, {"s": {}}, tmp_path)["s"][-1] == "claims records differ"
     assert replay_differences(record, {}, tmp_path) == {}  # a stage the replay did not run is not compared

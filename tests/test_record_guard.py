@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from llmcreativity.paths import results_dir
 from llmcreativity.pipeline.execution import prepare_replay, run_stage
 from llmcreativity.pipeline.manifest import read_manifest
-from llmcreativity.pipeline.record import read_record
+from llmcreativity.pipeline.record import read_record, replay_differences
 
 RECORD = Path(__file__).parent / "data" / "records" / "smoke"
 
@@ -34,13 +35,13 @@ def replayed(tmp_path_factory):
         plans, replay = prepare_replay(RECORD)
         for p in plans:
             run_stage(p, log=lambda *_: None, replay=replay)
-        yield replay.record, read_manifest("smoke")["stages"]
+        yield replay.record, read_manifest("smoke")["stages"], results_dir("smoke")
     finally:
         mp.undo()
 
 
 def test_every_recorded_stage_replays_asking_exactly_the_recorded_calls(replayed):
-    record, stages = replayed
+    record, stages, _ = replayed
     assert set(stages) == set(record["stages"])
     for name, entry in stages.items():
         assert entry["status"] == "ok", name
@@ -49,7 +50,7 @@ def test_every_recorded_stage_replays_asking_exactly_the_recorded_calls(replayed
 
 
 def test_the_spot_check_recomputes_every_model_identity_and_all_match(replayed):
-    record, stages = replayed
+    record, stages, _ = replayed
     checked = [r for e in stages.values() for r in e["spot_check"]["mismatches"]]
     assert checked == []
     compared = sum(e["spot_check"]["compared"] for e in stages.values())
@@ -64,3 +65,8 @@ def test_the_record_spans_both_engines_an_embedder_and_the_entailment_judge():
     assert any(u["kind"] == "embedder" for e in record["stages"].values() for u in e["usage"])
     roles = {role for e in record["stages"].values() for role in e["calls"]}
     assert {"entailment_judge", "writer", "embedder"} <= roles
+
+
+def test_the_replay_rebuilds_the_recorded_outputs_and_claims(replayed):
+    record, stages, results = replayed
+    assert replay_differences(record, stages, results) == {name: [] for name in record["stages"]}

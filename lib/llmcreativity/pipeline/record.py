@@ -246,7 +246,9 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
         "parameters_sha256": entry.get("parameters_sha256", ""), "resolved_parameters": resolved_parameters(plan),
         "resolved_sha256": parameters_hash(resolved_parameters(plan)), "seconds": entry.get("seconds"),
         "usage": entry.get("usage", []), "items": entry.get("items"), "items_unit": entry.get("items_unit", ""),
-        "outputs": entry.get("outputs", {}), "calls": calls_by_role(calls), "keys_file": keys_file,
+        "outputs": entry.get("outputs", {}), "output_digests": output_digests(entry.get("outputs", {}),
+                                                                             results_dir(profile)),
+        "calls": calls_by_role(calls), "keys_file": keys_file,
         "shards": shards, "exported": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "claims": [r for r in read_jsonl(results_dir(profile) / "claims.jsonl") if r.get("stage") == stage],
         "judge_validity": [r for r in read_jsonl(results_dir(profile) / "judge_validity.jsonl")
@@ -408,9 +410,9 @@ replayed stage runs under the recorded run id, so the run id itself must match).
 
 def replay_differences(record: dict[str, Any], stages: dict[str, Any], results: Path) -> dict[str, list[str]]:
     """What a replay rebuilt differently from the record, per stage it ran (`stages`: the replay's manifest entries;
-    `results`: its `results_dir(profile)`): output files whose SHA-256 differs (or that are missing), and claims or
-    judge-validity records that differ beyond `WALL_CLOCK_CLAIM_FIELDS`. Empty lists: the replay rebuilt the recorded
-    outputs exactly."""
+    `results`: its `results_dir(profile)`): output files whose content differs beyond their wall-clock fields
+    (`output_digest`) or that are missing, and claims or judge-validity records that differ beyond
+    `WALL_CLOCK_CLAIM_FIELDS`. Empty lists: the replay rebuilt the recorded outputs exactly."""
     out: dict[str, list[str]] = {}
     claims = read_jsonl(results / "claims.jsonl")
     validity = read_jsonl(results / "judge_validity.jsonl")
@@ -418,8 +420,8 @@ def replay_differences(record: dict[str, Any], stages: dict[str, Any], results: 
         if name not in stages:
             continue
         problems = []
-        for rel, digest in sorted(recorded.get("outputs", {}).items()):
-            now = sha256_or_none(results / rel)
+        for rel, digest in sorted(recorded.get("output_digests", {}).items()):
+            now = output_digest(results / rel) if (results / rel).exists() else None
             if now != digest:
                 problems.append(f"{rel}: {'missing' if now is None else 'differs'}")
         for key, rows in (("claims", claims), ("judge_validity", validity)):
@@ -435,6 +437,41 @@ def _comparable(rows: list[dict[str, Any]], stage: str) -> list[str]:
                   for r in rows if r.get("stage") == stage)
 
 
-def sha256_or_none(path: Path) -> str | None:
-    """The file's SHA-256, or None where there is no file."""
-    return sha256_file(path) if path.exists() else None
+WALL_CLOCK_OUTPUT_FIELDS = frozenset({"sample_seconds", "cluster_seconds", "seconds", "recorded_at", "executed_at"})
+"""Fields and columns of output files that time the run's own wall clock (a chain step's sampling and clustering
+seconds, a judge sweep's seconds) or date it: a replay answers from the record and so measures other times. They are
+left out of `output_digest`; every other field must be rebuilt exactly."""
+
+
+def _without_wall_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_wall_clock(v) for k, v in value.items() if k not in WALL_CLOCK_OUTPUT_FIELDS}
+    if isinstance(value, list):
+        return [_without_wall_clock(v) for v in value]
+    return value
+
+
+def output_digest(path: Path) -> str:
+    """SHA-256 of an output file's content without its wall-clock fields (`WALL_CLOCK_OUTPUT_FIELDS`): JSON Lines
+    and JSON by their parsed values, CSV and Parquet by their table without those columns, anything else by its
+    bytes."""
+    import hashlib
+
+    import pandas as pd
+
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".parquet"):
+        table = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
+        table = table.drop(columns=[c for c in table.columns if c in WALL_CLOCK_OUTPUT_FIELDS])
+        text = table.to_json(orient="split", date_format="iso", double_precision=15, default_handler=str)
+    elif suffix in (".jsonl", ".json"):
+        rows = read_jsonl(path) if suffix == ".jsonl" else json.loads(path.read_text(encoding="utf-8"))
+        text = json.dumps(_without_wall_clock(rows), sort_keys=True, ensure_ascii=False)
+    else:
+        return sha256_file(path)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def output_digests(outputs: dict[str, str], results: Path) -> dict[str, str]:
+    """`output_digest` of each output file a stage wrote (paths relative to `results`) that still exists."""
+    return {rel: output_digest(results / rel) for rel in sorted(outputs) if (results / rel).exists()}
