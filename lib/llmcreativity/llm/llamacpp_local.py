@@ -65,6 +65,13 @@ only appends cells after the anchor), and the matrix products treat each token a
 its own tokens only. Calls of 2 to 63 tokens (a lone token gets a companion) therefore make a sample independent of
 history and batch (`tests/test_llm_sample_independence.py`)."""
 
+INDEPENDENT_MODELS = frozenset({"smollm2-135m"})
+"""Registry models whose llama.cpp samples the tests show independent of history and batch with `independent`
+(`tests/test_llm_sample_independence.py`). Not the qwen2.5-coder GGUFs: in the replay of a default run (2026-12-01)
+their recomputed samples and teacher-forced log-probabilities differed from the recorded ones (up to 0.24 nats per
+token, 0.016 in an answer probability), so some part of their computation still depends on the batch; until that is
+found, their records are the evidence and the spot check reports the differences."""
+
 VOCAB_PROBE = "Hello, world! Ünïcödé, emoji 🚀, code: def f(x):\n    return x ** 2  # 3.14\n\n<|im_start|>"
 """Text that llama.cpp and the Hugging Face tokenizer must split into the same ids (checked on load)."""
 
@@ -149,8 +156,9 @@ class LlamaCppBackend(TeacherForcedScoring):
         self.parallel = parallel
         self.n_batch = n_batch
         self.independent = independent
-        self.independent_samples = independent
-        """Whether a sample is independent of what this backend computed before and of its batch (`spot_check`)."""
+        self.independent_samples = independent and name in INDEPENDENT_MODELS
+        """Whether a sample is shown independent of what this backend computed before and of its batch
+        (`INDEPENDENT_MODELS`); the spot check then samples a recorded prompt again and wants the same text."""
         self.call_tokens = min(n_batch, INDEPENDENT_CALL_TOKENS) if independent else n_batch
         """Most tokens per llama.cpp decode call."""
         self._companion = parallel + 1  # the sequence of a lone token's companion (`_decode`)

@@ -437,10 +437,12 @@ def _comparable(rows: list[dict[str, Any]], stage: str) -> list[str]:
                   for r in rows if r.get("stage") == stage)
 
 
-WALL_CLOCK_OUTPUT_FIELDS = frozenset({"sample_seconds", "cluster_seconds", "seconds", "recorded_at", "executed_at"})
-"""Fields and columns of output files that time the run's own wall clock (a chain step's sampling and clustering
-seconds, a judge sweep's seconds) or date it: a replay answers from the record and so measures other times. They are
-left out of `output_digest`; every other field must be rebuilt exactly."""
+WALL_CLOCK_OUTPUT_FIELDS = frozenset({"sample_seconds", "cluster_seconds", "seconds", "recorded_at", "executed_at",
+                                      "cached"})
+"""Fields and columns of output files that describe how the run went rather than what it computed: its wall clock (a
+chain step's sampling and clustering seconds, a judge sweep's seconds), its dates, and whether a call came from the
+cache (every call does in a replay). They are left out of `output_digest`; every other field must be rebuilt
+exactly."""
 
 
 def _without_wall_clock(value: Any) -> Any:
