@@ -123,4 +123,7 @@ def test_each_results_folder_builds_its_own_store(tmp_path, monkeypatch):
 
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results" / "replay"))
+    monkeypatch.setenv("LLMCREATIVITY_PROFILE", "default")
     assert store_root() == tmp_path / "results" / "replay" / "corpus-store"
+    monkeypatch.setenv("LLMCREATIVITY_PROFILE", "smoke")  # a scratch profile writes nothing outside its folder
+    assert store_root() == tmp_path / "results" / "replay" / "smoke" / "corpus-store"

@@ -28,7 +28,7 @@ from llmcreativity.corpus.books import Book, read_books
 from llmcreativity.corpus.chunking import chunk_book
 from llmcreativity.corpus.gutenberg import clean_book
 from llmcreativity.llm.backend import TextEmbedder
-from llmcreativity.paths import results_root
+from llmcreativity.paths import results_dir
 
 RULES_VERSION = 1
 """Version of the cleaning and chunking rules; bump it when they change so old cache entries are not reused."""
@@ -111,13 +111,14 @@ def embed_resumable(texts: list[str], embedder: TextEmbedder, parts_dir: Path, s
 
 
 def store_root() -> Path:
-    """Where built stores are kept: `results_root()/corpus-store`, beside the run that built them.
+    """Where built stores are kept: `results_dir()/corpus-store`, beside the run that built them (a smoke run's in
+    its own folder, a replay's in the replay's).
 
     Each results folder builds its own store, so every chunk's embedding is asked of the embedder (and answered by
     the call cache where it holds it) in the run that uses it: the run's call log holds them all, its record can
     answer a replay, and a replay builds its store from the record whatever this machine built before.
     """
-    return results_root() / "corpus-store"
+    return results_dir() / "corpus-store"
 
 
 def build_store(
