@@ -122,3 +122,17 @@ def test_a_valid_sample_of_another_seed_fails_where_samples_are_independent(lm, 
     assert lm.inner.backend.independent_samples
     result = check_generate(lm.inner, _call(lm, "generate", GEN), other)
     assert not result.matched and "sampled again differs" in result.detail
+
+
+def test_a_batch_dependent_path_gets_the_looser_stated_tolerances(lm):
+    from llmcreativity.llm.spot_check import (
+        LOGPROB_TOL_DEPENDENT,
+        PROB_TOL_DEPENDENT,
+        logprob_tolerance,
+        prob_tolerance,
+    )
+
+    assert (logprob_tolerance(lm.inner), prob_tolerance(lm.inner)) == (LOGPROB_TOL, PROB_TOL)  # smollm2: independent
+    qwen = get_backend("qwen2.5-coder-0.5b", engine="llama.cpp", cache=None)
+    assert not qwen.inner.backend.independent_samples
+    assert (logprob_tolerance(qwen.inner), prob_tolerance(qwen.inner)) == (LOGPROB_TOL_DEPENDENT, PROB_TOL_DEPENDENT)

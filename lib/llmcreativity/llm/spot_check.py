@@ -6,13 +6,15 @@ a stage, then each further one with probability `SPOT_RATE`, at most `MOST_PER_M
 method and stage), and the model computes them again while their inputs are at hand:
 
 - `generate`: the recorded sample's own token ids are teacher-forced after the prompt, and the model's
-  log-probability of each token must be within `LOGPROB_TOL` nats of the recorded one; the ids must also decode
-  to the recorded text (up to the cut at a stop string). A token that is a near-tie under the model passes as
-  long as its log-probability agrees, whichever of the tied tokens the record holds; so the rule does not
-  depend on whether the engine's samples are independent of history and batch (they are not on every path,
-  see README), only on the model computing the same numbers for the same tokens.
-- `score`: the same tokens, each log-probability within `LOGPROB_TOL`.
-- `answer_probs`: every answer's probability within `PROB_TOL`.
+  log-probability of each token must be within `LOGPROB_TOL` nats of the recorded one; the ids must also decode to
+  the recorded text (up to the cut at a stop string). A token that is a near-tie under the model passes as long as
+  its log-probability agrees, whichever of the tied tokens the record holds. Where the engine's samples are shown
+  independent of history and batch (`independent_samples`: float32 transformers, smollm2-135m on llama.cpp), the
+  prompt is also sampled again and the text must be identical; elsewhere (bfloat16, the qwen2.5-coder GGUFs on
+  llama.cpp, endpoints) the tolerances are `LOGPROB_TOL_DEPENDENT` and `PROB_TOL_DEPENDENT`, so the check holds
+  whichever way a path turns out.
+- `score`: the same tokens, each log-probability within `LOGPROB_TOL` (or `LOGPROB_TOL_DEPENDENT`).
+- `answer_probs`: every answer's probability within `PROB_TOL` (`PROB_TOL_DEPENDENT` on a batch-dependent path).
 - `encode`: every component of the embedding within `EMBED_TOL`.
 
 Each comparison is appended to the file $LLMCREATIVITY_SPOT_CHECK names (set by the runner during a replay,
@@ -48,6 +50,12 @@ PROB_TOL = 0.01
 """The largest difference allowed between a recorded and a recomputed answer probability."""
 EMBED_TOL = 1e-4
 """The largest difference allowed between a recorded and a recomputed embedding component (unit-norm rows)."""
+LOGPROB_TOL_DEPENDENT = 0.5
+"""Nats, on a path whose numbers depend on the batch (`independent_samples` False: bfloat16, the qwen2.5-coder GGUFs
+on llama.cpp, endpoints): the replay of a default run measured up to 0.24 between a recorded and a recomputed token
+log-probability there; a flipped token is off by several nats."""
+PROB_TOL_DEPENDENT = 0.03
+"""The answer-probability tolerance on such a path (measured there: up to 0.016)."""
 SAMPLES_CHECKED = 2
 """Samples of a checked `generate` call that are teacher-forced (the first ones)."""
 
@@ -134,6 +142,21 @@ def _engine(inner: Any) -> Any:
     return getattr(inner, "backend", inner)
 
 
+def _independent(inner: Any) -> bool:
+    """Whether the model's numbers are shown independent of history and batch (`independent_samples`)."""
+    return bool(getattr(_engine(inner), "independent_samples", False))
+
+
+def logprob_tolerance(inner: Any) -> float:
+    """`LOGPROB_TOL` on a path shown independent of history and batch, else `LOGPROB_TOL_DEPENDENT`."""
+    return LOGPROB_TOL if _independent(inner) else LOGPROB_TOL_DEPENDENT
+
+
+def prob_tolerance(inner: Any) -> float:
+    """`PROB_TOL` on a path shown independent of history and batch, else `PROB_TOL_DEPENDENT`."""
+    return PROB_TOL if _independent(inner) else PROB_TOL_DEPENDENT
+
+
 def _result(call: LoggedCall, worst: float, tol: float, compared: bool = True, detail: str = "",
             matched: bool | None = None) -> SpotResult:
     ok = (worst <= tol) if matched is None else matched
@@ -150,9 +173,9 @@ def teacher_forced(engine: Any, prompt: Any, ids: list[int]) -> list[float]:
 
 def check_generate(inner: Any, call: LoggedCall, completions: list[Any]) -> SpotResult:
     """Teacher-force the recorded samples' token ids; their log-probabilities and text must agree with the record."""
-    engine = _engine(inner)
+    engine, tol = _engine(inner), logprob_tolerance(inner)
     if not hasattr(engine, "_read"):
-        return _result(call, 0.0, LOGPROB_TOL, compared=False, detail="this engine cannot teacher-force token ids")
+        return _result(call, 0.0, tol, compared=False, detail="this engine cannot teacher-force token ids")
     worst, problems = 0.0, []
     for j, c in enumerate(completions[:SAMPLES_CHECKED]):
         if not c.tokens:
@@ -174,24 +197,24 @@ def check_generate(inner: Any, call: LoggedCall, completions: list[Any]) -> Spot
         problems += [f"sample {j} sampled again differs: {f.text[:40]!r} vs the recorded {c.text[:40]!r}"
                      for j, (f, c) in enumerate(zip(fresh, completions, strict=False)) if f.text != c.text]
     if problems:
-        return _result(call, worst, LOGPROB_TOL, detail="; ".join(problems), matched=False)
-    return _result(call, worst, LOGPROB_TOL)
+        return _result(call, worst, tol, detail="; ".join(problems), matched=False)
+    return _result(call, worst, tol)
 
 
 def check_score(inner: Any, call: LoggedCall, recorded: Any) -> SpotResult:
     """Score the continuation again; same tokens, log-probabilities within `LOGPROB_TOL`."""
-    fresh = inner.score(call.inputs["context"], call.inputs["continuation"])
+    fresh, tol = inner.score(call.inputs["context"], call.inputs["continuation"]), logprob_tolerance(inner)
     if list(fresh.tokens) != list(recorded.tokens):
-        return _result(call, float("inf"), LOGPROB_TOL, detail="the continuation's tokens differ", matched=False)
+        return _result(call, float("inf"), tol, detail="the continuation's tokens differ", matched=False)
     diffs = np.abs(np.asarray(fresh.logprobs) - np.asarray(recorded.logprobs))
-    return _result(call, float(diffs.max(initial=0.0)), LOGPROB_TOL)
+    return _result(call, float(diffs.max(initial=0.0)), tol)
 
 
 def check_answer_probs(inner: Any, call: LoggedCall, recorded: Any) -> SpotResult:
     """Answer probabilities again, each within `PROB_TOL`."""
     fresh = inner.answer_probs(call.inputs["prompt"], list(call.inputs["answers"]))
     worst = max(abs(fresh.probs[a] - recorded.probs[a]) for a in recorded.probs)
-    return _result(call, worst, PROB_TOL)
+    return _result(call, worst, prob_tolerance(inner))
 
 
 def check_encode(inner: Any, call: LoggedCall, recorded: np.ndarray) -> SpotResult:
