@@ -93,15 +93,6 @@ class ResponseCache:
             raise
         conn.execute("COMMIT")
 
-    def get_many(self, keys: list[str]) -> dict[str, Any]:
-        """The stored values of those `keys` that are stored and intact (exporting a record)."""
-        found: dict[str, Any] = {}
-        for key in keys:
-            value = self.get(key)
-            if value is not None:
-                found[key] = value
-        return found
-
     def __len__(self) -> int:
         return int(self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0])
 
