@@ -15,7 +15,7 @@ from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.parameters import ParameterError
 from llmcreativity.pipeline.planning import declared_parameters, plan
 from llmcreativity.pipeline.publish import incomplete_stages
-from llmcreativity.pipeline.stages import STAGES, Stage
+from llmcreativity.pipeline.stages import RUN_SETTINGS, SMOKE_MODEL, STAGES, Stage
 from llmcreativity_book.site import BuildError, stage_source
 
 TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
@@ -83,8 +83,24 @@ def test_plan_defers_missing_results_inputs_only_when_an_upstream_stage_runs_fir
 
 
 @pytest.mark.parametrize("profile", ["default", "paper", "smoke"])
-def test_registered_stages_have_valid_profiles(profile):
-    assert len(plan(profile, [])) == len(STAGES)
+def test_registered_stages_plan_in_order_with_their_profile_values(profile):
+    plans = plan(profile, [])
+    assert [p.stage.name for p in plans] == [s.name for s in STAGES]  # STAGES is listed in dependency order
+    planned: set[str] = set()
+    for p in plans:
+        assert set(p.stage.depends) <= planned, f"{p.stage.name} is planned before a stage it reads"
+        planned.add(p.stage.name)
+        assert p.profile == profile and p.settings == RUN_SETTINGS[profile]
+        assert set(p.parameters) <= set(p.declared)
+        assert {name: p.parameters[name] for name in p.stage.profiles[profile]} == p.stage.profiles[profile]
+
+
+def test_smoke_plan_gives_every_model_role_the_smallest_model():
+    for p in plan("smoke", []):
+        roles = {name: p.parameters.get(name, param.default) for name, param in p.declared.items()
+                 if param.registry == "model"}
+        specs = [spec for value in roles.values() for spec in ([value] if isinstance(value, str) else value) if spec]
+        assert specs and all(spec.endswith(SMOKE_MODEL) for spec in specs), (p.stage.name, roles)
 
 
 def test_run_executes_with_parameters_and_adds_provenance(results):
