@@ -179,11 +179,13 @@ COUNTED = Path(__file__).parent / "data" / "book" / "counted_stage.md"
 @pytest.fixture
 def counted(results, tmp_path, monkeypatch):
     """A stage whose kernel calls a scripted model through an empty call cache; its items are its records."""
-    from llmcreativity.pipeline import run_report
+    from dataclasses import replace
+
+    from llmcreativity.output_files import OutputFile
 
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setitem(run_report.ITEM_SOURCES, "counted", run_report.ItemSource("records", ("counted/*.jsonl",)))
-    return tiny("counted", notebook=COUNTED)
+    replies = OutputFile("records.jsonl", "the replies", items="records")
+    return replace(tiny("counted", notebook=COUNTED), outputs=(replies,))
 
 
 def test_the_manifest_entry_holds_the_kernels_calls_hits_tokens_and_items(results, counted):
@@ -206,13 +208,13 @@ def test_the_manifest_entry_holds_the_kernels_calls_hits_tokens_and_items(result
 
 
 def test_a_failed_stage_reports_the_calls_it_made_and_a_rerun_does_not_add_the_killed_attempts(results, counted):
-    from llmcreativity.pipeline.run_report import read_run_report, usage_file
+    from llmcreativity.pipeline.run_report import read_run_report, usage_path
 
     with pytest.raises(StageFailed):
         run("default", [("fail", "true")], stages=[counted], log=lambda _: None)
     [line] = read_run_report()
     assert (line.status, line.lm_calls, line.lm_cache_hits, line.items) == ("failed", 3, 0, 0)
-    usage_file("counted").write_text('{"identity": "stale", "kind": "language model", "calls": 99}\n')
+    usage_path("counted").write_text('{"identity": "stale", "kind": "language model", "calls": 99}\n')
     [entry] = run("default", [], stages=[tiny("counted")], log=lambda _: None)  # now a stage that calls no model
     assert entry["usage"] == [] and read_run_report()[0].lm_calls == 0
 

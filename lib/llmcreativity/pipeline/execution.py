@@ -47,7 +47,7 @@ from .record import (
     spot_check_file,
     verify_record,
 )
-from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_file, write_run_report
+from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_path, write_run_report
 from .stages import Stage
 
 __all__ = ["STAGE_ENV", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_notebook", "prepare_replay",
@@ -190,7 +190,7 @@ def _work(p: Plan, usage: Path, replay: Replay | None) -> dict[str, Any]:
     except (OSError, ValueError, TypeError) as e:
         work.update(calls_error=str(e))
     try:
-        work["items"], work["items_unit"] = stage_items(p.stage.name, p.profile)
+        work["items"], work["items_unit"] = stage_items(p.stage, p.profile)
     except (OSError, ValueError) as e:
         work.update(items=None, items_unit="", items_error=str(e))
     return work
@@ -249,7 +249,7 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
         "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "run_id": run_id, "parameters_sha256": params,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings, "commit": code_commit(),
     }
-    usage = usage_file(p.stage.name, p.profile)
+    usage = usage_path(p.stage.name, p.profile)
     usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's
     _start_logs(p, replay)
     if replay is not None:
