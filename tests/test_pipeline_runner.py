@@ -287,11 +287,43 @@ def test_the_kernel_gets_the_run_settings_and_the_manifest_records_them(results)
     [entry] = run("default", [], stages=[stage], log=lambda _: None)
     assert entry["run_settings"] == PINNED and read_manifest()["stages"]["settings"]["run_settings"] == PINNED
     seen = json.loads((results / "settings.json").read_text())
-    assert seen == {**PINNED, "identity": "transformers:smollm2-135m:float32:row-seeded"}
-    [entry] = run("default", [("dtype", "bfloat16")], stages=[stage], log=lambda _: None)
+    assert seen == {**PINNED, "identity": "transformers:smollm2-135m:float32:row-seeded", **ENDPOINT_DEFAULTS}
+    [entry] = run("default", [("dtype", "bfloat16"), ("max_concurrency", "32"), ("api_key_env", "MY_KEY")],
+                  stages=[stage], log=lambda _: None)
     assert entry["run_settings"] == {"dtype": "bfloat16", "device": "cpu"}
-    assert json.loads((results / "settings.json").read_text())["identity"] == \
-        "transformers:smollm2-135m:bfloat16:row-seeded"
+    assert entry["endpoint_settings"] == {"api_key_env": "MY_KEY", "max_concurrency": 32}
+    seen = json.loads((results / "settings.json").read_text())
+    assert seen["identity"] == "transformers:smollm2-135m:bfloat16:row-seeded"
+    assert (seen["api_key_env"], seen["max_concurrency"]) == ("MY_KEY", 32)
+    assert "max_concurrency" not in entry["parameters"]
+
+
+# -- endpoint settings (api_key_env, max_concurrency) ---------------------------------------------------------------
+ENDPOINT_DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "max_concurrency": 8}
+
+
+def test_endpoint_settings_are_run_wide_options_the_default_then_p_then_the_stage_scoped_p():
+    assert plan("default", [], stages=[tiny()])[0].endpoint == ENDPOINT_DEFAULTS
+    plans = plan("default", [("max_concurrency", "32"), ("b.max_concurrency", "2"), ("api_key_env", "MY_KEY")],
+                 stages=[tiny("a"), tiny("b")])
+    assert [p.endpoint for p in plans] == [{"api_key_env": "MY_KEY", "max_concurrency": 32},
+                                           {"api_key_env": "MY_KEY", "max_concurrency": 2}]
+    assert all("max_concurrency" not in p.parameters for p in plans)
+
+
+def test_bad_endpoint_settings_are_refused_before_anything_runs_and_a_key_given_by_mistake_is_not_shown():
+    with pytest.raises(ParameterError) as err:
+        plan("default", [("max_concurrency", "0"), ("a.max_concurrency", "many"), ("api_key_env", "sk-secret-1")],
+             stages=[tiny("a")])
+    text = str(err.value)
+    assert "-p max_concurrency: max_concurrency='0': give a whole number in [1, 256]" in text
+    assert "-p a.max_concurrency: max_concurrency='many'" in text
+    assert "api_key_env is not the name of an environment variable" in text and "sk-secret-1" not in text
+
+
+def test_no_notebook_declares_an_endpoint_setting():
+    for stage in STAGES:
+        assert not {"api_key_env", "max_concurrency"} & set(declared_parameters(stage)), stage.name
 
 
 def test_dry_run_prints_each_stages_run_settings(monkeypatch, capsys):

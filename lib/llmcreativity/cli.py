@@ -93,6 +93,7 @@ def _run(args: argparse.Namespace) -> None:
         for p in plans:
             print(f"{p.stage.name} ({p.stage.notebook})")
             print(f"  run settings {p.settings}    # local models' defaults: the profile's, or -p dtype / -p device")
+            print(f"  endpoint settings {p.endpoint}    # endpoint roles: -p api_key_env / -p max_concurrency")
             for name, param in p.declared.items():
                 value = p.parameters.get(name, param.default)
                 mark = "*" if name in p.parameters else " "

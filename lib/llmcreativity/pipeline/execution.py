@@ -30,6 +30,7 @@ import nbformat
 from ..hashing import sha256_file
 from ..llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, CALLS_ENV, STAGE_ENV, read_call_log
 from ..llm.device import RUN_SETTING_ENV
+from ..llm.endpoint_settings import ENDPOINT_SETTING_ENV
 from ..llm.spot_check import SPOT_FILE_ENV, read_spot_checks, summarize
 from ..llm.usage_file import USAGE_FILE_ENV, read_usage
 from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
@@ -160,8 +161,9 @@ def _failure_message(p: Plan, error: Exception, output: Path) -> str:
 @contextmanager
 def _kernel_environment(values: dict[str, str]) -> Iterator[None]:
     """Set the variables the kernel papermill starts reads (profile, stage, run id, parameter hash, usage file, call
-    log, the run settings `Plan.settings` -> `llm.device.RUN_SETTING_ENV`; a replay's cache-only switch, call cache
-    and spot-check file); restore them after."""
+    log, the run settings `Plan.settings` -> `llm.device.RUN_SETTING_ENV`, the endpoint settings `Plan.endpoint` ->
+    `llm.endpoint_settings.ENDPOINT_SETTING_ENV`; a replay's cache-only switch, call cache and spot-check file);
+    restore them after."""
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -207,6 +209,7 @@ def _stage_variables(p: Plan, run_id: str, params: str, usage: Path, replay: Rep
               USAGE_FILE_ENV: str(usage), CALL_LOG_ENV: str(call_log_file(p.stage.name, p.profile)),
               CACHE_ONLY_ENV: "0"}
     values.update({RUN_SETTING_ENV[name]: value for name, value in p.settings.items()})
+    values.update({ENDPOINT_SETTING_ENV[name]: str(value) for name, value in p.endpoint.items()})
     if replay is not None:
         recorded = replay.record["stages"][p.stage.name]
         values.update({RUN_ENV: recorded["run_id"], PARAMS_ENV: recorded["parameters_sha256"], CACHE_ONLY_ENV: "1",
@@ -247,7 +250,8 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
     entry: dict[str, Any] = {
         "status": "running", "profile": p.profile, "notebook": p.stage.notebook, "parameters": p.parameters,
         "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "run_id": run_id, "parameters_sha256": params,
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings, "commit": code_commit(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings,
+        "endpoint_settings": p.endpoint, "commit": code_commit(),
     }
     usage = usage_path(p.stage.name, p.profile)
     usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's

@@ -1,16 +1,20 @@
 """Planning a run: every selected stage's parameter values, resolved and checked before anything runs.
 
 Values: the notebook's defaults, then the profile's, then `-p name value` overrides (a bare name
-applies to every stage declaring it; `stage.name` to that stage only). Four names are run-wide options
+applies to every stage declaring it; `stage.name` to that stage only). Six names are run-wide options
 that no notebook declares (`RUN_OPTIONS`): `-p base_url URL -p model NAME` sets every language-model role
 (`# registry: model` parameter) of every stage to `URL#NAME` (`model` alone: the local model NAME),
 except roles set by their own `-p` and optional roles left empty; `-p dtype float32|bfloat16|auto` and
 `-p device cpu|cuda|cuda:N|auto` are the run settings of every local model (`Plan.settings`: the profile's
 `stages.RUN_SETTINGS`, then `-p NAME`, then `-p STAGE.NAME`; "auto" where none is given), which the runner passes
-to each stage kernel as the defaults of `get_backend` and `get_embedder` (`llm.device.RUN_SETTING_ENV`). Checked:
-types and ranges, the run settings' values (and that torch sees a CUDA device that one names), model roles
-(registry names, or `URL#MODEL` specs whose servers are probed for what each role needs, see `llm.roles`), and
-input paths set by the profile or `-p`.
+to each stage kernel as the defaults of `get_backend` and `get_embedder` (`llm.device.RUN_SETTING_ENV`);
+`-p api_key_env NAME` and `-p max_concurrency N` are the endpoint settings of every endpoint role (`Plan.endpoint`:
+`llm.endpoint_settings.ENDPOINT_DEFAULTS`, then `-p NAME`, then `-p STAGE.NAME`), passed to each kernel the same way
+(`llm.endpoint_settings.ENDPOINT_SETTING_ENV`) as the defaults of `get_role_backend` and `get_role_embedder`; they
+are operational (`ENDPOINT_OPTIONS`) and change no model call. Checked: types and ranges, the run and endpoint
+settings' values (and that torch sees a CUDA device that one names), model roles (registry names, or `URL#MODEL`
+specs whose servers are probed for what each role needs, see `llm.roles`), and input paths set by the profile or
+`-p`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import jupytext
 import nbformat
 
 from ..llm.device import check_dtype, resolve_device
+from ..llm.endpoint_settings import ENDPOINT_DEFAULTS, ENDPOINT_SETTING_ENV, check_endpoint_setting
 from ..llm.probes import EndpointError, check_endpoint, missing_message
 from ..llm.roles import CAPABILITY_USE, is_endpoint_spec, needs_of, parse_role, with_endpoint
 from ..paths import REPO_ROOT, results_dir
@@ -43,12 +48,14 @@ ROLE_OPTIONS = ("base_url", "model")
 """`-p` names that set every language-model role of a run."""
 SETTING_OPTIONS = ("dtype", "device")
 """`-p` names of the run settings of every local model (`Plan.settings`)."""
-RUN_OPTIONS = (*ROLE_OPTIONS, *SETTING_OPTIONS)
+ENDPOINT_OPTIONS = tuple(ENDPOINT_SETTING_ENV)
+"""`-p` names of the endpoint settings of every endpoint role (`Plan.endpoint`): operational options, which change
+no model call (no prompt, cache key, identity or generating parameter), so a record is replayed whatever they were
+(`record.check_parameters`; records made before they were run-wide hold them among a stage's parameters)."""
+RUN_OPTIONS = (*ROLE_OPTIONS, *SETTING_OPTIONS, *ENDPOINT_OPTIONS)
 """`-p` names that apply to a whole run rather than to one notebook parameter (a notebook may not declare them)."""
 SETTING_DEFAULTS = {"dtype": "auto", "device": "auto"}
 """A run setting that neither the profile (`stages.RUN_SETTINGS`) nor `-p` gives: chosen per machine."""
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-"""The key's environment variable where a stage declares no `api_key_env`."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,9 @@ class Plan:
     settings: dict[str, str] = field(default_factory=lambda: dict(SETTING_DEFAULTS))
     """The run settings of its local models, {"dtype": ..., "device": ...} (`SETTING_OPTIONS`), as given (not
     resolved on this machine): the kernel's `get_backend` / `get_embedder` defaults and the manifest's record."""
+    endpoint: dict[str, Any] = field(default_factory=lambda: dict(ENDPOINT_DEFAULTS))
+    """The endpoint settings of its endpoint roles, {"api_key_env": ..., "max_concurrency": ...}
+    (`ENDPOINT_OPTIONS`): the kernel's `get_role_backend` / `get_role_embedder` defaults."""
 
 
 def load_notebook(stage: Stage) -> nbformat.NotebookNode:
@@ -162,21 +172,24 @@ def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: lis
     return values
 
 
-def check_setting(name: str, value: str) -> str:
-    """`value` of run setting `name` when valid, else a ValueError naming the choices: a dtype of
-    `llm.device.DTYPE_CHOICES`; a device of `DEVICE_CHOICES` that torch sees here ("auto" is not resolved)."""
+def check_setting(name: str, value: str) -> Any:
+    """`value` of run or endpoint setting `name` when valid, else a ValueError naming the choices: a dtype of
+    `llm.device.DTYPE_CHOICES`; a device of `DEVICE_CHOICES` that torch sees here ("auto" is not resolved); an
+    endpoint setting as `llm.endpoint_settings.check_endpoint_setting` reads it (`max_concurrency` an int)."""
     if name == "dtype":
         return check_dtype(value)
     if name == "device":
         if value != "auto":
             resolve_device(value)  # the spelling, and that torch sees the CUDA device it names
         return value
-    raise ValueError(f"{name!r} is not a run setting: choose one of {list(SETTING_OPTIONS)}")
+    if name in ENDPOINT_OPTIONS:
+        return check_endpoint_setting(name, value)
+    raise ValueError(f"{name!r} is not a run setting: choose one of {[*SETTING_OPTIONS, *ENDPOINT_OPTIONS]}")
 
 
 def setting_problems(profile: str, overrides: list[tuple[str, str]], names: set[str]) -> list[str]:
-    """Why the profile's run settings (`stages.RUN_SETTINGS`) or a `-p dtype` / `-p device` is invalid; one message
-    per bad value, naming the option and its choices."""
+    """Why the profile's run settings (`stages.RUN_SETTINGS`) or a `-p dtype` / `-p device` / `-p api_key_env` /
+    `-p max_concurrency` is invalid; one message per bad value, naming the option and its choices."""
     problems = []
     for name, value in RUN_SETTINGS.get(profile, {}).items():
         try:
@@ -185,23 +198,40 @@ def setting_problems(profile: str, overrides: list[tuple[str, str]], names: set[
             problems.append(f"profile {profile!r}, RUN_SETTINGS in lib/llmcreativity/pipeline/stages.py: {e}")
     for key, text in overrides:
         name = split_override(key, names)[1]
-        if name in SETTING_OPTIONS:
+        if name in (*SETTING_OPTIONS, *ENDPOINT_OPTIONS):
             try:
                 check_setting(name, text)
-            except ValueError as e:
-                problems.append(f"-p {key} {text}: {e}")
+            except ValueError as e:  # an endpoint setting's value is not repeated: it may be a key given by mistake
+                problems.append(f"-p {key}: {e}" if name in ENDPOINT_OPTIONS else f"-p {key} {text}: {e}")
     return problems
+
+
+def _scoped(settings: dict[str, Any], stage: str, overrides: list[tuple[str, str]], names: set[str]) -> dict[str, Any]:
+    """`settings` with `-p NAME VALUE`, then `-p STAGE.NAME VALUE` on top for each of its names (the later wins)."""
+    settings = dict(settings)
+    for scope in (None, stage):
+        for key, text in overrides:
+            target, name = split_override(key, names)
+            if name in settings and target == scope:
+                settings[name] = text
+    return settings
 
 
 def run_settings(stage: str, profile: str, overrides: list[tuple[str, str]], names: set[str]) -> dict[str, str]:
     """The run settings of `stage`: "auto", then the profile's (`stages.RUN_SETTINGS`), then `-p NAME VALUE`, then
     `-p STAGE.NAME VALUE` (the later wins; values unchecked, see `setting_problems`)."""
-    settings = {**SETTING_DEFAULTS, **RUN_SETTINGS.get(profile, {})}
-    for scope in (None, stage):
-        for key, text in overrides:
-            target, name = split_override(key, names)
-            if name in SETTING_OPTIONS and target == scope:
-                settings[name] = text
+    return _scoped({**SETTING_DEFAULTS, **RUN_SETTINGS.get(profile, {})}, stage, overrides, names)
+
+
+def endpoint_settings(stage: str, overrides: list[tuple[str, str]], names: set[str]) -> dict[str, Any]:
+    """The endpoint settings of `stage`: `ENDPOINT_DEFAULTS`, then `-p NAME VALUE`, then `-p STAGE.NAME VALUE`, each
+    as it is used (`max_concurrency` an int); a bad value (reported by `setting_problems`) keeps the default."""
+    settings = _scoped(ENDPOINT_DEFAULTS, stage, overrides, names)
+    for name, value in settings.items():
+        try:
+            settings[name] = check_endpoint_setting(name, value)
+        except ValueError:
+            settings[name] = ENDPOINT_DEFAULTS[name]
     return settings
 
 
@@ -209,7 +239,7 @@ def endpoint_roles(plans: list[Plan]) -> dict[tuple[str, str], dict[str, list[st
     """(spec, key variable) -> role -> the stages that give `role` to the endpoint spec `spec`."""
     found: dict[tuple[str, str], dict[str, list[str]]] = {}
     for p in plans:
-        key_env = p.parameters.get("api_key_env", getattr(p.declared.get("api_key_env"), "default", DEFAULT_KEY_ENV))
+        key_env = p.endpoint["api_key_env"]
         for name, param in p.declared.items():
             value = p.parameters.get(name, param.default)
             for spec in value if isinstance(value, list) else [value]:
@@ -291,7 +321,7 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
                             "add it to lib/llmcreativity/pipeline/stages.py")
             continue
         p = Plan(s, profile, _values(s, params, profile, overrides, names, used, problems), params,
-                 run_settings(s.name, profile, overrides, names))
+                 run_settings(s.name, profile, overrides, names), endpoint_settings(s.name, overrides, names))
         problems += registry_problems(params, p.parameters, f"stage {s.name!r}")
         upstream = any(d in {x.name for x in selected} for d in s.depends)
         for name, value in p.parameters.items():
