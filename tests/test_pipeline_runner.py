@@ -140,6 +140,50 @@ def test_running_one_stage_requires_its_dependencies_to_have_run():
         plan("default", [], only="second", stages=stages)
 
 
+def test_one_stage_in_the_smoke_profile_runs_its_missing_upstream_stages_first_and_says_so(results):
+    stages = [tiny("first"), tiny("second", ("first",))]
+    said: list[str] = []
+    first, second = run("smoke", [("n", "4"), ("first.scale", "2")], only="second", stages=stages, log=said.append)
+    assert said[0] == ("stage 'second' reads the outputs of ['first'], which have not run successfully in the "
+                       "'smoke' profile: running them first")
+    assert [s for s in said if s.startswith("[")][0].startswith("[first] executing")
+    # a bare -p applies to the stage asked for, as without upstream stages; STAGE.NAME to its stage
+    assert (first["status"], first["parameters"]) == ("ok", {"n": 3, "scale": 2.0})
+    assert (second["status"], second["parameters"]) == ("ok", {"n": 4})
+    said.clear()
+    assert [e["parameters"] for e in run("smoke", [], only="second", stages=stages, log=said.append)] == [{"n": 3}]
+    assert not any("running them first" in s for s in said)
+
+
+def test_missing_upstream_stages_are_found_through_each_other_and_a_stage_that_ran_is_not_run_again(results):
+    stages = [tiny("a"), tiny("b", ("a",)), tiny("c", ("a", "b"))]
+    assert [p.stage.name for p in plan("smoke", [], only="c", stages=stages, run_upstream=True)] == ["a", "b", "c"]
+    update_manifest("a", {"status": "ok"}, "smoke")
+    assert [p.stage.name for p in plan("smoke", [], only="c", stages=stages, run_upstream=True)] == ["b", "c"]
+
+
+@pytest.mark.parametrize(("profile", "run_upstream"), [("default", True), ("paper", True), ("smoke", False)])
+def test_a_real_profile_a_replay_or_an_export_still_refuses_a_stage_whose_upstream_has_not_run(profile, run_upstream):
+    stages = [tiny("first"), tiny("second", ("first",))]
+    with pytest.raises(ParameterError, match=r"stage 'second' reads the outputs of \['first'\].*run them first"):
+        plan(profile, [], only="second", stages=stages, run_upstream=run_upstream)
+
+
+def test_the_readers_exercise_plans_its_upstream_stages_in_the_smoke_profile(monkeypatch, capsys):
+    from llmcreativity import cli
+
+    assert cli.main(["run", "--stage", "semantic_entropy", "--profile", "smoke", "-p", "temperatures", "[0.1, 2.0]",
+                     "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("stage 'semantic_entropy' reads the outputs of ['backends', 'baselines', 'review'], which "
+                          "have not run successfully in the 'smoke' profile: running them first\n")
+    planned = [ln.split()[0] for ln in out.splitlines() if ln.endswith(".md)")]
+    assert planned == ["backends", "baselines", "review", "semantic_entropy"]
+    temperatures = [ln.split("#")[0].split("=")[1].strip() for ln in out.splitlines()
+                    if ln.strip().lstrip("* ").startswith("temperatures =")]
+    assert temperatures == ["[0.3, 1.2]", "[0.1, 2.0]"]  # backends' own; the exercise's for semantic_entropy
+
+
 def test_manifest_update_keeps_entries_written_by_another_run_meanwhile(results):
     from concurrent.futures import ThreadPoolExecutor
 

@@ -36,7 +36,7 @@ from ..llm.usage_file import USAGE_FILE_ENV, read_usage
 from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
 from .manifest import executed_dir, read_manifest, update_manifest
 from .parameters import ParameterError
-from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan
+from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
 from .provenance import PARAMS_ENV, RUN_ENV, parameters_hash
 from .record import (
     call_log_file,
@@ -297,7 +297,12 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
 
 def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None, only: str | None = None,
         log: Any = print, stages: list[Stage] | None = None, replay: Replay | None = None) -> list[dict[str, Any]]:
-    """Validate every selected stage, then execute them in order under one run id, stopping at the first failure."""
-    plans = plan(profile, overrides or [], only, stages)
+    """Validate every selected stage, then execute them in order under one run id, stopping at the first failure.
+
+    `only` runs one stage; in a scratch profile its missing upstream stages run first, and `log` says so
+    (`planning.plan(run_upstream=True)`); a replay runs only the stages asked for."""
+    plans = plan(profile, overrides or [], only, stages, run_upstream=replay is None)
+    if upstream_line(plans, only):
+        log(upstream_line(plans, only))
     run_id = new_run_id()
     return [run_stage(p, log, run_id, replay) for p in plans]

@@ -30,7 +30,7 @@ from ..llm.device import check_dtype, resolve_device
 from ..llm.endpoint_settings import ENDPOINT_DEFAULTS, ENDPOINT_SETTING_ENV, check_endpoint_setting
 from ..llm.probes import EndpointError, check_endpoint, missing_message
 from ..llm.roles import CAPABILITY_USE, is_endpoint_spec, needs_of, parse_role, with_endpoint
-from ..paths import REPO_ROOT, results_dir
+from ..paths import REPO_ROOT, is_scratch, results_dir
 from .manifest import read_manifest
 from .order import find_stage, ordered_stages
 from .parameters import (
@@ -286,24 +286,75 @@ def endpoint_summary(plans: list[Plan]) -> list[str]:
     return lines
 
 
+def missing_upstream(stage: Stage, profile: str, stages: list[Stage] | None = None) -> list[Stage]:
+    """The stages whose outputs `stage` reads, directly or through each other, that have not run successfully under
+    `profile`, in dependency order: what must run before it (behind a stage that ran, nothing is looked at: its
+    outputs are there)."""
+    ordered = ordered_stages(stages)
+    by_name, done = {s.name: s for s in ordered}, read_manifest(profile)["stages"]
+    needed: set[str] = set()
+
+    def visit(s: Stage) -> None:
+        for d in s.depends:
+            if done.get(d, {}).get("status") != "ok" and d not in needed:
+                needed.add(d)
+                visit(by_name[d])
+
+    visit(stage)
+    return [s for s in ordered if s.name in needed]
+
+
+def upstream_line(plans: list[Plan], only: str | None) -> str:
+    """What the plans of `--stage only` say as they start when they run its missing upstream stages first (the plans
+    before the last); "" when they run none."""
+    if not only or len(plans) < 2:
+        return ""
+    asked, upstream = plans[-1], [p.stage.name for p in plans[:-1]]
+    return (f"stage {asked.stage.name!r} reads the outputs of {upstream}, which have not run successfully in the "
+            f"{asked.profile!r} profile: running them first")
+
+
+def _selected(profile: str, only: str | None, ordered: list[Stage], run_upstream: bool) -> list[Stage]:
+    """The stages a plan runs: every stage; or `only`, after its missing upstream stages where `run_upstream` and the
+    profile is a scratch one, else refused (ParameterError) while any of them is missing."""
+    if not only:
+        return ordered
+    asked = find_stage(only, ordered)
+    upstream = missing_upstream(asked, profile, ordered)
+    if upstream and not (run_upstream and is_scratch(profile)):
+        missing = [d for d in asked.depends if d in {s.name for s in upstream}]
+        again = "" if profile == "default" else f" --profile {profile}"
+        raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
+                             f"run them first (`llmcreativity run --stage {missing[0]}{again}`) or run every stage")
+    return [*upstream, asked]
+
+
+def _upstream_override(key: str, stage: Stage, names: set[str]) -> bool:
+    """Whether `-p key` applies to `stage` run as an upstream stage: a run-wide option, or scoped to `stage`."""
+    target, name = split_override(key, names)
+    return target == stage.name or target is None and name in RUN_OPTIONS
+
+
 def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None,
-         stages: list[Stage] | None = None) -> list[Plan]:
+         stages: list[Stage] | None = None, *, run_upstream: bool = False) -> list[Plan]:
     """Resolve and validate every selected stage's parameters before anything runs.
 
     Every problem of every stage is collected into one ParameterError. Input paths inside the
     results folder are not required yet when a stage this one depends on runs earlier in this run
     and may still write them (they are checked when their stage starts).
+
+    `only` selects one stage; the stages whose outputs it reads must have run successfully under `profile`. With
+    `run_upstream` in a scratch profile (`paths.SCRATCH_PROFILES`, e.g. smoke: a reader's exercise on a fresh clone),
+    the missing ones are planned first (`missing_upstream`, `upstream_line` says so), with their profile's values,
+    the run-wide options and their own `-p STAGE.NAME`; a bare `-p NAME` applies to `only` alone, as without them.
+    Elsewhere a missing upstream stage is refused, naming the command that runs it: in the real profiles (default,
+    paper), whose outputs are evidence, a `--stage` run never starts hours of other stages unasked; and in a replay
+    or a record export (which pass no `run_upstream`), which handle exactly the stages asked for.
     """
     ordered = ordered_stages(stages)
     names = {s.name for s in ordered}
-    selected = [find_stage(only, ordered)] if only else ordered
-    if only:
-        done = read_manifest(profile)["stages"]
-        missing = [d for d in selected[0].depends if done.get(d, {}).get("status") != "ok"]
-        if missing:
-            again = "" if profile == "default" else f" --profile {profile}"
-            raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
-                                 f"run them first (`llmcreativity run --stage {missing[0]}{again}`) or run every stage")
+    selected = _selected(profile, only, ordered, run_upstream)
+    upstream_stages = selected[:-1] if only else []
     problems: list[str] = setting_problems(profile, overrides, names)
     for target, opts in _run_options(overrides, names).items():
         if opts.get("base_url") and not opts.get("model"):
@@ -320,8 +371,9 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
             problems.append(f"stage {s.name!r} has no profile {profile!r} (it has {sorted(s.profiles)}); "
                             "add it to lib/llmcreativity/pipeline/stages.py")
             continue
-        p = Plan(s, profile, _values(s, params, profile, overrides, names, used, problems), params,
-                 run_settings(s.name, profile, overrides, names), endpoint_settings(s.name, overrides, names))
+        mine = [(k, t) for k, t in overrides if _upstream_override(k, s, names)] if s in upstream_stages else overrides
+        p = Plan(s, profile, _values(s, params, profile, mine, names, used, problems), params,
+                 run_settings(s.name, profile, mine, names), endpoint_settings(s.name, mine, names))
         problems += registry_problems(params, p.parameters, f"stage {s.name!r}")
         upstream = any(d in {x.name for x in selected} for d in s.depends)
         for name, value in p.parameters.items():
