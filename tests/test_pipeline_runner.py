@@ -303,17 +303,22 @@ def test_run_settings_are_auto_then_the_profiles_then_p_then_the_stage_scoped_p(
     assert all(p.parameters == {} for p in plans)  # a run setting is no notebook parameter
 
 
-def test_bad_run_settings_are_refused_before_anything_runs_naming_the_option_and_the_choices(monkeypatch):
+def test_bad_run_and_endpoint_settings_are_refused_before_anything_runs_naming_the_option_and_the_choices(
+        monkeypatch):
     from llmcreativity.llm import device
 
     monkeypatch.setattr(device, "_torch_cuda_count", lambda: 0)
     with pytest.raises(ParameterError) as err:
-        plan("default", [("dtype", "float16"), ("a.device", "gpu"), ("device", "cuda")],
-             stages=[tiny("a")])
+        plan("default", [("dtype", "float16"), ("a.device", "gpu"), ("device", "cuda"), ("max_concurrency", "0"),
+                         ("a.max_concurrency", "many"), ("api_key_env", "sk-secret-1")], stages=[tiny("a")])
     text = str(err.value)
     assert "-p dtype float16: dtype='float16': choose one of ['float32', 'bfloat16', 'auto']" in text
     assert "-p a.device gpu: device='gpu': choose one of ['auto', 'cpu', 'cuda', 'cuda:N']" in text
     assert "-p device cuda: device='cuda', but torch sees no CUDA device here" in text
+    assert "-p max_concurrency: max_concurrency='0': give a whole number in [1, 256]" in text
+    assert "-p a.max_concurrency: max_concurrency='many'" in text
+    # an endpoint setting's value is not repeated: a key given by mistake for its variable's name is never shown
+    assert "api_key_env is not the name of an environment variable" in text and "sk-secret-1" not in text
     monkeypatch.setattr(device, "_torch_cuda_count", lambda: 2)
     assert plan("default", [("device", "cuda:1")], stages=[tiny("a")])[0].settings["device"] == "cuda:1"
 
@@ -353,16 +358,6 @@ def test_endpoint_settings_are_run_wide_options_the_default_then_p_then_the_stag
     assert [p.endpoint for p in plans] == [{"api_key_env": "MY_KEY", "max_concurrency": 32},
                                            {"api_key_env": "MY_KEY", "max_concurrency": 2}]
     assert all("max_concurrency" not in p.parameters for p in plans)
-
-
-def test_bad_endpoint_settings_are_refused_before_anything_runs_and_a_key_given_by_mistake_is_not_shown():
-    with pytest.raises(ParameterError) as err:
-        plan("default", [("max_concurrency", "0"), ("a.max_concurrency", "many"), ("api_key_env", "sk-secret-1")],
-             stages=[tiny("a")])
-    text = str(err.value)
-    assert "-p max_concurrency: max_concurrency='0': give a whole number in [1, 256]" in text
-    assert "-p a.max_concurrency: max_concurrency='many'" in text
-    assert "api_key_env is not the name of an environment variable" in text and "sk-secret-1" not in text
 
 
 def test_no_notebook_declares_an_endpoint_setting():

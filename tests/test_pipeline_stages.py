@@ -102,6 +102,14 @@ def test_every_testable_claim_is_recorded_by_one_stage():
     assert recorder_of("B7").name == "entailment_validation" and recorder_of("B12") is None
 
 
+def test_the_claims_page_names_the_stage_that_records_a_claim_not_run():
+    from llmcreativity.pipeline.ledger import ledger_rows
+
+    rows = {r.claim_id: r for r in ledger_rows([], [], {"semantic_entropy": {"status": "ok", "run_id": "r"}})}
+    assert rows["A1"].note == "the evaluation stage records it and has not run (llmcreativity run --stage evaluation)"
+    assert rows["B8"].note == "the semantic_entropy stage records it, but its latest run did not"
+
+
 def test_a_stage_whose_outputs_count_two_kinds_of_items_is_refused():
     with pytest.raises(ValueError, match=r"count different items \['a', 'b'\]"):
         Stage("x", "x.md", "X", outputs=(OutputFile("a.jsonl", "a", items="a"), OutputFile("b.jsonl", "b", items="b")))
