@@ -35,7 +35,7 @@ from llmcreativity.entropy.domains import MACGYVER_PROMPT
 from llmcreativity.entropy.entailment import LLMEntailmentJudge
 from llmcreativity.judges import MACGYVER_VALID, SingleCallJudge, run_judge
 from llmcreativity.judges.validation import items_and_labels
-from llmcreativity.llm import get_backend, materialize
+from llmcreativity.llm import get_backend, get_role_backend, materialize
 from llmcreativity.llm.request_stats import RequestCounts, request_stats
 
 MODEL = "smollm2-135m"
@@ -50,12 +50,13 @@ def free_port() -> int:
 
 
 def start_server(*extra: str) -> tuple[subprocess.Popen, str]:
-    """llama-cpp-python's server on loopback serving the 135M GGUF, as in tests/conftest.py; (process, base URL)."""
+    """llama-cpp-python's server on loopback serving the 135M GGUF as `MODEL`, as in tests/conftest.py; (process, base
+    URL)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(materialize(MODEL)), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--logits_all", "true", "--n_threads", str(SERVER_THREADS),
-         *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         "--port", str(port), "--model_alias", MODEL, "--n_ctx", "2048", "--logits_all", "true", "--n_threads",
+         str(SERVER_THREADS), *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -132,7 +133,7 @@ def main() -> None:
         proc, url = start_server()
         try:
             for c in args.concurrency:
-                lm = get_backend(MODEL, base_url=url, max_concurrency=c, cache=None)
+                lm = get_role_backend("convergent_judge", f"{url}#{MODEL}", max_concurrency=c, cache=None)
                 rows += workload(lm, f"server, max_concurrency {c}", out, args)
         finally:
             proc.terminate()

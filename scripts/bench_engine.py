@@ -32,7 +32,7 @@ from transformers import GenerationConfig as HFGenerationConfig
 from llmcreativity.judges import JudgeItem
 from llmcreativity.judges.rubric import ANSWERS, DIMENSIONS, SAMPLING, RubricJudge, rubric_prompt
 from llmcreativity.llm import GenerateConfig, materialize
-from llmcreativity.llm.registry import resolve_dtype
+from llmcreativity.llm.device import resolve_dtype
 from llmcreativity.llm.transformers_local import TransformersBackend, convert_gguf
 from llmcreativity.paths import data_dir
 

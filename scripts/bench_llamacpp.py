@@ -32,8 +32,8 @@ import torch
 
 from llmcreativity.judges.rubric import ANSWERS, DIMENSIONS, rubric_prompt
 from llmcreativity.llm import GenerateConfig, materialize
+from llmcreativity.llm.device import resolve_dtype
 from llmcreativity.llm.llamacpp_local import LlamaCppBackend
-from llmcreativity.llm.registry import resolve_dtype
 from llmcreativity.llm.transformers_local import TransformersBackend, convert_gguf
 from llmcreativity.paths import data_dir
 

@@ -20,7 +20,7 @@ import time
 
 from bench_endpoint_concurrency import start_server  # this folder: the tests' server and flags
 
-from llmcreativity.llm import GenerateConfig, get_backend
+from llmcreativity.llm import GenerateConfig, get_role_backend
 from llmcreativity.paths import data_dir
 
 MODEL = "smollm2-135m"
@@ -28,7 +28,7 @@ MODEL = "smollm2-135m"
 
 def start(cache: bool):
     """(process, base URL) of the tests' server, listing MODEL, with or without its prompt cache."""
-    return start_server("--model_alias", MODEL, *(["--cache", "true", "--cache_size", str(256 << 20)] if cache else []))
+    return start_server(*(["--cache", "true", "--cache_size", str(256 << 20)] if cache else []))
 
 
 def timed(fn) -> float:
@@ -47,7 +47,8 @@ def main() -> None:
     proc, url = start(cache=True)
     cold, cold_url = start(cache=False)
     try:
-        lm = get_backend(MODEL, base_url=url, max_concurrency=1, cache=None)
+        lm = get_role_backend("writer", f"{url}#{MODEL}", max_concurrency=1, cache=None)
+        cold_lm = get_role_backend("writer", f"{cold_url}#{MODEL}", max_concurrency=1, cache=None)
         chats = [[{"role": "user", "content": f"Write a short story about a lighthouse, number {i}."}]
                  for i in range(args.prompts)]
         cfg = GenerateConfig(temperature=0.8, max_tokens=args.tokens, seed=1)
@@ -59,7 +60,7 @@ def main() -> None:
                 for i in range(2 * args.prompts)]
         one = GenerateConfig(temperature=0.0, max_tokens=1, logprobs=False)
         cached = timed(lambda: lm.generate(asks, one))
-        plain = timed(lambda: get_backend(MODEL, base_url=cold_url, max_concurrency=1, cache=None).generate(asks, one))
+        plain = timed(lambda: cold_lm.generate(asks, one))
         print(f"2. {len(asks)} interleaved prompts sharing a prefix two by two: prompt cache on {cached:.1f} s, "
               f"off {plain:.1f} s -> off/on = {plain / cached:.2f}")
     finally:

@@ -1,4 +1,5 @@
 import hashlib
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -6,31 +7,30 @@ import pytest
 
 from llmcreativity.corpus.books import read_books, subset_files
 from llmcreativity.corpus.store import ChunkingParams, build_store, export_store, load_exported
+from llmcreativity.llm import ScriptedEmbedder
 
 PROSE = " ".join(f"The ship number {i} sailed past the red moon of Mars and nobody saw it." for i in range(40))
 
 
-class HashEmbedder:
-    """Deterministic test embedder: a unit vector from each text's SHA-256; counts the texts it encodes."""
-
-    def __init__(self, identity: str = "hash-8"):
-        self.identity, self.dim, self.calls = identity, 8, 0
-
-    def encode(self, texts):
-        self.calls += len(texts)
-        raw = np.array([list(hashlib.sha256(t.encode()).digest()[:8]) for t in texts], dtype=np.float32) - 127.5
-        return raw / np.linalg.norm(raw, axis=1, keepdims=True)
+def sha_row(text: str) -> np.ndarray:
+    """A deterministic row of 8 from the text's SHA-256 (its first 8 bytes, centred)."""
+    return np.frombuffer(hashlib.sha256(text.encode()).digest()[:8], dtype=np.uint8) - 127.5
 
 
-class FailingEmbedder(HashEmbedder):
-    def __init__(self, fail_after: int):
-        super().__init__()
-        self.fail_after = fail_after
+def hash_embedder(identity: str = "hash-8") -> ScriptedEmbedder:
+    return ScriptedEmbedder(sha_row, identity=identity)
 
-    def encode(self, texts):
-        if self.calls >= self.fail_after:
+
+def interrupted_after(n: int):
+    """`sha_row` for the first `n` texts, then an error (a run killed mid-way)."""
+    embedded = itertools.count()
+
+    def embed(text: str) -> np.ndarray:
+        if next(embedded) >= n:
             raise RuntimeError("interrupted")
-        return super().encode(texts)
+        return sha_row(text)
+
+    return embed
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def corpus(tmp_path):
 
 
 def test_store_holds_chunks_with_provenance_and_aligned_embeddings(corpus, tmp_path):
-    store = build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
+    store = build_store(corpus, hash_embedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
     assert store.embeddings.shape == (len(store.chunks), 8)
     first = store.chunks.iloc[0]
     assert (first.book, first.author, first.year) == ("1900-a-smith.txt", "smith", 1900)
@@ -53,34 +53,35 @@ def test_store_holds_chunks_with_provenance_and_aligned_embeddings(corpus, tmp_p
 
 
 def test_second_build_reads_the_cache_without_embedding(corpus, tmp_path):
-    build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
-    again = HashEmbedder()
+    build_store(corpus, hash_embedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
+    again = hash_embedder()
     build_store(corpus, again, ChunkingParams(chunk_words=50), root=tmp_path / "cache")
-    assert again.calls == 0
+    assert again.seen == []
 
 
 def test_cache_key_changes_with_params_embedder_and_content(corpus, tmp_path):
     root = tmp_path / "cache"
-    base = build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=root).key
-    assert build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=60), root=root).key != base
-    assert build_store(corpus, HashEmbedder("other"), ChunkingParams(chunk_words=50), root=root).key != base
+    base = build_store(corpus, hash_embedder(), ChunkingParams(chunk_words=50), root=root).key
+    assert build_store(corpus, hash_embedder(), ChunkingParams(chunk_words=60), root=root).key != base
+    assert build_store(corpus, hash_embedder("other"), ChunkingParams(chunk_words=50), root=root).key != base
     (corpus / "1910-b-jones.txt").write_text(PROSE + " Changed.", encoding="utf-8")
-    assert build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=root).key != base
+    assert build_store(corpus, hash_embedder(), ChunkingParams(chunk_words=50), root=root).key != base
 
 
 def test_interrupted_embedding_resumes_without_redoing_saved_shards(corpus, tmp_path):
     root, params = tmp_path / "cache", ChunkingParams(chunk_words=50)
+    interrupted = ScriptedEmbedder(interrupted_after(4), dim=8, identity="hash-8")
     with pytest.raises(RuntimeError, match="interrupted"):
-        build_store(corpus, FailingEmbedder(fail_after=4), params, root=root, shard_size=2)
-    resumed = HashEmbedder()
+        build_store(corpus, interrupted, params, root=root, shard_size=2)
+    resumed = hash_embedder()
     store = build_store(corpus, resumed, params, root=root, shard_size=2)
-    assert resumed.calls == len(store.chunks) - 4
-    fresh = build_store(corpus, HashEmbedder(), params, root=tmp_path / "fresh", shard_size=2)
+    assert len(resumed.seen) == len(store.chunks) - 4
+    fresh = build_store(corpus, hash_embedder(), params, root=tmp_path / "fresh", shard_size=2)
     np.testing.assert_array_equal(store.embeddings, fresh.embeddings)
 
 
 def test_exported_store_round_trips(corpus, tmp_path):
-    store = build_store(corpus, HashEmbedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
+    store = build_store(corpus, hash_embedder(), ChunkingParams(chunk_words=50), root=tmp_path / "cache")
     export_store(store, tmp_path / "results")
     loaded = load_exported(tmp_path / "results")
     assert loaded.key == store.key
@@ -109,7 +110,7 @@ def test_missing_folder_non_utf8_and_empty_files_give_clear_errors(tmp_path):
 def test_book_with_no_prose_is_refused(tmp_path):
     (tmp_path / "t.txt").write_text("TITLE\n\nby Someone\n")
     with pytest.raises(ValueError, match="no prose paragraph"):
-        build_store(tmp_path, HashEmbedder(), root=tmp_path / "cache")
+        build_store(tmp_path, hash_embedder(), root=tmp_path / "cache")
 
 
 def test_subset_spreads_books_over_the_sorted_list(tmp_path):

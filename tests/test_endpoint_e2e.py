@@ -18,7 +18,7 @@ import time
 import nbformat
 import pytest
 
-from llmcreativity.llm.roles import NO_LOCAL_LM_ENV
+from llmcreativity.llm.local_engine import NO_LOCAL_LM_ENV
 from llmcreativity.paths import cache_dir
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.manifest import read_manifest

@@ -7,7 +7,7 @@ import pytest
 from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings, run_chain
 from llmcreativity.entropy.analysis import correlation_table, spearman_with_ci, step_table
 from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
-from llmcreativity.llm import CachedBackend, ScriptedBackend
+from llmcreativity.llm import CachedBackend, ScriptedBackend, ScriptedEmbedder
 
 
 class FirstWordJudge:
@@ -18,18 +18,11 @@ class FirstWordJudge:
         return [a.split()[0] == b.split()[0] for a, b in pairs]
 
 
-class CountEmbedder:
-    identity = "counts"
-
-    def encode(self, texts):
-        return np.array([[len(t), t.count(" ") + 1.0] for t in texts], dtype=np.float32)
-
-
 def test_step_table_has_one_row_per_step_with_diversity():
     lm = CachedBackend(ScriptedBackend(lambda p, i: ["cut the rope now", "tie a knot"][i % 2]), cache=None)
     chain = run_chain(lm, FirstWordJudge(), Problem("m-1", "macgyver", "Escape."), MACGYVER_PROMPT,
                       StepwiseSettings(STEP_SAMPLING.merge(n=4), step_cap=2))
-    df = step_table([chain], CountEmbedder())
+    df = step_table([chain], ScriptedEmbedder())
     assert len(df) == 2
     row = df.iloc[0]
     assert row["n_clusters"] == 2 and row["se_discrete"] == pytest.approx(np.log(2))

@@ -119,19 +119,10 @@ def test_equivalence_judge_recovers_its_classes_within_the_pair_budget(first_wor
 
 
 def test_embedding_judge_encodes_all_texts_in_one_batch():
-    import numpy as np
-
     from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge
+    from llmcreativity.llm import ScriptedEmbedder
 
-    class CountingEmbedder:
-        identity = "counting"
-        batches = []
-
-        def encode(self, texts):
-            self.batches.append(list(texts))
-            return np.array([[t.count("a") + 1e-6, t.count("b") + 1e-6] for t in texts], dtype=np.float32)
-
-    emb = CountingEmbedder()
+    emb = ScriptedEmbedder(lambda t: [t.count("a") + 1e-6, t.count("b") + 1e-6])
     c = cluster_by_bidirectional_entailment(["a", "aa", "b", "bb"], EmbeddingSimilarityJudge(emb, threshold=0.9))
     assert c.ids == (0, 0, 1, 1)
     assert emb.batches == [["a", "aa", "b", "bb"]]

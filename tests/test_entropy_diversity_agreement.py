@@ -12,14 +12,8 @@ from llmcreativity.entropy.diversity_agreement import (
     human_diversity,
     set_diversity,
 )
+from llmcreativity.llm import ScriptedEmbedder
 from llmcreativity.verdicts import beats_every_baseline
-
-
-class RandomEmbedder:
-    identity = "random"
-
-    def encode(self, texts):
-        return np.array([[hash(t) % 97 + 1.0, hash(t[::-1]) % 89 + 1.0, 1.0] for t in texts])
 
 
 def ideas(n=120, seed=0):
@@ -46,7 +40,7 @@ def test_human_diversity_is_the_mean_entropy_of_the_coders_buckets():
 
 def test_se_from_bucket_faithful_clusters_beats_every_surface_measure():
     sets = disjoint_sets(ideas(), 1, 20, 5, seed=2)
-    table = set_diversity(sets, FirstWordJudge(), RandomEmbedder())
+    table = set_diversity(sets, FirstWordJudge(), ScriptedEmbedder())
     assert len(table) == 20 and table["SE"].to_numpy() == pytest.approx(table["human"].to_numpy())
     comparisons = agreement_comparisons(table, n_resamples=300)
     assert list(comparisons["baseline"]) == list(BASELINES)
@@ -63,7 +57,7 @@ def test_a_judge_that_splits_every_set_apart_does_not_beat_the_baselines():
         def entails(self, pairs, context=None):
             return [False] * len(pairs)
 
-    table = set_diversity(disjoint_sets(ideas(), 1, 20, 5, seed=3), NeverEntails(), RandomEmbedder())
+    table = set_diversity(disjoint_sets(ideas(), 1, 20, 5, seed=3), NeverEntails(), ScriptedEmbedder())
     # one cluster per idea: SE says nothing about the set
     assert table["SE"].to_numpy() == pytest.approx(np.full(20, np.log(5)))
     verdict = beats_every_baseline(agreement_comparisons(table, n_resamples=100))

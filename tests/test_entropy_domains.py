@@ -82,7 +82,7 @@ def test_hypogen_astro_runs_through_the_step_wise_protocol_on_a_scripted_model(t
     from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings
     from llmcreativity.entropy.grid import run_grid
     from llmcreativity.entropy.tables import chain_table, model_step_table
-    from llmcreativity.llm import CachedBackend
+    from llmcreativity.llm import CachedBackend, ScriptedEmbedder
 
     def sample(prompt, i):
         return "STOP" if prompt.count("\nStep ") > 2 else ["Model the light curve", "Fit a spectrum"][i % 2]
@@ -98,13 +98,6 @@ def test_hypogen_astro_runs_through_the_step_wise_protocol_on_a_scripted_model(t
     assert all("Approach:" in p and "astrophysics" in p for p in lm.inner.sampled.seen)
     assert run.chains[0].solution == ("Model the light curve", "Model the light curve")
 
-    class Emb:
-        identity = "constant"
-
-        def encode(self, texts):
-            import numpy as np
-            return np.ones((len(texts), 3))
-
-    steps = model_step_table(run.chains, Emb(), run.names)
+    steps = model_step_table(run.chains, ScriptedEmbedder(lambda t: [1.0, 1.0, 1.0], identity="constant"), run.names)
     table = chain_table(steps, run.chains, {p.id: p.text for p in problems["hypogen-astro"]})
     assert set(table["domain"]) == {"hypogen-astro"} and table["se_discrete"].gt(0).all()

@@ -3,7 +3,6 @@
 import math
 from collections.abc import Callable
 
-import numpy as np
 import pytest
 
 from llmcreativity.entropy.entailment import (
@@ -12,7 +11,7 @@ from llmcreativity.entropy.entailment import (
     LLMEntailmentJudge,
     NLIEntailmentJudge,
 )
-from llmcreativity.llm import CacheMiss, ScriptedBackend
+from llmcreativity.llm import CacheMiss, ScriptedBackend, ScriptedEmbedder
 
 
 class YesWhenSharedWordBackend(ScriptedBackend):
@@ -70,41 +69,33 @@ def test_judges_reject_malformed_pairs():
         LLMEntailmentJudge(YesWhenSharedWordBackend()).entails(["just one string"])
 
 
-class LetterEmbedder:
-    """Test double: embeds a text by the counts of the letters a, b, c."""
-
-    identity = "letters"
-
-    def __init__(self):
-        self.encoded = []
-
-    def encode(self, texts):
-        self.encoded.extend(texts)
-        return np.array([[t.count("a"), t.count("b"), t.count("c")] for t in texts], dtype=np.float32) + 1e-6
+def letter_embedder() -> ScriptedEmbedder:
+    """Embeds a text by the counts of the letters a, b, c."""
+    return ScriptedEmbedder(lambda t: [t.count(c) + 1e-6 for c in "abc"], identity="letters")
 
 
 def test_embedding_judge_thresholds_cosine():
-    judge = EmbeddingSimilarityJudge(LetterEmbedder(), threshold=0.9)
+    judge = EmbeddingSimilarityJudge(letter_embedder(), threshold=0.9)
     assert judge.entails([("aa", "a"), ("aa", "bb"), ("ab", "a")]) == [True, False, False]
 
 
 def test_embedding_judge_is_symmetric_and_labelled_an_approximation():
-    judge = EmbeddingSimilarityJudge(LetterEmbedder(), threshold=0.5)
+    judge = EmbeddingSimilarityJudge(letter_embedder(), threshold=0.5)
     assert judge.entails([("ab", "a")]) == judge.entails([("a", "ab")])
     assert "approximation" in judge.identity
 
 
 def test_embedding_judge_encodes_each_text_once():
-    emb = LetterEmbedder()
+    emb = letter_embedder()
     judge = EmbeddingSimilarityJudge(emb)
     judge.entails([("a", "b"), ("b", "a")])
     judge.entails([("a", "c")])
-    assert sorted(emb.encoded) == ["a", "b", "c"]
+    assert sorted(emb.seen) == ["a", "b", "c"]
     assert judge.calls == 3
 
 
 @pytest.mark.parametrize("make", [lambda **kw: LLMEntailmentJudge(YesWhenSharedWordBackend(), **kw),
-                                  lambda **kw: EmbeddingSimilarityJudge(LetterEmbedder(), **kw)],
+                                  lambda **kw: EmbeddingSimilarityJudge(letter_embedder(), **kw)],
                          ids=["llm", "embedding"])
 def test_every_judge_keeps_the_protocol(make: Callable[..., EntailmentJudge]):
     judge = make(threshold=0.6)

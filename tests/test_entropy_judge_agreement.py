@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from entropy_helpers import FirstWordJudge
 from llmcreativity.entropy import EmbeddingSimilarityJudge
 from llmcreativity.entropy.judge_agreement import entailment_judges, repeated_agreement
-
-
-class FirstWordEmbedder:
-    """Unit vectors that are equal exactly when the first words are."""
-
-    identity = "first-word-embedder"
-
-    def encode(self, texts):
-        words = sorted({t.split()[0].lower() for t in texts})
-        return np.array([[float(t.split()[0].lower() == w) for w in words] for t in texts], dtype=np.float32)
+from llmcreativity.llm import ScriptedEmbedder
 
 
 def ideas():
@@ -27,7 +17,7 @@ def ideas():
 
 
 def test_entailment_judges_names_one_embedding_judge_per_threshold():
-    judges = entailment_judges([], [0.5], ["Yes", "No"], FirstWordEmbedder(), [0.5, 0.9])
+    judges = entailment_judges([], [0.5], ["Yes", "No"], ScriptedEmbedder(), [0.5, 0.9])
     assert list(judges) == ["embedding cos>=0.5", "embedding cos>=0.9"]
     assert all(isinstance(j, EmbeddingSimilarityJudge) for j in judges.values())
 

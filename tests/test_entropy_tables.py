@@ -33,14 +33,7 @@ from llmcreativity.entropy.tables import (
     solution_text,
     temperature_summary,
 )
-from llmcreativity.llm import CachedBackend, ScriptedBackend
-
-
-class CountEmbedder:
-    identity = "counts"
-
-    def encode(self, texts):
-        return np.array([[len(t), t.count(" ") + 1.0] for t in texts], dtype=np.float32)
+from llmcreativity.llm import CachedBackend, ScriptedBackend, ScriptedEmbedder
 
 
 def grid(tmp_path):
@@ -69,7 +62,7 @@ def test_run_grid_rejects_a_domain_without_a_prompt(tmp_path):
 
 def test_chain_table_keeps_the_chosen_steps_as_a_list_and_averages_the_steps(tmp_path):
     run, problems = grid(tmp_path)
-    steps = model_step_table(run.chains, CountEmbedder(), run.names)
+    steps = model_step_table(run.chains, ScriptedEmbedder(), run.names)
     assert set(steps["params_m"]) == {135}
     table = chain_table(steps, run.chains, {p.id: p.text for ps in problems.values() for p in ps})
     assert len(table) == 4 and table["problem"].iloc[0] in ("Escape.", "Climb.")
@@ -149,19 +142,17 @@ def test_embedding_approximation_clusters_never_decide_a_verdict():
 
 
 def test_only_the_embedding_approximation_counts_as_not_entailment():
-    emb = CountEmbedder()
+    emb = ScriptedEmbedder()
     assert is_entailment(FirstWordJudge()) and is_entailment(LLMEntailmentJudge(ScriptedBackend(lambda p, i: "")))
     assert not is_entailment(EmbeddingSimilarityJudge(emb))
 
 
 def test_b4_refuses_the_clustering_embedder_as_the_similarity_embedder():
-    class Other(CountEmbedder):
-        identity = "other"
-
     with pytest.raises(ValueError, match="also clusters the candidates.*another similarity embedder"):
-        check_similarity_embedder(EmbeddingSimilarityJudge(CountEmbedder()), CountEmbedder())
-    check_similarity_embedder(EmbeddingSimilarityJudge(CountEmbedder()), Other())  # a different embedder is fine
-    check_similarity_embedder(FirstWordJudge(), CountEmbedder())  # entailment clusters: any embedder
+        check_similarity_embedder(EmbeddingSimilarityJudge(ScriptedEmbedder()), ScriptedEmbedder())
+    other = ScriptedEmbedder(identity="other")
+    check_similarity_embedder(EmbeddingSimilarityJudge(ScriptedEmbedder()), other)  # a different embedder is fine
+    check_similarity_embedder(FirstWordJudge(), ScriptedEmbedder())  # entailment clusters: any embedder
 
 
 def test_chain_level_intervals_resample_problems_not_chains():
@@ -208,12 +199,12 @@ def test_b1_verdict_runs_from_entailment_clusters_through_problem_level_interval
 
     problems = {"macgyver": macgyver_problems(limit=3), "hypogen-astro": hypogen_astro_problems(limit=3)}
     settings = [StepwiseSettings(STEP_SAMPLING.merge(n=6, temperature=t), step_cap=1) for t in (0.3, 0.9, 1.5)]
-    for judge, decides in ((FirstWordJudge(), True), (EmbeddingSimilarityJudge(CountEmbedder(), threshold=0.99),
+    for judge, decides in ((FirstWordJudge(), True), (EmbeddingSimilarityJudge(ScriptedEmbedder(), threshold=0.99),
                                                        False)):
         run = run_grid(["smollm2-135m"], judge, problems, settings, tmp_path / f"{decides}.jsonl",
                        load=lambda name: CachedBackend(TemperatureBackend(), cache=None))
         assert all(c.solution == ("Greedy step now",) for c in run.chains)
-        steps = model_step_table(run.chains, CountEmbedder(), run.names)
+        steps = model_step_table(run.chains, ScriptedEmbedder(), run.names)
         table = chain_table(steps, run.chains, {p.id: p.text for ps in problems.values() for p in ps})
         corr = se_correlations(table, steps, n_resamples=200)
         b1 = se_verdicts(corr, "scripted", entailment=is_entailment(judge))["B1"][1]

@@ -24,7 +24,7 @@ from llmcreativity.evaluation import (
 from llmcreativity.evaluation.comparison import cohen_dz
 from llmcreativity.jsonl import append_jsonl
 from llmcreativity.judges.rubric import RubricScore
-from llmcreativity.llm import ScriptedBackend
+from llmcreativity.llm import ScriptedBackend, ScriptedEmbedder
 from llmcreativity.writing.records import StoryRecord
 
 
@@ -57,13 +57,9 @@ def test_load_story_table_missing_file_is_an_error(tmp_path):
         load_story_table(tmp_path / "none.jsonl")
 
 
-class _AxisEmbedder:
+def _axis_embedder() -> ScriptedEmbedder:
     """Embeds text "a" as e1 and anything else as e2."""
-
-    identity = "axis"
-
-    def encode(self, texts):
-        return np.array([[1.0, 0.0] if t == "a" else [0.0, 1.0] for t in texts], dtype=np.float32)
+    return ScriptedEmbedder(lambda t: [1.0, 0.0] if t == "a" else [0.0, 1.0], identity="axis")
 
 
 def test_novelty_table_by_hand():
@@ -71,7 +67,7 @@ def test_novelty_table_by_hand():
     E = np.array([[1.0, 0.0], [0.6, 0.8], [0.8, 0.6]], dtype=np.float32)
     store = CorpusStore(chunks, E, "k", "axis", None)
     stories = pd.DataFrame({"story_id": ["s0", "s1"], "prompt": ["p", "p"], "story": ["a", "b"]})
-    out = novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
+    out = novelty_table(stories, store, {"a": 1, "b": 1}, _axis_embedder(), ScriptedBackend(lambda p, i: ""),
                         kl_mode="whole", progress=False)
     # s0 = e1 equals chunk c0: novelty 0. s1 = e2: nearest c1 with cos 0.8, novelty 0.2.
     assert out["novelty"].tolist() == pytest.approx([0.0, 0.2], abs=1e-6)
@@ -83,17 +79,17 @@ def test_novelty_table_by_hand():
     assert np.all(np.isfinite(out["volume_gain"]))
     # The default, length-controlled KL: one-token stories are shorter than a window (NaN), and a window of 1
     # token is the whole story here.
-    windowed = novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
+    windowed = novelty_table(stories, store, {"a": 1, "b": 1}, _axis_embedder(), ScriptedBackend(lambda p, i: ""),
                              progress=False)
     assert windowed["lexical_kl"].isna().all()
-    one = novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
+    one = novelty_table(stories, store, {"a": 1, "b": 1}, _axis_embedder(), ScriptedBackend(lambda p, i: ""),
                         kl_window=1, progress=False)
     assert one["lexical_kl"].tolist() == pytest.approx(out["lexical_kl"].tolist())
     # Both KLs are always kept; `lexical_kl` (what A2 is decided on) is the kl_mode one.
     assert out["lexical_kl_whole"].tolist() == out["lexical_kl"].tolist() and out["lexical_kl_windowed"].isna().all()
     assert windowed["lexical_kl_whole"].tolist() == out["lexical_kl"].tolist()
     with pytest.raises(ValueError, match="kl mode 'paper' is not one of"):
-        novelty_table(stories, store, {"a": 1, "b": 1}, _AxisEmbedder(), ScriptedBackend(lambda p, i: ""),
+        novelty_table(stories, store, {"a": 1, "b": 1}, _axis_embedder(), ScriptedBackend(lambda p, i: ""),
                       kl_mode="paper", progress=False)
 
 
@@ -121,7 +117,7 @@ def test_novelty_table_refuses_another_embedder():
     store = CorpusStore(pd.DataFrame({"chunk_id": ["c"]}), np.eye(2, dtype=np.float32)[:1], "k", "mpnet", None)
     with pytest.raises(ValueError, match="differs from the corpus store"):
         novelty_table(pd.DataFrame({"story_id": ["s"], "prompt": ["p"], "story": ["a"]}), store, {"a": 1},
-                      _AxisEmbedder(), ScriptedBackend(lambda p, i: ""), progress=False)
+                      _axis_embedder(), ScriptedBackend(lambda p, i: ""), progress=False)
 
 
 def _score(story, dim, value, mode="expected", samples=()):

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from judge_helpers import WordEmbedder, scripted, user_of
+from judge_helpers import scripted, user_of
 from llmcreativity.judges import (
     AnswerProbabilityJudge,
     ChatEvalJudge,
@@ -23,6 +23,7 @@ from llmcreativity.judges.chateval import majority
 from llmcreativity.judges.records import AgentVerdict
 from llmcreativity.judges.retrieval_panel import extract_findings
 from llmcreativity.judges.vector_store import NumpyVectorStore
+from llmcreativity.llm import ScriptedEmbedder
 
 VALID = Criterion("valid", "The solution solves the problem with the listed tools.")
 ITEM = JudgeItem("p1", "Open a jar using a towel and a spoon.",
@@ -54,7 +55,7 @@ def agent_of(prompt):
 
 
 def panel(lm, **kw):
-    return RetrievalPanelJudge(lm=lm, embedder=WordEmbedder(), criteria=(VALID,), **kw)
+    return RetrievalPanelJudge(lm=lm, embedder=ScriptedEmbedder(), criteria=(VALID,), **kw)
 
 
 def prompts_of(lm, agent):
@@ -133,7 +134,7 @@ def test_first_speaker_of_a_new_evaluation_sees_an_empty_store():
 def test_retrieval_scores_are_the_cosine_of_query_and_finding():
     lm = scripted(agent_replies())
     j = panel(lm, rounds=2, k=3, stop_confidence=2.0).judge(ITEM)
-    emb = WordEmbedder()
+    emb = ScriptedEmbedder()
     call = [c for c in j.calls if c.retrieved][0]
     q = emb.encode([call.query])[0]
     for r in call.retrieved:
@@ -226,7 +227,7 @@ def no_when_asked_about_safe_alone(reply):
 
 
 def test_per_criterion_ablation_gives_each_criterion_its_own_store_and_verdicts_combine_with_and():
-    j = RetrievalPanelJudge(lm=scripted(no_when_asked_about_safe_alone(agent_replies())), embedder=WordEmbedder(),
+    j = RetrievalPanelJudge(lm=scripted(no_when_asked_about_safe_alone(agent_replies())), embedder=ScriptedEmbedder(),
                             criteria=TWO, rounds=1, stop_confidence=2.0, criteria_mode="per_criterion").judge(ITEM)
     assert [c.verdict for c in j.criteria] == [True, False] and j.verdict is False
     first_safe = [c for c in j.calls if c.criterion == "safe"][0]
@@ -236,7 +237,7 @@ def test_per_criterion_ablation_gives_each_criterion_its_own_store_and_verdicts_
 
 def test_by_default_one_discussion_over_all_criteria_reaches_one_binary_verdict():
     lm = scripted(no_when_asked_about_safe_alone(agent_replies()))
-    j = RetrievalPanelJudge(lm=lm, embedder=WordEmbedder(), criteria=TWO, rounds=2, stop_confidence=2.0).judge(ITEM)
+    j = RetrievalPanelJudge(lm=lm, embedder=ScriptedEmbedder(), criteria=TWO, rounds=2, stop_confidence=2.0).judge(ITEM)
     assert len(j.criteria) == 1 and j.criteria[0].criterion == "feasible and safe" and j.verdict is True
     assert {c.criterion for c in j.calls} == {"feasible and safe"} and len(j.calls) == 3 * 2 + 1
     assert all("Possible." in user_of(c.messages) and "Not dangerous." in user_of(c.messages) for c in j.calls)

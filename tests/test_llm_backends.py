@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from llmcreativity.llm import GenerateConfig, get_backend, get_embedder
+from llmcreativity.llm import GenerateConfig, get_embedder, get_role_backend
+from llmcreativity.llm.openai_http import OpenAIBackend
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +21,7 @@ same weights); measured 0.39 nats at most, 0.09 nats in mean surprisal, where th
 def lm(request, real_lm):
     if request.param == "transformers":
         return real_lm
-    return get_backend("smollm2-135m", base_url=request.getfixturevalue("llama_server"), cache=None)
+    return get_role_backend("writer", f"{request.getfixturevalue('llama_server')}#smollm2-135m", cache=None)
 
 
 def test_generate_returns_n_completions_with_one_logprob_per_token(lm):
@@ -85,7 +86,7 @@ def test_batched_prompts_match_one_prompt_at_a_time_in_greedy_mode(real_lm):
 
 
 def test_http_backend_falls_back_when_the_server_ignores_n(llama_server):
-    lm = get_backend("smollm2-135m", base_url=llama_server, cache=None)
+    lm = get_role_backend("writer", f"{llama_server}#smollm2-135m", cache=None)
     (out,) = lm.generate([CHAT], GenerateConfig(n=4, temperature=1.0, max_tokens=8, seed=1))
     assert len(out) == 4
     assert lm.inner.n_supported is False
@@ -93,7 +94,7 @@ def test_http_backend_falls_back_when_the_server_ignores_n(llama_server):
 
 
 def test_http_score_returns_exactly_the_continuation_tokens(llama_server):
-    lm = get_backend("smollm2-135m", base_url=llama_server, cache=None)
+    lm = get_role_backend("surprisal_scorer", f"{llama_server}#smollm2-135m", cache=None)
     s = lm.score("The capital of France is", " Paris, a city.")
     assert "".join(s.tokens) == " Paris, a city."
     assert all(math.isfinite(x) and x <= 0 for x in s.logprobs)
@@ -101,7 +102,7 @@ def test_http_score_returns_exactly_the_continuation_tokens(llama_server):
 
 def test_http_api_key_comes_from_the_environment_and_stays_out_of_identity(llama_server, monkeypatch):
     monkeypatch.setenv("MY_TEST_KEY", "sk-test-secret-value")
-    lm = get_backend("smollm2-135m", base_url=llama_server, api_key_env="MY_TEST_KEY", cache=None)
+    lm = get_role_backend("writer", f"{llama_server}#smollm2-135m", api_key_env="MY_TEST_KEY", cache=None)
     assert lm.inner._session.headers["Authorization"] == "Bearer sk-test-secret-value"
     assert "secret" not in lm.identity
     lm.generate(["Hello"], GenerateConfig(max_tokens=2))
@@ -117,8 +118,6 @@ def test_embedders_return_unit_rows_that_rank_paraphrases_first():
 
 
 def test_served_scores_after_the_bos_correction_agree_with_local_scoring_of_the_same_text(llama_server, real_lm):
-    from llmcreativity.llm.roles import get_role_backend
-
     lm = get_role_backend("surprisal_scorer", f"{llama_server}#smollm2-135m", cache=None)
     assert lm.inner.score_prefix == "<|im_start|>"  # SmolLM2's BOS: its GGUF adds none, so echo is shifted without
     context, story = "Writing prompt: a lighthouse on Europa\n\nStory:\n", " The keeper watched the ice crack."
@@ -127,5 +126,5 @@ def test_served_scores_after_the_bos_correction_agree_with_local_scoring_of_the_
     assert len(served.logprobs) == len(local.logprobs)
     np.testing.assert_allclose(served.logprobs, local.logprobs, atol=ECHO_ATOL)
     assert np.mean(served.logprobs) == pytest.approx(np.mean(local.logprobs), abs=0.2)
-    uncorrected = get_backend("smollm2-135m", base_url=llama_server, cache=None).score(context, story)
+    uncorrected = OpenAIBackend(llama_server, "smollm2-135m").score(context, story)  # no BOS prepended
     assert np.max(np.abs(np.subtract(uncorrected.logprobs, local.logprobs))) > 5 * ECHO_ATOL

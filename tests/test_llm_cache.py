@@ -9,41 +9,34 @@ import pytest
 from llmcreativity.llm import CachedBackend, CacheMiss, GenerateConfig, ResponseCache, ScriptedBackend
 
 
-class CountingBackend(ScriptedBackend):
-    """Scripted replies that count how many prompts reached the model."""
-
-    def __init__(self):
-        super().__init__(lambda p, i: f"reply {i} to {p if isinstance(p, str) else p[-1]['content']}")
-        self.calls = 0
-
-    def generate(self, prompts, config):
-        self.calls += len(prompts)
-        return super().generate(prompts, config)
+def scripted() -> ScriptedBackend:
+    """Replies "reply i to <prompt>"; `sum(batches)` counts the prompts that reached the model."""
+    return ScriptedBackend(lambda p, i: f"reply {i} to {p if isinstance(p, str) else p[-1]['content']}")
 
 
 def test_identical_call_is_answered_from_the_cache(tmp_path):
-    inner = CountingBackend()
+    inner = scripted()
     lm = CachedBackend(inner, ResponseCache(tmp_path / "c.sqlite"))
     first = lm.generate(["a", "b"], GenerateConfig(n=3))
     second = lm.generate(["a", "b"], GenerateConfig(n=3))
-    assert inner.calls == 2
+    assert sum(inner.batches) == 2
     assert [c.text for c in first[1]] == [c.text for c in second[1]]
     assert all(c.usage.cached for c in second[0])
 
 
 def test_changed_parameter_recomputes_only_what_it_touches(tmp_path):
-    inner = CountingBackend()
+    inner = scripted()
     lm = CachedBackend(inner, ResponseCache(tmp_path / "c.sqlite"))
     lm.generate(["a", "b"], GenerateConfig(temperature=0.5))
     lm.generate(["a", "b", "c"], GenerateConfig(temperature=0.5))
-    assert inner.calls == 3
+    assert sum(inner.batches) == 3
     lm.generate(["a"], GenerateConfig(temperature=0.9))
-    assert inner.calls == 4
+    assert sum(inner.batches) == 4
 
 
 def test_n_samples_are_distinct_cache_entries(tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
-    lm = CachedBackend(CountingBackend(), cache)
+    lm = CachedBackend(scripted(), cache)
     out = lm.generate(["a"], GenerateConfig(n=4))
     assert len(cache) == 4
     assert len({c.text for c in out[0]}) == 4
@@ -51,7 +44,7 @@ def test_n_samples_are_distinct_cache_entries(tmp_path):
 
 def test_corrupted_row_is_detected_and_recomputed(tmp_path):
     path = tmp_path / "c.sqlite"
-    inner = CountingBackend()
+    inner = scripted()
     lm = CachedBackend(inner, ResponseCache(path))
     lm.generate(["a"], GenerateConfig())
     with sqlite3.connect(path) as conn:
@@ -59,26 +52,26 @@ def test_corrupted_row_is_detected_and_recomputed(tmp_path):
     lm2 = CachedBackend(inner, ResponseCache(path))
     out = lm2.generate(["a"], GenerateConfig())
     assert out[0][0].text.startswith("reply")
-    assert inner.calls == 2
+    assert sum(inner.batches) == 2
     assert lm2.cache.corrupt_rows == 1
 
 
 def test_cache_can_be_switched_off():
-    inner = CountingBackend()
+    inner = scripted()
     lm = CachedBackend(inner, cache=None)
     lm.generate(["a"], GenerateConfig())
     lm.generate(["a"], GenerateConfig())
-    assert inner.calls == 2
+    assert sum(inner.batches) == 2
 
 
 def test_cache_only_mode_raises_on_a_miss(tmp_path):
-    lm = CachedBackend(CountingBackend(), ResponseCache(tmp_path / "c.sqlite"), cache_only=True)
+    lm = CachedBackend(scripted(), ResponseCache(tmp_path / "c.sqlite"), cache_only=True)
     with pytest.raises(CacheMiss):
         lm.generate(["never seen"], GenerateConfig())
 
 
 def test_usage_is_summarized_per_tag_with_cache_hits(tmp_path):
-    lm = CachedBackend(CountingBackend(), ResponseCache(tmp_path / "c.sqlite"))
+    lm = CachedBackend(scripted(), ResponseCache(tmp_path / "c.sqlite"))
     with lm.tagged("review"):
         lm.generate(["a b c"], GenerateConfig(n=2))
         lm.generate(["a b c"], GenerateConfig(n=2))

@@ -111,8 +111,8 @@ def test_local_identity_names_the_dtype_and_the_sampler():
     bfloat16 answer never serves a float32 call. The default run's local calls miss the cache once.
     """
     from llmcreativity.llm import get_backend
-    from llmcreativity.llm.loader import DeferredLocalBackend
-    from llmcreativity.llm.registry import resolve_dtype
+    from llmcreativity.llm.device import resolve_dtype
+    from llmcreativity.llm.local_models import DeferredLocalBackend
 
     assert DeferredLocalBackend("qwen2.5-coder-0.5b", "bfloat16", 4).identity == \
         "transformers:qwen2.5-coder-0.5b:bfloat16:row-seeded"

@@ -3,24 +3,12 @@
 import numpy as np
 import pytest
 
-from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key
+from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, ScriptedEmbedder, cache_key
 from llmcreativity.llm.cache import ResponseCache
 from llmcreativity.llm.cached_embedder import CachedEmbedder
 from llmcreativity.llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, STAGE_ENV, CacheMiss, read_call_log
 
 CHAT = [{"role": "system", "content": "You are a writer."}, {"role": "user", "content": "Write about a lighthouse."}]
-
-
-class Embedder:
-    identity = "toy-embedder"
-    dim = 3
-
-    def __init__(self):
-        self.seen: list[str] = []
-
-    def encode(self, texts, **_):
-        self.seen.extend(texts)
-        return np.array([[len(t), 1.0, 0.0] for t in texts], dtype=np.float32)
 
 
 def counting_backend():
@@ -85,7 +73,7 @@ def test_a_partial_hit_recomputes_the_prompt_but_never_rewrites_a_stored_sample(
 def test_the_embedder_logs_texts_and_misses_in_cache_only_mode(tmp_path, monkeypatch):
     monkeypatch.setenv(CALL_LOG_ENV, str(tmp_path / "calls.jsonl"))
     cache = ResponseCache(tmp_path / "c.sqlite")
-    inner = Embedder()
+    inner = ScriptedEmbedder(identity="toy-embedder")
     live = CachedEmbedder(inner, cache)
     live.roles.add("embedder")
     first = live.encode(["a", "bb"])

@@ -51,13 +51,21 @@ def test_unreachable_url_raises_connection_error_naming_the_url():
 
 
 def test_base_url_without_scheme_is_refused():
+    from llmcreativity.llm.openai_http import OpenAIBackend
+
     with pytest.raises(ValueError, match="base_url"):
-        get_backend("m", base_url="localhost:8000")
+        OpenAIBackend("localhost:8000", "m")
+
+
+@pytest.mark.parametrize("spec", ["http://127.0.0.1:8000/v1#m", "llama.cpp:smollm2-135m"])
+def test_a_role_spec_given_to_get_backend_is_refused_naming_get_role_backend(spec):
+    with pytest.raises(ValueError, match=r"role's spec.*get_role_backend"):
+        get_backend(spec)
 
 
 def test_a_cached_run_never_loads_the_local_model(tmp_path):
     """The identity is known before loading, so answers from the cache need no weights (and no torch import)."""
-    from llmcreativity.llm.loader import DeferredLocalBackend
+    from llmcreativity.llm.local_models import DeferredLocalBackend
 
     lazy = DeferredLocalBackend("smollm2-135m", "float32", 4)
     assert lazy.identity == "transformers:smollm2-135m:float32:row-seeded" and "backend" not in vars(lazy)

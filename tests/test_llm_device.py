@@ -26,11 +26,12 @@ from llmcreativity.llm.device import (
     local_batch_size,
     resolve_device,
     resolve_device_dtype,
+    resolve_dtype,
     run_device,
     run_dtype,
 )
-from llmcreativity.llm.loader import DeferredLocalBackend, loaded_models
-from llmcreativity.llm.registry import resolve_dtype
+from llmcreativity.llm.handed_out import loaded_models
+from llmcreativity.llm.local_models import DeferredLocalBackend
 from llmcreativity.llm.row_sampling import next_tokens, row_generators, sampling_probs
 from llmcreativity.llm.transformers_local import TransformersBackend
 from llmcreativity.pipeline.provenance import collect, to_markdown
@@ -188,7 +189,7 @@ def test_the_spelling_checks_accept_exactly_the_documented_choices():
 
 def test_the_run_settings_are_the_defaults_of_get_backend_and_explicit_arguments_win(monkeypatch, gpus):
     gpus(1)
-    monkeypatch.setattr("llmcreativity.llm.registry.cpu_has_native_bf16", lambda cpuinfo=None: True)
+    monkeypatch.setattr("llmcreativity.llm.device.cpu_has_native_bf16", lambda cpuinfo=None: True)
     monkeypatch.setenv(DTYPE_ENV, "float32")
     monkeypatch.setenv(DEVICE_ENV, "cpu")
     assert get_backend("smollm2-135m", cache=None).identity == "transformers:smollm2-135m:float32:row-seeded"

@@ -7,8 +7,8 @@ import torch
 
 from llm_tiny import tiny_backend, tiny_model_dir
 from llmcreativity.llm import CachedBackend, GenerateConfig, ResponseCache, answer_probs_batch
+from llmcreativity.llm.device import cpu_has_native_bf16, resolve_dtype
 from llmcreativity.llm.prefix_cache import PrefixCache, batch_prefix_length, common_prefix_length
-from llmcreativity.llm.registry import cpu_has_native_bf16, resolve_dtype
 from llmcreativity.llm.row_sampling import row_seed, sampling_probs
 
 STORY = "Writing prompt: a city under the ice.\n\nStory: The lamps of Vostok dimmed every winter, and Ana counted them."

@@ -34,7 +34,7 @@ MACHINES = {"avx2 cpu": (False, 0), "bf16 cpu": (True, 0), "bf16 cpu with a gpu"
 
 def pretend_machine(monkeypatch, bf16: bool, gpus: int) -> None:
     """Make `resolve_dtype` and `resolve_device` answer as they would on that machine."""
-    monkeypatch.setattr(registry, "cpu_has_native_bf16", lambda cpuinfo=None: bf16)
+    monkeypatch.setattr(device, "cpu_has_native_bf16", lambda cpuinfo=None: bf16)
     monkeypatch.setattr(device, "_torch_cuda_count", lambda: gpus)
     monkeypatch.setattr(device, "_cuda_bf16", lambda where: True)
 

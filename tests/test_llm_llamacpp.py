@@ -6,9 +6,10 @@ import pytest
 
 from llmcreativity.hashing import sha256_file
 from llmcreativity.llm import GenerateConfig, get_backend, materialize
+from llmcreativity.llm.device import resolve_dtype
 from llmcreativity.llm.llamacpp_local import LlamaCppBackend, gguf_text_side, physical_cores
-from llmcreativity.llm.registry import local_identity, resolve_dtype
-from llmcreativity.llm.token_text import prompt_ids
+from llmcreativity.llm.local_engine import prompt_ids
+from llmcreativity.llm.registry import local_identity
 from llmcreativity.paths import cache_dir
 
 MODEL = "smollm2-135m"

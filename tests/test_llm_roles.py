@@ -9,10 +9,11 @@ import pytest
 
 from fake_endpoint import BOS, FakeServer
 from llmcreativity.llm import get_backend
+from llmcreativity.llm.device import resolve_dtype
+from llmcreativity.llm.local_engine import NO_LOCAL_LM_ENV
 from llmcreativity.llm.probes import EndpointError, check_endpoint, echo_shift
-from llmcreativity.llm.registry import llamacpp_identity, local_identity, resolve_dtype
+from llmcreativity.llm.registry import llamacpp_identity, local_identity
 from llmcreativity.llm.roles import (
-    NO_LOCAL_LM_ENV,
     get_role_backend,
     get_role_embedder,
     local_model,
@@ -310,7 +311,7 @@ def test_an_embedder_role_on_a_server_without_embeddings_is_refused():
 
 
 # -- local roles and the guard ------------------------------------------------------------------------------------
-def test_a_local_role_is_the_loader_backend_with_the_same_identity():
+def test_a_local_role_is_the_get_backend_model_with_the_same_identity():
     lm = get_role_backend("writer", "smollm2-135m", cache=None)
     assert lm.identity == get_backend("smollm2-135m", cache=None).identity
     assert lm.identity == local_identity("smollm2-135m", resolve_dtype("auto"))

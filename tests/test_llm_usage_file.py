@@ -9,10 +9,9 @@ import sys
 import textwrap
 import time
 
-import numpy as np
 import pytest
 
-from llmcreativity.llm import CachedBackend, GenerateConfig, ResponseCache, ScriptedBackend
+from llmcreativity.llm import CachedBackend, GenerateConfig, ResponseCache, ScriptedBackend, ScriptedEmbedder
 from llmcreativity.llm.cached_embedder import CachedEmbedder
 from llmcreativity.llm.usage_file import (
     USAGE_FILE_ENV,
@@ -84,16 +83,8 @@ def test_each_model_identity_has_its_own_row(tmp_path, usage):
     assert rows["scripted-large"].cache_hits == 0  # another identity's answer is not a hit
 
 
-class UnitEmbedder:
-    identity = "unit"
-    dim = 2
-
-    def encode(self, texts, **kwargs):
-        return np.tile(np.array([[0.6, 0.8]], dtype=np.float32), (len(texts), 1))
-
-
 def test_an_embedder_counts_texts_and_the_texts_the_cache_answered(tmp_path, usage):
-    emb = CachedEmbedder(UnitEmbedder(), ResponseCache(tmp_path / "c.sqlite"))
+    emb = CachedEmbedder(ScriptedEmbedder(identity="unit"), ResponseCache(tmp_path / "c.sqlite"))
     emb.encode(["x", "y"])
     emb.encode(["x", "y", "z"])
     u = counted(usage)["unit"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key, get_backend
-from llmcreativity.llm.loader import loaded_models
+from llmcreativity.llm.handed_out import loaded_models
 from llmcreativity.pipeline.provenance import collect, package_versions, start_recording, to_markdown
 
 
@@ -30,7 +30,7 @@ def test_provenance_lists_data_files_read_with_their_hash(tmp_path, monkeypatch)
     assert [(i.path, i.sha256) for i in record.inputs] == [("data/set/a.txt", hashlib.sha256(b"alpha").hexdigest())]
 
 
-def test_provenance_lists_the_models_the_loader_handed_out_with_their_calls(tmp_path):
+def test_provenance_lists_the_models_llm_handed_out_with_their_calls(tmp_path):
     cache = tmp_path / "calls.sqlite"
     lm = get_backend("smollm2-135m", cache=cache)  # deferred: answered from the cache, the weights never load
     lm.cache.put(cache_key(lm.identity, "answer_probs", "Is it? ", ["yes", "no"]),
@@ -38,7 +38,7 @@ def test_provenance_lists_the_models_the_loader_handed_out_with_their_calls(tmp_
     again = get_backend("smollm2-135m", cache=cache)
     for backend in (lm, again, again):
         backend.answer_probs("Is it? ", ["yes", "no"])
-    direct = CachedBackend(ScriptedBackend(lambda prompt, i: "reply"), cache=None)  # not from the loader
+    direct = CachedBackend(ScriptedBackend(lambda prompt, i: "reply"), cache=None)  # not handed out by llm
     direct.generate(["hello"], GenerateConfig(n=1, max_tokens=4))
     before = {m.identity: m.calls for m in collect("test", {}).models}
     assert before[lm.identity] >= 3 and direct.identity not in before

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from llmcreativity.llm import ScriptedEmbedder
 from llmcreativity.writing.construction import construct_dataset, farthest_point_order, parse_candidate, screen
 from llmcreativity.writing.dataset import load_scifi, save_scifi
-from writing_helpers import BagOfWordsEmbedder, CountingBackend
+from writing_helpers import CountingBackend
 
 
 @pytest.mark.parametrize("reply, expected", [
@@ -40,7 +41,7 @@ def test_screen_assigns_each_failure_its_status():
         ("Describe a market on a generation ship where people trade memories for water rations.", "stop"),
         ("Describe a market on a generation ship where people trade memories for water rations!", "stop"),
     ]
-    out = {c.index: c for c in screen("Pacing", replies, BagOfWordsEmbedder(), keep=5)}
+    out = {c.index: c for c in screen("Pacing", replies, ScriptedEmbedder(), keep=5)}
     assert out[1].status == "duplicate"
     assert out[2].status == "too_short"
     assert out[3].status == "too_long"
@@ -53,7 +54,7 @@ def test_screen_assigns_each_failure_its_status():
 def test_screen_keeps_at_most_keep_and_marks_the_rest_not_selected():
     replies = [(f"Write a story about planet {w} where the rivers flow upward every night.", "stop")
                for w in ["Zed", "Orion", "Kappa", "Vega"]]
-    statuses = [c.status for c in screen("Pacing", replies, BagOfWordsEmbedder(), keep=2, near_duplicate=0.999)]
+    statuses = [c.status for c in screen("Pacing", replies, ScriptedEmbedder(), keep=2, near_duplicate=0.999)]
     assert statuses.count("kept") == 2 and statuses.count("not_selected") == 2
 
 
@@ -61,7 +62,7 @@ def test_construct_dataset_writes_a_file_every_stage_can_load(tmp_path):
     names = iter(["Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"])
     lm = CountingBackend(
         lambda p, i: f"Write a tale where explorer {next(names)} maps a glass desert under twin suns today.")
-    data, candidates = construct_dataset(lm, BagOfWordsEmbedder(), ("Pacing", "Strong Voice"), n_candidates=4, keep=2,
+    data, candidates = construct_dataset(lm, ScriptedEmbedder(), ("Pacing", "Strong Voice"), n_candidates=4, keep=2,
                                          near_duplicate=0.999)
     assert lm.batches == [2]
     assert {k: len(v) for k, v in data.items()} == {"Pacing": 2, "Strong Voice": 2}
@@ -73,4 +74,4 @@ def test_construct_dataset_writes_a_file_every_stage_can_load(tmp_path):
 def test_construct_dataset_fails_clearly_when_nothing_survives():
     lm = CountingBackend(lambda p, i: "")
     with pytest.raises(RuntimeError, match="no candidate for 'Pacing' survived"):
-        construct_dataset(lm, BagOfWordsEmbedder(), ("Pacing",), n_candidates=2, keep=1)
+        construct_dataset(lm, ScriptedEmbedder(), ("Pacing",), n_candidates=2, keep=1)

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from llmcreativity.llm import ScriptedEmbedder
 from llmcreativity.writing.homogenization import homogenization, versions_by_round
 from llmcreativity.writing.transcript import Message, Transcript
-from writing_helpers import BagOfWordsEmbedder
 
 
 def story(t: Transcript, author: str, r: int, text: str) -> None:
@@ -32,7 +32,7 @@ def test_versions_carry_an_unrevised_agent_forward():
 
 
 def test_similarity_rises_when_agents_converge():
-    h = homogenization(versions_by_round({("discussion", "p"): make()}), BagOfWordsEmbedder())
+    h = homogenization(versions_by_round({("discussion", "p"): make()}), ScriptedEmbedder())
     assert h.cosine.tolist() == pytest.approx([0.0, 1.0])
     assert h.self_bleu.iloc[1] == pytest.approx(1.0)
     assert h.self_bleu.iloc[0] < 0.2
@@ -41,7 +41,7 @@ def test_similarity_rises_when_agents_converge():
 def test_fewer_than_two_stories_give_nan():
     t = Transcript("single", "p")
     story(t, "A", 0, "lonely story")
-    h = homogenization(versions_by_round({("single", "p"): t}), BagOfWordsEmbedder())
+    h = homogenization(versions_by_round({("single", "p"): t}), ScriptedEmbedder())
     assert h.n_stories.tolist() == [1]
     assert math.isnan(h.cosine.iloc[0]) and math.isnan(h.self_bleu.iloc[0])
 
@@ -51,7 +51,7 @@ def test_empty_stories_are_left_out():
     story(t, "A", 0, "one two")
     story(t, "B", 0, "one two")
     story(t, "C", 0, "")
-    h = homogenization(versions_by_round({("review", "p"): t}), BagOfWordsEmbedder())
+    h = homogenization(versions_by_round({("review", "p"): t}), ScriptedEmbedder())
     assert h.n_stories.tolist() == [2]
     assert np.isclose(h.cosine.iloc[0], 1.0)
 
@@ -67,6 +67,6 @@ def test_mean_ci_worked_by_hand():
 
 def test_summary_has_one_row_per_framework_and_round():
     from llmcreativity.writing.report import summarize_homogenization
-    h = homogenization(versions_by_round({("discussion", "p"): make()}), BagOfWordsEmbedder())
+    h = homogenization(versions_by_round({("discussion", "p"): make()}), ScriptedEmbedder())
     s = summarize_homogenization(h)
     assert s[["framework", "round", "prompts"]].values.tolist() == [["discussion", 0, 1], ["discussion", 1, 1]]

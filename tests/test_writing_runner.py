@@ -98,13 +98,13 @@ def test_story_row_with_unknown_keys_is_rejected():
 
 
 def test_transcripts_on_disk_feed_the_homogenization_measure(tmp_path):
+    from llmcreativity.llm import ScriptedEmbedder
     from llmcreativity.writing.frameworks import LLMDiscussion
     from llmcreativity.writing.homogenization import homogenization, versions_by_round
-    from writing_helpers import BagOfWordsEmbedder
 
     result = run_writing([LLMDiscussion(rounds=2, config=CONFIG)], CountingBackend(unique_story_responder()), ITEMS,
                          tmp_path, progress=False)
-    h = homogenization(versions_by_round(read_transcripts(result.transcripts_path)), BagOfWordsEmbedder())
+    h = homogenization(versions_by_round(read_transcripts(result.transcripts_path)), ScriptedEmbedder())
     expected = [(p, r) for p in ("pacing-00", "pacing-01") for r in range(3)]
     assert sorted(zip(h.prompt_id, h["round"], strict=True)) == expected
     assert (h.n_stories == 3).all()

@@ -107,7 +107,7 @@ class NLIEntailmentJudge:
     def __init__(self, model: str | Path, *, batch_size: int = 16, device: str = "cpu",
                  cache: str | Path | None = "default", cache_only: bool | None = None):
         from ..llm.call_log import cache_only_default
-        from ..llm.loader import open_call_cache
+        from ..llm.handed_out import open_call_cache
 
         self.path = str(model)
         self.batch_size = batch_size

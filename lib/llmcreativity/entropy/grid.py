@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..llm import get_backend
+from ..llm import get_role_backend
 from .chains import Chain, StepwiseSettings
 from .domains import HYPOGEN_PROMPT, MACGYVER_PROMPT, SCIFI_PROMPT, Problem
 from .entailment import EntailmentJudge
@@ -33,12 +33,13 @@ class GridRun:
 
 def run_grid(models: Sequence[str], judge: EntailmentJudge, problems: Mapping[str, Sequence[Problem]],
              settings: Sequence[StepwiseSettings], out_path: str | Path, *,
-             load: Callable[[str], Any] = get_backend) -> GridRun:
-    """`run_chains` for every model (registry name) over every domain's problems (`TEMPLATES` prompt) and setting.
+             load: Callable[[str], Any] | None = None) -> GridRun:
+    """`run_chains` for every model (a role spec) over every domain's problems (`TEMPLATES` prompt) and setting.
 
     Chains are appended to `out_path` as they finish; a re-run reads finished chains back. `load` turns a
-    model name into a backend (default `llm.get_backend`).
+    model's spec into a backend (None: the backend of role `se_models`, `llm.get_role_backend`).
     """
+    load = load or (lambda spec: get_role_backend("se_models", spec))
     unknown = set(problems) - set(TEMPLATES)
     if unknown:
         raise ValueError(f"domains {sorted(unknown)} have no step prompt: use {sorted(TEMPLATES)}")

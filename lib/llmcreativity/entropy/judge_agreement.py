@@ -7,17 +7,19 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from ..llm import get_backend
+from ..llm import get_role_backend
 from ..llm.backend import Backend, TextEmbedder
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge, LLMEntailmentJudge, NLIEntailmentJudge
 from .musescorer import agreement_table, sample_round
 
 
 def entailment_judges(llm_models: Sequence[str], llm_thresholds: Sequence[float], answers: Sequence[str],
-                      embedder: TextEmbedder, thresholds: Sequence[float],
-                      nli_model: str = "", load: Callable[[str], Backend] = get_backend) -> dict[str, EntailmentJudge]:
+                      embedder: TextEmbedder, thresholds: Sequence[float], nli_model: str = "",
+                      load: Callable[[str], Backend] | None = None) -> dict[str, EntailmentJudge]:
     """Fresh judges by name: an LLM judge per (model, p(Yes) threshold), an embedding judge per cosine threshold,
-    and the NLI cross-encoder at `nli_model` when one is given. `load` turns a model (a role spec) into a backend."""
+    and the NLI cross-encoder at `nli_model` when one is given. `load` turns a model (a role spec) into a backend
+    (None: the backend of role `entailment_judges`)."""
+    load = load or (lambda spec: get_role_backend("entailment_judges", spec))
     judges: dict[str, EntailmentJudge] = {
         f"LLM {m} p>={t}": LLMEntailmentJudge(load(m), answers=answers, threshold=t)
         for m in llm_models for t in llm_thresholds}

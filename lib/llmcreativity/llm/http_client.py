@@ -22,6 +22,16 @@ RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 """HTTP statuses worth another try (timeouts, conflicts, rate limits, server errors)."""
 
 
+def endpoint_identity(kind: str, base_url: str, model: str, served_model: str = "") -> str:
+    """`KIND:URL:MODEL`, followed by `@SERVED` when the server names its weights otherwise.
+
+    >>> endpoint_identity("openai", "http://h:1/v1", "judge", "weights-7b")
+    'openai:http://h:1/v1:judge@weights-7b'
+    """
+    identity = f"{kind}:{base_url}:{model}"
+    return f"{identity}@{served_model}" if served_model and served_model != model else identity
+
+
 class HttpClient:
     """POST JSON to `base_url` + path with bounded concurrency and retries (see the module)."""
 

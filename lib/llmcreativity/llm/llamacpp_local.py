@@ -2,7 +2,7 @@
 
 The packaged GGUF is computed with its own quantized weights (no float32 copy), so every decode step reads
 4-5x fewer bytes than the dequantized transformers model. Everything around the numbers is the transformers
-path's: prompt ids come from the same Hugging Face tokenizer and chat template (`token_text`) and are fed to
+path's: prompt ids come from the same Hugging Face tokenizer and chat template (`local_engine`) and are fed to
 llama.cpp as ids; tokens are drawn from llama.cpp's logits z by the project's row-seeded rule (`row_sampling`),
 and every decode call takes ggml's one-query-at-a-time attention path (`INDEPENDENT_CALL_TOKENS`), so sample i of a
 prompt is the same, to the bit, whatever the backend computed before and whatever batch it rides in; a row is
@@ -44,10 +44,10 @@ from transformers.utils import logging as hf_logging
 
 from ..paths import cache_dir
 from .config import GenerateConfig
+from .local_engine import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, refuse_local_lm, text_ids
 from .prefix_cache import batch_prefix_length, common_prefix_length
 from .registry import get_spec, llamacpp_identity, materialize
 from .row_sampling import next_tokens, row_seed
-from .token_text import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, text_ids
 from .types import Completion, Prompt
 
 hf_logging.set_verbosity_error()
@@ -140,6 +140,7 @@ class LlamaCppBackend(TeacherForcedScoring):
     def __init__(self, gguf_path: str | Path, *, name: str, chat: bool = True, tokenizer_folder: Path | None = None,
                  n_ctx: int = 8192, parallel: int = 16, n_threads: int | None = None, n_batch: int = 512,
                  max_outputs: int = 256, independent: bool = True):
+        refuse_local_lm(name)
         gguf_path = Path(gguf_path)
         if not gguf_path.is_file():
             raise FileNotFoundError(f"{gguf_path}: no such GGUF file")

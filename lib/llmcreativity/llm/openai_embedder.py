@@ -10,23 +10,24 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .http_client import HttpClient
+from .http_client import HttpClient, endpoint_identity
 
 BATCH = 64
 """Texts per request."""
 
 
 class OpenAIEmbedder(HttpClient):
-    """`encode(texts)` through `POST {base_url}/embeddings`; `identity` is `openai-embed:URL:MODEL`."""
+    """`encode(texts)` through `POST {base_url}/embeddings`; `identity` is `openai-embed:URL:MODEL`, followed by
+    `@SERVED` when the server names its weights otherwise (`served_model`). `dim`: the row length the probe read."""
 
-    def __init__(self, base_url: str, model: str, *, dim: int, api_key: str | None = None, max_concurrency: int = 8,
-                 timeout: float = 120.0, max_retries: int = 5):
+    def __init__(self, base_url: str, model: str, *, dim: int, served_model: str = "", api_key: str | None = None,
+                 max_concurrency: int = 8, timeout: float = 120.0, max_retries: int = 5):
         if dim < 1:
             raise ValueError(f"dim={dim!r}: the endpoint's embedding length must be >= 1")
         super().__init__(base_url, api_key=api_key, max_concurrency=max_concurrency, timeout=timeout,
                          max_retries=max_retries)
         self.model = model
-        self.identity = f"openai-embed:{self.base_url}:{model}"
+        self.identity = endpoint_identity("openai-embed", self.base_url, model, served_model)
         self.dim = dim
 
     def _batch(self, texts: list[str]) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Any OpenAI-compatible HTTP server: OpenAI, vLLM, llama.cpp, a rate-limited API.
 
-The key comes only from the environment (see `get_backend(api_key_env=...)`) and is never
+The key comes only from the environment (see `get_role_backend(api_key_env=...)`) and is never
 stored in records. Independent requests run concurrently up to `max_concurrency`: a semaphore caps the
 requests in flight at that number however many threads share the backend (the items of a stage run
 concurrently as well, `resume.run_resumable(workers=...)`). 429, 5xx, connection errors and timeouts are
@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from .backend import check_prompt
 from .config import GenerateConfig
-from .http_client import HttpClient
+from .http_client import HttpClient, endpoint_identity
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 
 TOP_LOGPROBS = 20
@@ -31,19 +31,34 @@ class FeatureMissing(RuntimeError):
 
 
 class OpenAIBackend(HttpClient):
-    """Chat (`/chat/completions`) for message prompts, `/completions` for plain-text prompts."""
+    """Chat (`/chat/completions`) for message prompts, `/completions` for plain-text prompts.
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, max_concurrency: int = 8,
+    Built from what the endpoint's probe found (`probes.check_endpoint`, through `roles.get_role_backend`):
+
+    Args:
+        base_url: the server's URL (`http(s)://host:port/v1`).
+        model: the model name the server lists.
+        served_model: what the server says it serves (vLLM's `root`, a hosted API's dated snapshot); where it is
+            not `model`, the identity ends in `@served_model`, so cached answers never outlive a change of weights.
+        n_supported: whether the server honours `n` (None: learnt from the first sampling call); where it does
+            not, the samples of a prompt are asked one by one, concurrently.
+        score_prefix: text put before every scored prompt: a BOS token where the server's echo log-probabilities
+            are shifted by one token without one.
+        api_key: the key (read from the environment by the caller, never stored in records).
+        max_concurrency: most requests in flight at once.
+    """
+
+    def __init__(self, base_url: str, model: str, *, served_model: str = "", n_supported: bool | None = None,
+                 score_prefix: str = "", api_key: str | None = None, max_concurrency: int = 8,
                  timeout: float = 120.0, max_retries: int = 5):
         super().__init__(base_url, api_key=api_key, max_concurrency=max_concurrency, timeout=timeout,
                          max_retries=max_retries)
         self.model = model
-        self.identity = f"openai:{self.base_url}:{model}"
-        self.n_supported: bool | None = None
-        """Whether the server honours `n`; learnt from the first sampling call."""
-        self.score_prefix = ""
-        """Text put before every scored prompt: a BOS token where the server's echo log-probabilities are shifted
-        by one token without one (found by `probes`)."""
+        self.identity = endpoint_identity("openai", self.base_url, model, served_model)
+        self.n_supported = n_supported
+        """Whether the server honours `n`; learnt from the first sampling call where the probe did not say."""
+        self.score_prefix = score_prefix
+        """Text put before every scored prompt (a BOS token correcting shifted echo log-probabilities)."""
 
     # -- transport ---------------------------------------------------------------------
     def _map(self, fn, items: list) -> list:

@@ -16,6 +16,10 @@ parameter of that name. Its value, the *spec*, is either
 `URL#NAME` (`with_endpoint`), except roles set by their own `-p`. Before an endpoint role is used its server is
 probed for what the role needs (`ROLE_NEEDS`, see `probes`), and the role, its endpoint and the model the server
 says it serves are recorded for the provenance (`role_uses`).
+
+`get_role_backend` and `get_role_embedder` are the one way from a spec to a model: they parse it, probe an endpoint
+and build its model from what the probe found, or build a local model by name (`local_models`), and hand the model
+out behind the call cache (`handed_out`).
 """
 
 from __future__ import annotations
@@ -26,14 +30,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .cached import CachedBackend
+from .cached_embedder import CachedEmbedder
 from .endpoint_settings import run_api_key_env, run_max_concurrency
+from .handed_out import DEFAULT_CACHE, wrap_backend, wrap_embedder
+from .local_models import get_embedder, local_backend
+from .openai_embedder import OpenAIEmbedder
+from .openai_http import OpenAIBackend
 from .probes import EndpointError, EndpointReport, check_endpoint, missing_message
 from .registry import LLAMACPP_PREFIX, check_llamacpp_model, local_model  # noqa: F401 (local_model: re-export)
 
 SEPARATOR = "#"
 """Between an endpoint's URL and the model name in a role spec."""
-NO_LOCAL_LM_ENV = "LLMCREATIVITY_NO_LOCAL_LM"
-"""Set to 1 to make any local language-model load raise (proves a run used its endpoints only)."""
 
 _GENERATE = ("chat", "n", "logprobs")
 _JUDGE = ("chat", "top_logprobs")
@@ -172,13 +180,6 @@ def check_role(role: str, spec: RoleSpec, *, api_key_env: str = "OPENAI_API_KEY"
     return report
 
 
-def refuse_local_lm(model: str) -> None:
-    """Raise when $LLMCREATIVITY_NO_LOCAL_LM is set: a local language model was about to be used."""
-    if os.environ.get(NO_LOCAL_LM_ENV, "") not in ("", "0"):
-        raise RuntimeError(f"local language model {model!r} requested while ${NO_LOCAL_LM_ENV} is set: every "
-                           "language-model role of this run must be an endpoint (URL#MODEL or -p base_url)")
-
-
 def _notes(report: EndpointReport, role: str) -> str:
     """The corrections and fallbacks that apply to `role` (those of the capabilities it needs)."""
     probes = [(c, report.probes[c]) for c in needs_of(role) if c in report.probes]
@@ -188,67 +189,57 @@ def _notes(report: EndpointReport, role: str) -> str:
 
 
 def get_role_backend(role: str, spec: str, *, api_key_env: str | None = None, max_concurrency: int | None = None,
-                     **local: Any):
-    """The cached backend that plays `role` (see `parse_role`), probed first when it is an endpoint.
+                     dtype: str | None = None, batch_size: int | None = None, device: str | None = None,
+                     cache: str | Path | None = DEFAULT_CACHE, cache_only: bool | None = None) -> CachedBackend:
+    """The cached backend that plays `role` (see `parse_role`): the only way from a role's spec to a backend.
 
-    An endpoint's key variable and requests in flight default to the run's (`endpoint_settings`).
-
-    A local spec is `loader.get_backend(spec, **local)` exactly (same identity, so the same cache entries);
-    `llama.cpp:NAME` is `loader.get_backend(NAME, engine="llama.cpp", **local)`. An
-    endpoint's identity is `openai:URL:MODEL`, followed by `@SERVED` when the server names its weights otherwise
-    (vLLM's `root`, a hosted API's dated snapshot), so cached answers never outlive a change of weights.
+    A local spec is the model `get_backend(spec, dtype=, batch_size=, device=)` gives (same identity, so the same
+    cache entries); `llama.cpp:NAME` is `get_backend(NAME, engine="llama.cpp")`'s. An endpoint is probed for what
+    the role needs first (`check_role`), and its backend is built from what the probe found: its identity is
+    `openai:URL:MODEL`, followed by `@SERVED` when the server names its weights otherwise (vLLM's `root`, a hosted
+    API's dated snapshot), so cached answers never outlive a change of weights. `api_key_env` and `max_concurrency`
+    apply to an endpoint only and default to the run's (`endpoint_settings`); `dtype`, `batch_size` and `device`
+    to a local model only.
     """
-    from .loader import get_backend, wrap_backend
-
     parsed = parse_role(spec, role)
-    if not parsed.is_endpoint:
-        backend = get_backend(parsed.model, engine=parsed.engine, **local)
-        backend.role = role
-        _uses.append(RoleUse(role, spec, backend.identity, "", parsed.model))
-        return backend
-    from .openai_http import OpenAIBackend
-
-    api_key_env = run_api_key_env() if api_key_env is None else api_key_env
-    report = check_role(role, parsed, api_key_env=api_key_env)
-    inner = OpenAIBackend(parsed.base_url, parsed.model, api_key=os.environ.get(api_key_env),
-                          max_concurrency=run_max_concurrency() if max_concurrency is None else max_concurrency)
-    if report.served_model != parsed.model:
-        inner.identity = f"{inner.identity}@{report.served_model}"
-    if "echo" in report.probes and report.probes["echo"].ok:
-        inner.score_prefix = report.probes["echo"].score_prefix
-    if "n" in report.probes:
-        inner.n_supported = report.probes["n"].ok
-    backend = wrap_backend(inner, cache=local.get("cache", "default"), cache_only=local.get("cache_only"))
-    backend.role = role
-    _uses.append(RoleUse(role, spec, backend.identity, parsed.base_url, report.served_model, _notes(report, role)))
+    if parsed.is_endpoint:
+        api_key_env = run_api_key_env() if api_key_env is None else api_key_env
+        max_concurrency = run_max_concurrency() if max_concurrency is None else max_concurrency
+        report = check_role(role, parsed, api_key_env=api_key_env)
+        echo, n = report.probes.get("echo"), report.probes.get("n")
+        inner = OpenAIBackend(parsed.base_url, parsed.model, served_model=report.served_model,
+                              n_supported=None if n is None else n.ok,
+                              score_prefix=echo.score_prefix if echo is not None and echo.ok else "",
+                              api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
+        use = RoleUse(role, spec, inner.identity, parsed.base_url, report.served_model, _notes(report, role))
+    else:
+        inner = local_backend(parsed.model, engine=parsed.engine, dtype=dtype, batch_size=batch_size, device=device)
+        use = RoleUse(role, spec, inner.identity, "", parsed.model)
+    backend = wrap_backend(inner, cache=cache, cache_only=cache_only, role=role)
+    _uses.append(use)
     return backend
 
 
 def get_role_embedder(role: str, spec: str, *, api_key_env: str | None = None, max_concurrency: int | None = None,
-                      cache: str | Path | None = "default"):
-    """The cached embedder that plays `role`: `loader.get_embedder(spec)` locally, `/embeddings` on an endpoint
-    (key variable and requests in flight by default the run's, `endpoint_settings`)."""
-    from .loader import get_embedder, wrap_embedder
-
+                      cache: str | Path | None = DEFAULT_CACHE) -> CachedEmbedder:
+    """The cached embedder that plays `role`: `get_embedder(spec)` locally (one object for every role it plays),
+    `/embeddings` on an endpoint, probed first; its identity is `openai-embed:URL:MODEL` (and `@SERVED`). An
+    endpoint's key variable and requests in flight default to the run's (`endpoint_settings`)."""
     parsed = parse_role(spec, role)
-    if not parsed.is_endpoint:
-        # The same call as the stages made before roles existed, so the lru-cached embedder is shared.
-        embedder = get_embedder(parsed.model) if cache == "default" else get_embedder(parsed.model, cache=cache)
-        embedder.roles.add(role)
-        _uses.append(RoleUse(role, spec, embedder.identity, "", parsed.model))
-        return embedder
-    from .openai_embedder import OpenAIEmbedder
-
-    api_key_env = run_api_key_env() if api_key_env is None else api_key_env
-    report = check_role(role, parsed, api_key_env=api_key_env)
-    inner = OpenAIEmbedder(parsed.base_url, parsed.model, dim=report.probes["embeddings"].dim,
-                           api_key=os.environ.get(api_key_env),
-                           max_concurrency=run_max_concurrency() if max_concurrency is None else max_concurrency)
-    if report.served_model != parsed.model:
-        inner.identity = f"{inner.identity}@{report.served_model}"
-    embedder = wrap_embedder(inner, cache=cache)
+    if parsed.is_endpoint:
+        api_key_env = run_api_key_env() if api_key_env is None else api_key_env
+        max_concurrency = run_max_concurrency() if max_concurrency is None else max_concurrency
+        report = check_role(role, parsed, api_key_env=api_key_env)
+        embedder = wrap_embedder(OpenAIEmbedder(parsed.base_url, parsed.model, dim=report.probes["embeddings"].dim,
+                                                served_model=report.served_model,
+                                                api_key=os.environ.get(api_key_env),
+                                                max_concurrency=max_concurrency), cache=cache)
+        use = RoleUse(role, spec, embedder.identity, parsed.base_url, report.served_model, _notes(report, role))
+    else:
+        embedder = get_embedder(parsed.model, cache=cache)
+        use = RoleUse(role, spec, embedder.identity, "", parsed.model)
     embedder.roles.add(role)
-    _uses.append(RoleUse(role, spec, embedder.identity, parsed.base_url, report.served_model, _notes(report, role)))
+    _uses.append(use)
     return embedder
 
 

@@ -1,4 +1,5 @@
-"""A scripted test double: replays canned replies, for testing orchestration (who sees what).
+"""Scripted test doubles: a language model that replays canned replies and a sentence embedder that embeds by a
+given rule, for testing orchestration (who sees what, what is computed once) without a model.
 
 Never used to produce anything a notebook reports.
 """
@@ -6,7 +7,11 @@ Never used to produce anything a notebook reports.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import re
+import zlib
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
@@ -62,3 +67,49 @@ class ScriptedBackend:
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
+
+
+Embedding = Callable[[str], Sequence[float]]
+"""Maps a text to its row (the embedder scales it to unit length)."""
+
+
+def word_counts(text: str, dim: int = 256) -> np.ndarray:
+    """Counts of the lower-cased words of `text`, word w counted in bucket CRC-32(w) mod `dim`: texts that share words
+    have close rows, texts that share none orthogonal ones (but for a rare shared bucket).
+
+    >>> float(word_counts("A cat, a hat", dim=4).sum())
+    4.0
+    """
+    row = np.zeros(dim, dtype=np.float32)
+    for w in re.findall(r"[a-z]+", text.lower()):
+        row[zlib.crc32(w.encode()) % dim] += 1
+    return row
+
+
+class ScriptedEmbedder:
+    """A sentence-embedder double: the row of a text is `embed(text)` scaled to unit length (a zero row stays zero),
+    by default its hashed word counts (`word_counts`). Records the texts of every `encode` call in `batches`.
+
+    `dim`: the rows' length; None reads it off `embed("a probe text")`.
+    """
+
+    def __init__(self, embed: Embedding = word_counts, *, dim: int | None = None,
+                 identity: str = "scripted-embedder"):
+        self.embed = embed
+        self.identity = identity
+        self.dim = len(embed("a probe text")) if dim is None else dim
+        self.batches: list[list[str]] = []
+
+    @property
+    def seen(self) -> list[str]:
+        """Every text encoded, in order."""
+        return [t for batch in self.batches for t in batch]
+
+    def encode(self, texts: list[str], **_: object) -> np.ndarray:
+        """Unit rows of `embed(text)`, shape (len(texts), dim)."""
+        if isinstance(texts, str):
+            raise TypeError("texts must be a list of strings, not one string")
+        self.batches.append(list(texts))
+        rows = np.array([self.embed(t) for t in texts], dtype=np.float32).reshape(len(texts), self.dim)
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return rows / np.where(norms == 0, 1, norms)

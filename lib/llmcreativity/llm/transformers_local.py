@@ -36,11 +36,10 @@ from transformers.utils import logging as hf_logging
 from ..paths import cache_dir
 from .config import GenerateConfig
 from .device import device_kind, local_batch_size, resolve_device, resolve_device_dtype
+from .local_engine import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, refuse_local_lm, text_ids
 from .prefix_cache import KV, PrefixCache, batch_prefix_length
 from .registry import local_identity
-from .roles import refuse_local_lm
 from .row_sampling import next_tokens, row_generators
-from .token_text import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, text_ids
 from .types import Completion, Prompt
 
 hf_logging.set_verbosity_error()

@@ -139,7 +139,7 @@ def current_run() -> RunIdentity:
     try:
         models = tuple(m.identity for m in _models())
         roles = tuple(dict.fromkeys(f"{r.role}: {r.identity}" for r in _roles()))
-    except Exception:  # the loader is unavailable (a bare process): no model was loaded through it
+    except Exception:  # `llm` is unavailable (a bare process): no model was handed out
         models, roles = (), ()
     return RunIdentity(os.environ.get(RUN_ENV, INTERACTIVE_RUN), current_profile(), os.environ.get(PARAMS_ENV, ""),
                        models, roles)
@@ -205,8 +205,8 @@ def _inputs(stage: str) -> list[InputFile]:
 
 
 def _models() -> list[ModelUse]:
-    """The models the loader handed out, one row per identity with the calls of all its objects summed."""
-    from ..llm.loader import loaded_models
+    """The models `llm` handed out, one row per identity with the calls of all its objects summed."""
+    from ..llm.handed_out import loaded_models
     from ..llm.request_stats import RequestCounts, combine_counts
 
     uses: dict[str, ModelUse] = {}

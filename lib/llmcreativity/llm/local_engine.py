@@ -1,20 +1,33 @@
-"""Between text and token ids for the local engines (transformers and llama.cpp), with one Hugging Face tokenizer.
+"""What the two local engines (transformers and llama.cpp) share: their base class, the text side of one Hugging
+Face tokenizer, and the guard that refuses to start a local language model in an endpoint-only run.
 
 Both engines build a prompt's ids the same way (the chat template for messages, the tokenizer's own special
 tokens for a plain string), cut a generated row the same way (at the first end-of-sequence id, else at the first
 stop string, keeping the tokens whose decoded text lies wholly before it), and turn answer log-probabilities
-s_a into p(a) = exp(s_a - logsumexp(s)). So the two engines differ only in the numbers their models compute.
+s_a into p(a) = exp(s_a - logsumexp(s)) (`TeacherForcedScoring`, the base class of both). So the two engines
+differ only in the numbers their models compute.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 
 from .backend import check_prompt
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
+
+NO_LOCAL_LM_ENV = "LLMCREATIVITY_NO_LOCAL_LM"
+"""Set to 1 to make any local language-model load raise (proves a run used its endpoints only)."""
+
+
+def refuse_local_lm(model: str) -> None:
+    """Raise when $LLMCREATIVITY_NO_LOCAL_LM is set: a local language model was about to be used."""
+    if os.environ.get(NO_LOCAL_LM_ENV, "") not in ("", "0"):
+        raise RuntimeError(f"local language model {model!r} requested while ${NO_LOCAL_LM_ENV} is set: every "
+                           "language-model role of this run must be an endpoint (URL#MODEL or -p base_url)")
 
 
 def prompt_ids(tokenizer, prompt: Prompt, *, chat: bool, name: str) -> list[int]:
