@@ -1,6 +1,7 @@
 """Entailment judges: the LLM yes/no judge, the NLI cross-encoder judge and the embedding approximation."""
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -102,9 +103,17 @@ def test_embedding_judge_encodes_each_text_once():
     assert judge.calls == 3
 
 
-def test_all_judges_satisfy_the_protocol():
-    assert isinstance(LLMEntailmentJudge(YesWhenSharedWordBackend()), EntailmentJudge)
-    assert isinstance(EmbeddingSimilarityJudge(LetterEmbedder()), EntailmentJudge)
+@pytest.mark.parametrize("make", [lambda **kw: LLMEntailmentJudge(YesWhenSharedWordBackend(), **kw),
+                                  lambda **kw: EmbeddingSimilarityJudge(LetterEmbedder(), **kw)],
+                         ids=["llm", "embedding"])
+def test_every_judge_keeps_the_protocol(make: Callable[..., EntailmentJudge]):
+    judge = make(threshold=0.6)
+    assert judge.entails([]) == [] and judge.calls == 0
+    pairs = [("a cat", "a dog"), ("b cat", "a cat"), ("a cat", "a cat")]
+    decisions = judge.entails(pairs, context="Name a pet")
+    assert len(decisions) == 3 and all(type(d) is bool for d in decisions)  # plain bools, one per pair
+    assert decisions[2] is True and judge.calls == 3
+    assert make(threshold=0.95).identity != judge.identity  # the identity names the settings that decide
 
 
 def _tiny_nli_model(folder, favoured: int):

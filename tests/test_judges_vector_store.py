@@ -3,15 +3,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmcreativity.judges import Fragment, NumpyVectorStore, VectorStore
+from llmcreativity.judges import Fragment, NumpyVectorStore
 
 
 def frag(i: int) -> Fragment:
     return Fragment(f"f{i}", f"text {i}", "a", 1)
 
 
-def test_numpy_store_implements_the_protocol():
-    assert isinstance(NumpyVectorStore(), VectorStore)
+def test_a_store_filled_in_two_batches_counts_and_searches_them_as_one():
+    s = NumpyVectorStore()
+    assert len(s) == 0
+    s.add([frag(0), frag(1)], np.array([[1.0, 0.0], [0.0, 1.0]]))
+    s.add([frag(2)], np.array([[3.0, 0.0]]))  # f0's direction: a tie with f0, broken by insertion order
+    assert len(s) == 3
+    hits = s.search(np.array([1.0, 0.0]), k=3)
+    assert [(h.fragment.id, h.rank) for h in hits] == [("f0", 1), ("f2", 2), ("f1", 3)]
+    assert [h.score for h in hits] == pytest.approx([1.0, 1.0, 0.0])
 
 
 def test_search_ranks_by_cosine_worked_by_hand():

@@ -203,6 +203,21 @@ def test_the_key_reaches_the_server_but_not_the_identity_or_the_provenance(monke
     assert SECRET not in text and SECRET not in lm.identity and server.url in text
 
 
+def test_the_run_wide_endpoint_settings_are_a_roles_defaults_and_explicit_arguments_win(monkeypatch):
+    monkeypatch.setenv("LLMCREATIVITY_API_KEY_ENV", "MY_KEY")  # what `llmcreativity run -p api_key_env` sets
+    monkeypatch.setenv("LLMCREATIVITY_MAX_CONCURRENCY", "3")
+    monkeypatch.setenv("MY_KEY", SECRET)
+    with FakeServer(api_key=SECRET) as server:
+        lm = get_role_backend("rubric_judge", f"{server.url}#fake-model", cache=None)
+        lm.answer_probs([{"role": "user", "content": "Yes or no?"}], ["OK", "No"])
+        two = get_role_backend("rubric_judge", f"{server.url}#fake-model", max_concurrency=2, cache=None)
+        monkeypatch.setenv("LLMCREATIVITY_MAX_CONCURRENCY", "0")
+        with pytest.raises(ValueError, match=r"\$LLMCREATIVITY_MAX_CONCURRENCY: max_concurrency='0'"):
+            get_role_backend("rubric_judge", f"{server.url}#fake-model", cache=None)
+    assert all(h.get("Authorization") == f"Bearer {SECRET}" for h in server.headers)
+    assert (lm.inner.max_concurrency, two.inner.max_concurrency) == (3, 2)
+
+
 # -- capabilities --------------------------------------------------------------------------------------------
 def test_probe_reports_are_cached_so_a_second_check_only_lists_the_models():
     with FakeServer() as server:

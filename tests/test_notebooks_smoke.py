@@ -72,7 +72,7 @@ def test_a_smoke_run_writes_nothing_outside_its_folder_and_records_no_claims(smo
 
 
 def test_every_stage_reports_its_model_calls_and_items_in_the_smoke_folders_run_report(smoke):
-    from llmcreativity.pipeline.run_report import ITEM_SOURCES, read_run_report
+    from llmcreativity.pipeline.run_report import read_run_report
 
     _, folder, manifest, _ = smoke
     lines = {r.stage: r for r in read_run_report("smoke")}
@@ -81,7 +81,7 @@ def test_every_stage_reports_its_model_calls_and_items_in_the_smoke_folders_run_
         line = lines[stage.name]
         assert line.lm_calls + line.texts_embedded > 0, f"{stage.name}: no model call was counted"
         assert line.lm_cache_hits <= line.lm_calls and line.seconds == manifest[stage.name]["seconds"]
-        if stage.name in ITEM_SOURCES:
-            assert line.items, f"{stage.name}: no {ITEM_SOURCES[stage.name].unit} in {ITEM_SOURCES[stage.name]}"
+        if stage.items_unit:
+            assert line.items, f"{stage.name}: no {stage.items_unit} in {[o.path for o in stage.outputs if o.items]}"
         else:
             assert line.items is None

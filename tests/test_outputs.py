@@ -28,13 +28,13 @@ def test_a_smoke_run_writes_under_its_own_folder(results, monkeypatch):
 
 
 def test_readers_of_a_stage_that_has_not_run(results):
-    assert outputs.chain_table() is None and outputs.homogenization("baselines") is None
-    assert outputs.transcripts("review") == {}
+    assert outputs.read_chain_table() is None and outputs.read_homogenization("baselines") is None
+    assert outputs.read_stage_transcripts("review") == {}
     with pytest.raises(FileNotFoundError, match="run the 'baselines' stage first"):
-        outputs.stories("baselines")
+        outputs.read_stories("baselines")
     assert outputs.large_single_models() == []
     with pytest.raises(FileNotFoundError, match="no bigger Single Agent run"):
-        outputs.large_single_stories()
+        outputs.read_large_single_stories()
 
 
 def test_a_stage_that_writes_no_stories_is_refused():
@@ -45,7 +45,7 @@ def test_a_stage_that_writes_no_stories_is_refused():
 def test_chain_table_reads_back_what_was_written():
     table = pd.DataFrame({"chain": ["a"], "solution_steps": [["x", "y"]]})
     table.to_parquet(outputs.chain_table_file())
-    assert list(outputs.chain_table()["solution_steps"].iloc[0]) == ["x", "y"]
+    assert list(outputs.read_chain_table()["solution_steps"].iloc[0]) == ["x", "y"]
 
 
 def test_the_bigger_single_agent_written_by_baselines_is_read_back_with_its_system_name():
@@ -56,6 +56,6 @@ def test_the_bigger_single_agent_written_by_baselines_is_read_back_with_its_syst
     run_writing([SingleAgent(config=WritingConfig())], CountingBackend(unique_story_responder()), [item],
                 outputs.large_single_dir("big"), progress=False)
     assert outputs.large_single_models() == ["big"]
-    stories = outputs.large_single_stories()
+    stories = outputs.read_large_single_stories()
     assert list(stories["system"]) == ["single (big)"] and list(stories["prompt_id"]) == ["strong-voice-00"]
     assert stories["story_id"].iloc[0].startswith("single (big)::")

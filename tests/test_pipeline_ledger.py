@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from matplotlib.figure import Figure
 
 from llmcreativity.jsonl import upsert
 from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
@@ -168,11 +169,30 @@ def test_the_page_lists_every_claim_marking_not_run_and_not_testable_in_seven_co
     assert "0.56 vs 0.49 (cosine)" in page
 
 
-def test_forest_plot_draws_the_recorded_statistics(tmp_path):
+def test_forest_plot_draws_each_statistic_with_its_ci_verdict_and_the_papers_figure(tmp_path, monkeypatch):
     assert forest_plot(ledger_rows([], [], {}), tmp_path / "none.png") is None
-    record("judge", "B5", Verdict("inconclusive", "r", 0.4, 0.2, 0.6, 30, "token saving 1 - t/t"))
-    path = forest_plot(ledger_rows(read_claims(), [], current("judge")), tmp_path / "forest.png")
-    assert path.stat().st_size > 5000
+    record("eval", "A1", Verdict("supported", "r", 0.1, 0.05, 0.15, 30, "mean paired difference"))
+    record("eval", "A2", Verdict("not supported", "r", -0.3, -0.5, -0.1, 30, "mean paired difference"))
+    record("eval", "B6", Verdict("inconclusive", "r", 0.4, 0.2, 0.6, 30, "accuracy difference"))
+    record("eval", "B9", Verdict("supported", "r", 0.7, 0.66, 0.75, 30, "paired difference in accuracy"))
+    record_judge_validity("convergent", "j", "Cohen's kappa vs labels", ci(0.6, 0.3, 0.8, 30), stage="eval")
+    saved: list[Figure] = []
+    savefig = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (saved.append(fig), savefig(fig, *a, **k))[1])
+    path = forest_plot(ledger_rows(read_claims(), read_judge_validity(), current("eval")), tmp_path / "forest.png")
+    assert path == tmp_path / "forest.png" and path.read_bytes().startswith(b"\x89PNG")
+    [ax] = saved[0].axes
+    # one row per claim from the bottom up (the first claim on top): its label, CI bar, point and colour
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["B9: supported", "B6: inconclusive", "A2: not supported",
+                                                          f"A1: {JUDGE_NOT_VALIDATED}"]
+    # (x, y, colour) of each horizontal mark: the CI bars (no marker), the statistics ("o"), the paper's figure ("x")
+    marks = {m: sorted((tuple(line.get_xdata()), tuple(line.get_ydata()), line.get_color()) for line in ax.lines
+                       if line.get_marker() == m and len(set(line.get_ydata())) == 1) for m in ("None", "o", "x")}
+    assert marks["None"] == [((-0.5, -0.1), (2, 2), "tab:red"), ((0.05, 0.15), (3, 3), "tab:gray"),
+                             ((0.2, 0.6), (1, 1), "tab:gray"), ((0.66, 0.75), (0, 0), "tab:green")]
+    assert marks["o"] == [((-0.3,), (2,), "tab:red"), ((0.1,), (3,), "tab:gray"), ((0.4,), (1,), "tab:gray"),
+                          ((0.7,), (0,), "tab:green")]
+    assert marks["x"] == [((CLAIMS["B9"].paper_value,), (0,), "black")]  # only B9's measure has a paper figure
 
 
 def test_judge_validity_rejects_bad_input_and_a_smoke_profile_writes_nothing(monkeypatch):

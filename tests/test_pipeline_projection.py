@@ -6,7 +6,6 @@ import pytest
 
 from llmcreativity.pipeline.manifest import update_manifest
 from llmcreativity.pipeline.projection import (
-    SCALES,
     paper_projection_markdown,
     project,
     projection_markdown,
@@ -68,7 +67,7 @@ def test_a_stage_without_a_scale_or_without_target_parameters_is_left_out():
 
 def test_every_stage_has_a_scale_that_reads_its_default_and_paper_parameters():
     for stage in STAGES:
-        scale = SCALES[stage.name]
+        scale = stage.scale
         for profile in ("default", "paper"):
             params = stage_parameters(stage, stage.profiles[profile])
             assert scale.units(params) > 0 and scale.length(params) > 0, (stage.name, profile)

@@ -129,6 +129,22 @@ def _drop_stage(copy: Path) -> None:
     (copy / "record.json").write_text(json.dumps(record))
 
 
+def _declare_endpoint_settings(copy: Path) -> None:
+    record = json.loads((copy / "record.json").read_text())
+    record["stages"]["recorded"]["resolved_parameters"].update(api_key_env="MY_KEY", max_concurrency=32)
+    (copy / "record.json").write_text(json.dumps(record))
+
+
+def test_a_record_whose_stages_declared_the_endpoint_settings_is_replayed(recorded, fresh, tmp_path):
+    """Records made while every notebook declared `api_key_env` and `max_concurrency` hold them among a stage's
+    parameters; they change no model call (operational, `planning.ENDPOINT_OPTIONS`), so they are not compared."""
+    folder, _, _ = recorded
+    plans, replay = prepare_replay(_damaged(folder, tmp_path, _declare_endpoint_settings), stages=[STAGE])
+    recorded_parameters = replay.record["stages"]["recorded"]["resolved_parameters"]
+    assert [p.stage.name for p in plans] == ["recorded"]
+    assert recorded_parameters == {"n": 3, "api_key_env": "MY_KEY", "max_concurrency": 32}
+
+
 @pytest.mark.parametrize(("damage", "message"), [
     (_truncate, r"calls\.1\.jsonl\.gz: truncated or altered.*restore it from git"),
     (_corrupt_row, r"calls\.1\.jsonl\.gz: truncated or altered"),

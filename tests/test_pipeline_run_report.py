@@ -9,10 +9,9 @@ import pandas as pd
 import pytest
 
 from llmcreativity.jsonl import append_jsonl
+from llmcreativity.output_files import count_records
 from llmcreativity.pipeline.manifest import update_manifest
 from llmcreativity.pipeline.run_report import (
-    ITEM_SOURCES,
-    count_records,
     read_run_report,
     report_markdown,
     report_text,
@@ -126,13 +125,16 @@ def test_stage_items_sum_every_matching_file_of_the_profile(results):
     append_jsonl(results / "baselines" / "stories.jsonl", [{"s": 1}, {"s": 2}])
     append_jsonl(results / "baselines" / "single-big" / "stories.jsonl", [{"s": 3}])
     append_jsonl(results / "baselines" / "transcripts.jsonl", [{"m": 1}] * 9)  # not items
-    assert stage_items("baselines") == (3, "stories")
-    assert stage_items("baselines", "smoke") == (0, "stories")
-    assert stage_items("backends") == (None, "")
+    stages = {s.name: s for s in STAGES}
+    assert stage_items(stages["baselines"]) == (3, "stories")
+    assert stage_items(stages["baselines"], "smoke") == (0, "stories")
+    assert stage_items(stages["backends"]) == (None, "")
 
 
-def test_item_sources_name_registered_stages():
-    assert set(ITEM_SOURCES) <= {s.name for s in STAGES}
+def test_a_folder_output_counts_the_records_of_the_files_in_it(results):
+    append_jsonl(results / "judge_validation" / "runs" / "a.jsonl", [{"j": 1}, {"j": 2}])
+    append_jsonl(results / "judge_validation" / "runs" / "b.jsonl", [{"j": 3}])
+    assert stage_items(next(s for s in STAGES if s.name == "judge_validation")) == (3, "judgements")
 
 
 def test_the_claims_page_has_the_line_the_run_report_replaces():

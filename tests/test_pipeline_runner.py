@@ -15,7 +15,7 @@ from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.parameters import ParameterError
 from llmcreativity.pipeline.planning import declared_parameters, plan
 from llmcreativity.pipeline.publish import incomplete_stages
-from llmcreativity.pipeline.stages import STAGES, Stage
+from llmcreativity.pipeline.stages import RUN_SETTINGS, SMOKE_MODEL, STAGES, Stage
 from llmcreativity_book.site import BuildError, stage_source
 
 TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
@@ -83,8 +83,24 @@ def test_plan_defers_missing_results_inputs_only_when_an_upstream_stage_runs_fir
 
 
 @pytest.mark.parametrize("profile", ["default", "paper", "smoke"])
-def test_registered_stages_have_valid_profiles(profile):
-    assert len(plan(profile, [])) == len(STAGES)
+def test_registered_stages_plan_in_order_with_their_profile_values(profile):
+    plans = plan(profile, [])
+    assert [p.stage.name for p in plans] == [s.name for s in STAGES]  # STAGES is listed in dependency order
+    planned: set[str] = set()
+    for p in plans:
+        assert set(p.stage.depends) <= planned, f"{p.stage.name} is planned before a stage it reads"
+        planned.add(p.stage.name)
+        assert p.profile == profile and p.settings == RUN_SETTINGS[profile]
+        assert set(p.parameters) <= set(p.declared)
+        assert {name: p.parameters[name] for name in p.stage.profiles[profile]} == p.stage.profiles[profile]
+
+
+def test_smoke_plan_gives_every_model_role_the_smallest_model():
+    for p in plan("smoke", []):
+        roles = {name: p.parameters.get(name, param.default) for name, param in p.declared.items()
+                 if param.registry == "model"}
+        specs = [spec for value in roles.values() for spec in ([value] if isinstance(value, str) else value) if spec]
+        assert specs and all(spec.endswith(SMOKE_MODEL) for spec in specs), (p.stage.name, roles)
 
 
 def test_run_executes_with_parameters_and_adds_provenance(results):
@@ -140,6 +156,50 @@ def test_running_one_stage_requires_its_dependencies_to_have_run():
         plan("default", [], only="second", stages=stages)
 
 
+def test_one_stage_in_the_smoke_profile_runs_its_missing_upstream_stages_first_and_says_so(results):
+    stages = [tiny("first"), tiny("second", ("first",))]
+    said: list[str] = []
+    first, second = run("smoke", [("n", "4"), ("first.scale", "2")], only="second", stages=stages, log=said.append)
+    assert said[0] == ("stage 'second' reads the outputs of ['first'], which have not run successfully in the "
+                       "'smoke' profile: running them first")
+    assert [s for s in said if s.startswith("[")][0].startswith("[first] executing")
+    # a bare -p applies to the stage asked for, as without upstream stages; STAGE.NAME to its stage
+    assert (first["status"], first["parameters"]) == ("ok", {"n": 3, "scale": 2.0})
+    assert (second["status"], second["parameters"]) == ("ok", {"n": 4})
+    said.clear()
+    assert [e["parameters"] for e in run("smoke", [], only="second", stages=stages, log=said.append)] == [{"n": 3}]
+    assert not any("running them first" in s for s in said)
+
+
+def test_missing_upstream_stages_are_found_through_each_other_and_a_stage_that_ran_is_not_run_again(results):
+    stages = [tiny("a"), tiny("b", ("a",)), tiny("c", ("a", "b"))]
+    assert [p.stage.name for p in plan("smoke", [], only="c", stages=stages, run_upstream=True)] == ["a", "b", "c"]
+    update_manifest("a", {"status": "ok"}, "smoke")
+    assert [p.stage.name for p in plan("smoke", [], only="c", stages=stages, run_upstream=True)] == ["b", "c"]
+
+
+@pytest.mark.parametrize(("profile", "run_upstream"), [("default", True), ("paper", True), ("smoke", False)])
+def test_a_real_profile_a_replay_or_an_export_still_refuses_a_stage_whose_upstream_has_not_run(profile, run_upstream):
+    stages = [tiny("first"), tiny("second", ("first",))]
+    with pytest.raises(ParameterError, match=r"stage 'second' reads the outputs of \['first'\].*run them first"):
+        plan(profile, [], only="second", stages=stages, run_upstream=run_upstream)
+
+
+def test_the_readers_exercise_plans_its_upstream_stages_in_the_smoke_profile(monkeypatch, capsys):
+    from llmcreativity import cli
+
+    assert cli.main(["run", "--stage", "semantic_entropy", "--profile", "smoke", "-p", "temperatures", "[0.1, 2.0]",
+                     "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("stage 'semantic_entropy' reads the outputs of ['backends', 'baselines', 'review'], which "
+                          "have not run successfully in the 'smoke' profile: running them first\n")
+    planned = [ln.split()[0] for ln in out.splitlines() if ln.endswith(".md)")]
+    assert planned == ["backends", "baselines", "review", "semantic_entropy"]
+    temperatures = [ln.split("#")[0].split("=")[1].strip() for ln in out.splitlines()
+                    if ln.strip().lstrip("* ").startswith("temperatures =")]
+    assert temperatures == ["[0.3, 1.2]", "[0.1, 2.0]"]  # backends' own; the exercise's for semantic_entropy
+
+
 def test_manifest_update_keeps_entries_written_by_another_run_meanwhile(results):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -179,11 +239,13 @@ COUNTED = Path(__file__).parent / "data" / "book" / "counted_stage.md"
 @pytest.fixture
 def counted(results, tmp_path, monkeypatch):
     """A stage whose kernel calls a scripted model through an empty call cache; its items are its records."""
-    from llmcreativity.pipeline import run_report
+    from dataclasses import replace
+
+    from llmcreativity.output_files import OutputFile
 
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setitem(run_report.ITEM_SOURCES, "counted", run_report.ItemSource("records", ("counted/*.jsonl",)))
-    return tiny("counted", notebook=COUNTED)
+    replies = OutputFile("records.jsonl", "the replies", items="records")
+    return replace(tiny("counted", notebook=COUNTED), outputs=(replies,))
 
 
 def test_the_manifest_entry_holds_the_kernels_calls_hits_tokens_and_items(results, counted):
@@ -206,13 +268,13 @@ def test_the_manifest_entry_holds_the_kernels_calls_hits_tokens_and_items(result
 
 
 def test_a_failed_stage_reports_the_calls_it_made_and_a_rerun_does_not_add_the_killed_attempts(results, counted):
-    from llmcreativity.pipeline.run_report import read_run_report, usage_file
+    from llmcreativity.pipeline.run_report import read_run_report, usage_path
 
     with pytest.raises(StageFailed):
         run("default", [("fail", "true")], stages=[counted], log=lambda _: None)
     [line] = read_run_report()
     assert (line.status, line.lm_calls, line.lm_cache_hits, line.items) == ("failed", 3, 0, 0)
-    usage_file("counted").write_text('{"identity": "stale", "kind": "language model", "calls": 99}\n')
+    usage_path("counted").write_text('{"identity": "stale", "kind": "language model", "calls": 99}\n')
     [entry] = run("default", [], stages=[tiny("counted")], log=lambda _: None)  # now a stage that calls no model
     assert entry["usage"] == [] and read_run_report()[0].lm_calls == 0
 
@@ -257,17 +319,22 @@ def test_run_settings_are_auto_then_the_profiles_then_p_then_the_stage_scoped_p(
     assert all(p.parameters == {} for p in plans)  # a run setting is no notebook parameter
 
 
-def test_bad_run_settings_are_refused_before_anything_runs_naming_the_option_and_the_choices(monkeypatch):
+def test_bad_run_and_endpoint_settings_are_refused_before_anything_runs_naming_the_option_and_the_choices(
+        monkeypatch):
     from llmcreativity.llm import device
 
     monkeypatch.setattr(device, "_torch_cuda_count", lambda: 0)
     with pytest.raises(ParameterError) as err:
-        plan("default", [("dtype", "float16"), ("a.device", "gpu"), ("device", "cuda")],
-             stages=[tiny("a")])
+        plan("default", [("dtype", "float16"), ("a.device", "gpu"), ("device", "cuda"), ("max_concurrency", "0"),
+                         ("a.max_concurrency", "many"), ("api_key_env", "sk-secret-1")], stages=[tiny("a")])
     text = str(err.value)
     assert "-p dtype float16: dtype='float16': choose one of ['float32', 'bfloat16', 'auto']" in text
     assert "-p a.device gpu: device='gpu': choose one of ['auto', 'cpu', 'cuda', 'cuda:N']" in text
     assert "-p device cuda: device='cuda', but torch sees no CUDA device here" in text
+    assert "-p max_concurrency: max_concurrency='0': give a whole number in [1, 256]" in text
+    assert "-p a.max_concurrency: max_concurrency='many'" in text
+    # an endpoint setting's value is not repeated: a key given by mistake for its variable's name is never shown
+    assert "api_key_env is not the name of an environment variable" in text and "sk-secret-1" not in text
     monkeypatch.setattr(device, "_torch_cuda_count", lambda: 2)
     assert plan("default", [("device", "cuda:1")], stages=[tiny("a")])[0].settings["device"] == "cuda:1"
 
@@ -285,11 +352,33 @@ def test_the_kernel_gets_the_run_settings_and_the_manifest_records_them(results)
     [entry] = run("default", [], stages=[stage], log=lambda _: None)
     assert entry["run_settings"] == PINNED and read_manifest()["stages"]["settings"]["run_settings"] == PINNED
     seen = json.loads((results / "settings.json").read_text())
-    assert seen == {**PINNED, "identity": "transformers:smollm2-135m:float32:row-seeded"}
-    [entry] = run("default", [("dtype", "bfloat16")], stages=[stage], log=lambda _: None)
+    assert seen == {**PINNED, "identity": "transformers:smollm2-135m:float32:row-seeded", **ENDPOINT_DEFAULTS}
+    [entry] = run("default", [("dtype", "bfloat16"), ("max_concurrency", "32"), ("api_key_env", "MY_KEY")],
+                  stages=[stage], log=lambda _: None)
     assert entry["run_settings"] == {"dtype": "bfloat16", "device": "cpu"}
-    assert json.loads((results / "settings.json").read_text())["identity"] == \
-        "transformers:smollm2-135m:bfloat16:row-seeded"
+    assert entry["endpoint_settings"] == {"api_key_env": "MY_KEY", "max_concurrency": 32}
+    seen = json.loads((results / "settings.json").read_text())
+    assert seen["identity"] == "transformers:smollm2-135m:bfloat16:row-seeded"
+    assert (seen["api_key_env"], seen["max_concurrency"]) == ("MY_KEY", 32)
+    assert "max_concurrency" not in entry["parameters"]
+
+
+# -- endpoint settings (api_key_env, max_concurrency) ---------------------------------------------------------------
+ENDPOINT_DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "max_concurrency": 8}
+
+
+def test_endpoint_settings_are_run_wide_options_the_default_then_p_then_the_stage_scoped_p():
+    assert plan("default", [], stages=[tiny()])[0].endpoint == ENDPOINT_DEFAULTS
+    plans = plan("default", [("max_concurrency", "32"), ("b.max_concurrency", "2"), ("api_key_env", "MY_KEY")],
+                 stages=[tiny("a"), tiny("b")])
+    assert [p.endpoint for p in plans] == [{"api_key_env": "MY_KEY", "max_concurrency": 32},
+                                           {"api_key_env": "MY_KEY", "max_concurrency": 2}]
+    assert all("max_concurrency" not in p.parameters for p in plans)
+
+
+def test_no_notebook_declares_an_endpoint_setting():
+    for stage in STAGES:
+        assert not {"api_key_env", "max_concurrency"} & set(declared_parameters(stage)), stage.name
 
 
 def test_dry_run_prints_each_stages_run_settings(monkeypatch, capsys):

@@ -27,7 +27,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="parameter profile: default, paper or smoke (writes under results/smoke/); default: default")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="override a parameter for every stage declaring it; STAGE.NAME for one stage only")
-    run.add_argument("--stage", help="run only this stage")
+    run.add_argument("--stage", help="run only this stage (in the smoke profile after the stages it reads from, when "
+                                     "they have not run)")
     run.add_argument("--dry-run", action="store_true", help="validate and print the parameters, run nothing")
     run.add_argument("--replay", type=Path, metavar="RECORD",
                      help="answer every model call from the record folder RECORD (its profile; writes under "
@@ -81,18 +82,21 @@ def _record(args: argparse.Namespace) -> None:
 def _run(args: argparse.Namespace) -> None:
     from .pipeline.execution import new_run_id, run_stage
     from .pipeline.manifest import read_manifest
-    from .pipeline.planning import plan
+    from .pipeline.planning import plan, upstream_line
     from .pipeline.run_report import report_text, run_report, run_report_file
 
     replay = None
     if args.replay is not None:
         plans, replay = _replay(args)
-    else:
-        plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage)
+    else:  # a --stage run in a scratch profile (smoke) runs the stages it reads from first, when they have not run
+        plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage, run_upstream=True)
+        if upstream_line(plans, args.stage):
+            print(upstream_line(plans, args.stage))
     if args.dry_run:
         for p in plans:
             print(f"{p.stage.name} ({p.stage.notebook})")
             print(f"  run settings {p.settings}    # local models' defaults: the profile's, or -p dtype / -p device")
+            print(f"  endpoint settings {p.endpoint}    # endpoint roles: -p api_key_env / -p max_concurrency")
             for name, param in p.declared.items():
                 value = p.parameters.get(name, param.default)
                 mark = "*" if name in p.parameters else " "

@@ -31,8 +31,9 @@ def remembered_sha256(path: str | Path, store: Path) -> str:
     record = store / f"{hashlib.sha256(str(path).encode()).hexdigest()[:32]}.json"
     try:
         known = json.loads(record.read_text())
-        if {k: known.get(k) for k in stamp} == stamp and isinstance(known.get("sha256"), str):
-            return known["sha256"]
+        recorded = known.get("sha256")
+        if {k: known.get(k) for k in stamp} == stamp and isinstance(recorded, str):
+            return recorded
     except (OSError, ValueError):
         pass  # no record yet, or an unreadable one: hash again
     digest = sha256_file(path)

@@ -50,7 +50,8 @@ def to_json(record: Any) -> dict[str, Any]:
         raise TypeError(f"{record!r} is not a dataclass record; to_json stores dataclass instances")
     own = getattr(type(record), "to_dict", None)
     if own is not None:
-        return own(record)
+        stored: dict[str, Any] = own(record)
+        return stored
     version = schema_version(type(record))
     row: dict[str, Any] = {SCHEMA_KEY: version} if version > 1 else {}
     row.update((f.name, _encode(getattr(record, f.name))) for f in fields(record))
@@ -72,7 +73,8 @@ def from_json(cls: type[R], row: Mapping[str, Any]) -> R:
     `cls` knows, raise ValueError naming them."""
     own = getattr(cls, "from_dict", None)
     if own is not None:
-        return own(dict(row))
+        built: R = own(dict(row))
+        return built
     if not (isinstance(cls, type) and is_dataclass(cls)):
         raise TypeError(f"{cls!r} is not a dataclass; from_json builds dataclass records")
     data = dict(row)

@@ -1,9 +1,10 @@
 """Every stage output file, one function each: where the stage writes it and how a later stage reads it.
 
-Paths are built here and nowhere else, under `paths.stage_dir(stage)`, so they follow the run's
+Each file is declared once in `output_files` and listed by the stage that writes it (`pipeline.stages.Stage.outputs`);
+the functions here find that stage and build the path under `paths.stage_dir(stage)`, so they follow the run's
 profile (a smoke run writes under `results/smoke/`) and no notebook builds a path by hand.
-`*_file()` / `*_dir()` functions give the location (the writing stage creates the folder);
-the other functions read the output back and raise naming the stage to run when it is missing.
+`*_file()` / `*_dir()` functions give the location (the writing stage creates the folder); `read_*` functions read
+the output back and raise naming the stage to run when it is missing (or return None / {} where they say so).
 """
 
 from __future__ import annotations
@@ -12,20 +13,34 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import output_files as out
+from .output_files import OutputFile
 from .paths import results_dir, stage_dir
+from .pipeline.stages import STAGES, writer_of
 
-WRITING_STAGES = ("baselines", "review")
-"""Stages that write stories and transcripts with `writing.run_writing`."""
-HOMOGENIZATION_FILE = "homogenization.csv"
-"""File name of a writing stage's homogenization-by-round table."""
+WRITING_STAGES = tuple(s.name for s in STAGES if out.STORIES in s.outputs)
+"""Stages that write stories and transcripts with `writing.run_writing` ("baselines", "review")."""
 
 
-def _existing(stage: str, name: str) -> Path:
-    """`results_dir()/stage/name`, or FileNotFoundError naming the stage that writes it."""
-    path = results_dir() / stage / name
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run the {stage!r} stage first "
-                                f"(llmcreativity run --stage {stage})")
+def output_file(output: OutputFile, stage: str | None = None, **fields: str) -> Path:
+    """Where `output` goes in the folder (created) of the stage that lists it; `stage` names the writer of an output
+    two stages write, `fields` fill the placeholders of a family of files (`OutputFile.relative`)."""
+    return stage_dir(writer_of(output, stage).name) / output.relative(**fields)
+
+
+def _found(output: OutputFile, stage: str | None = None, **fields: str) -> Path | None:
+    """Where `output` is when its stage has written it, else None (no folder is created)."""
+    path = results_dir() / writer_of(output, stage).name / output.relative(**fields)
+    return path if path.exists() else None
+
+
+def _existing(output: OutputFile, stage: str | None = None, **fields: str) -> Path:
+    """Where `output` is, or FileNotFoundError naming the stage that writes it."""
+    name = writer_of(output, stage).name
+    path = _found(output, stage, **fields)
+    if path is None:
+        raise FileNotFoundError(f"{results_dir() / name / output.relative(**fields)} is missing: run the {name!r} "
+                                f"stage first (llmcreativity run --stage {name})")
     return path
 
 
@@ -38,8 +53,8 @@ def _writing_stage(stage: str) -> str:
 # scifi100 -----------------------------------------------------------------------------------------------------------
 
 def scifi100_file() -> Path:
-    """The SciFi-100-format dataset the construction stage builds (`scifi100/scifi100_built.json`)."""
-    return stage_dir("scifi100") / "scifi100_built.json"
+    """The SciFi-100-format dataset the construction stage builds (`output_files.SCIFI100_BUILT`)."""
+    return output_file(out.SCIFI100_BUILT)
 
 
 # baselines and review -----------------------------------------------------------------------------------------------
@@ -49,40 +64,39 @@ def writing_dir(stage: str) -> Path:
     return stage_dir(_writing_stage(stage))
 
 
-def stories(stage: str) -> pd.DataFrame:
+def read_stories(stage: str) -> pd.DataFrame:
     """The final stories of a writing stage, one row each (`evaluation.load_story_table`: story_id, system, ...)."""
     from .evaluation.scores import load_story_table
-    from .writing.runner import STORIES_FILE
 
-    return load_story_table(_existing(_writing_stage(stage), STORIES_FILE))
+    return load_story_table(_existing(out.STORIES, _writing_stage(stage)))
 
 
-def transcripts(stage: str) -> dict:
-    """Every transcript of a writing stage by (framework, prompt_id); {} when the stage has not run."""
+def read_stage_transcripts(stage: str) -> dict:
+    """Every transcript of a writing stage by (framework, prompt_id) (`writing.read_transcripts` of its
+    transcripts file); {} when the stage has not run."""
     from .writing.records import read_transcripts
-    from .writing.runner import TRANSCRIPTS_FILE
 
-    path = results_dir() / _writing_stage(stage) / TRANSCRIPTS_FILE
-    return read_transcripts(path) if path.exists() else {}
+    path = _found(out.TRANSCRIPTS, _writing_stage(stage))
+    return read_transcripts(path) if path is not None else {}
 
 
 def homogenization_file(stage: str) -> Path:
-    """The homogenization-by-round table a writing stage saves (`<stage>/homogenization.csv`)."""
-    return writing_dir(stage) / HOMOGENIZATION_FILE
+    """The homogenization-by-round table a writing stage saves (`output_files.HOMOGENIZATION`)."""
+    return output_file(out.HOMOGENIZATION, _writing_stage(stage))
 
 
-def homogenization(stage: str) -> pd.DataFrame | None:
+def read_homogenization(stage: str) -> pd.DataFrame | None:
     """A writing stage's homogenization table, or None when that stage has not run."""
-    path = results_dir() / _writing_stage(stage) / HOMOGENIZATION_FILE
-    return pd.read_csv(path) if path.exists() else None
+    path = _found(out.HOMOGENIZATION, _writing_stage(stage))
+    return pd.read_csv(path) if path is not None else None
 
 
 def large_single_dir(model: str) -> Path:
-    """Where the baselines stage writes the bigger Single Agent's run for claim A3 (`baselines/single-<model>`;
+    """Where the baselines stage writes the bigger Single Agent's run for claim A3 (`output_files.LARGE_SINGLE`;
     an endpoint spec `URL#MODEL` by its `llm.roles.role_label`)."""
     from .llm.roles import role_label
 
-    return stage_dir("baselines") / f"single-{role_label(model)}"
+    return output_file(out.LARGE_SINGLE, model=role_label(model))
 
 
 def large_single_system(model: str) -> str:
@@ -92,26 +106,26 @@ def large_single_system(model: str) -> str:
 
 def large_single_models() -> list[str]:
     """The models (registry names) for which the baselines stage wrote a bigger Single Agent run, sorted."""
-    from .writing.runner import STORIES_FILE
+    root = results_dir() / writer_of(out.LARGE_SINGLE_STORIES).name
+    prefix, _, _ = out.LARGE_SINGLE.path.partition("{")
+    return sorted(p.relative_to(root).parts[0].removeprefix(prefix)
+                  for p in root.glob(out.LARGE_SINGLE_STORIES.pattern))
 
-    root = results_dir() / "baselines"
-    return sorted(p.parent.name.removeprefix("single-") for p in root.glob(f"single-*/{STORIES_FILE}"))
 
-
-def large_single_stories() -> pd.DataFrame:
+def read_large_single_stories() -> pd.DataFrame:
     """Every bigger Single Agent's stories written by the baselines stage, system `large_single_system(model)`.
 
     Loaded under their own system, their `story_id`s ("single (<model>)::<model identity>::<message id>") stay
     apart from the baselines' own Single Agent even when both ran one model (as a smoke run does).
     """
     from .evaluation.scores import load_story_table
-    from .writing.runner import STORIES_FILE
 
     models = large_single_models()
     if not models:
-        raise FileNotFoundError(f"no bigger Single Agent run in {results_dir() / 'baselines'}: run the 'baselines' "
-                                "stage first (llmcreativity run --stage baselines)")
-    return pd.concat([load_story_table(large_single_dir(m) / STORIES_FILE, system=large_single_system(m))
+        stage = writer_of(out.LARGE_SINGLE_STORIES).name
+        raise FileNotFoundError(f"no bigger Single Agent run in {results_dir() / stage}: run the {stage!r} "
+                                f"stage first (llmcreativity run --stage {stage})")
+    return pd.concat([load_story_table(_existing(out.LARGE_SINGLE_STORIES, model=m), system=large_single_system(m))
                       for m in models], ignore_index=True)
 
 
@@ -119,83 +133,84 @@ def large_single_stories() -> pd.DataFrame:
 
 def corpus_dir() -> Path:
     """The corpus stage's folder: the exported store (chunks, embeddings, meta) and the unigram tables."""
-    return stage_dir("corpus")
+    return stage_dir(writer_of(out.CORPUS_CHUNKS).name)
 
 
-def corpus_store():
+def read_corpus_store():
     """The corpus store the corpus stage exported (`corpus.store.CorpusStore`)."""
     from .corpus.store import load_exported
 
-    return load_exported(results_dir() / "corpus")
+    return load_exported(results_dir() / writer_of(out.CORPUS_CHUNKS).name)
 
 
 def unigram_file(tokenizer: str) -> Path:
-    """The corpus unigram counts of one tokenizer (`corpus/unigram_<tokenizer>.parquet`)."""
-    return corpus_dir() / f"unigram_{tokenizer}.parquet"
+    """The corpus unigram counts of one tokenizer (`output_files.UNIGRAMS`)."""
+    return output_file(out.UNIGRAMS, tokenizer=tokenizer)
 
 
-def unigrams(tokenizer: str) -> dict[str, int]:
+def read_unigrams(tokenizer: str) -> dict[str, int]:
     """Corpus unigram counts of `tokenizer`, as written by the corpus stage."""
     from .evaluation.scores import load_unigrams
 
-    return load_unigrams(results_dir() / "corpus", tokenizer)
+    return load_unigrams(_existing(out.UNIGRAMS, tokenizer=tokenizer))
 
 
 def hanna_metrics_file() -> Path:
-    """Novelty metrics of the HANNA human and LLM stories (`corpus/hanna_story_metrics.parquet`)."""
-    return corpus_dir() / "hanna_story_metrics.parquet"
+    """Novelty metrics of the HANNA human and LLM stories (`output_files.HANNA_METRICS`)."""
+    return output_file(out.HANNA_METRICS)
 
 
 def hanna_surprisal_file() -> Path:
-    """Surprisal of the HANNA stories scored in the corpus stage (`corpus/hanna_story_surprisal.parquet`)."""
-    return corpus_dir() / "hanna_story_surprisal.parquet"
+    """Surprisal of the HANNA stories scored in the corpus stage (`output_files.HANNA_SURPRISAL`)."""
+    return output_file(out.HANNA_SURPRISAL)
 
 
 # entailment_validation ----------------------------------------------------------------------------------------------
 
 def embedding_sweep_file() -> Path:
-    """Agreement of the embedding judge with the coders per threshold (`entailment_validation/embedding_sweep.csv`)."""
-    return stage_dir("entailment_validation") / "embedding_sweep.csv"
+    """Agreement of the embedding judge with the coders per threshold (`output_files.EMBEDDING_SWEEP`)."""
+    return output_file(out.EMBEDDING_SWEEP)
 
 
 def llm_judges_file() -> Path:
-    """Agreement of the LLM entailment judges with the coders (`entailment_validation/llm_judges.csv`)."""
-    return stage_dir("entailment_validation") / "llm_judges.csv"
+    """Agreement of the LLM entailment judges with the coders (`output_files.LLM_JUDGES`)."""
+    return output_file(out.LLM_JUDGES)
 
 
 # semantic_entropy ---------------------------------------------------------------------------------------------------
 
 def chain_records_file() -> Path:
-    """Every sampled chain, one JSON record per line (`semantic_entropy/chains.jsonl`, resumable)."""
-    return stage_dir("semantic_entropy") / "chains.jsonl"
+    """Every sampled chain, one JSON record per line (`output_files.CHAIN_RECORDS`, resumable)."""
+    return output_file(out.CHAIN_RECORDS)
 
 
 def steps_file() -> Path:
-    """One row per chain step with its SE and diversity measures (`semantic_entropy/steps.parquet`)."""
-    return stage_dir("semantic_entropy") / "steps.parquet"
+    """One row per chain step with its SE and diversity measures (`output_files.STEPS`)."""
+    return output_file(out.STEPS)
 
 
 def chain_table_file() -> Path:
-    """One row per chain: mean SE, problem and the chosen steps (`semantic_entropy/chains.parquet`)."""
-    return stage_dir("semantic_entropy") / "chains.parquet"
+    """One row per chain: mean SE, problem and the chosen steps (`output_files.CHAIN_TABLE`)."""
+    return output_file(out.CHAIN_TABLE)
 
 
-def chain_table() -> pd.DataFrame | None:
-    """The semantic-entropy stage's per-chain table (see `entropy.tables.chain_table`), or None before it has run."""
-    path = results_dir() / "semantic_entropy" / "chains.parquet"
-    return pd.read_parquet(path) if path.exists() else None
+def read_chain_table() -> pd.DataFrame | None:
+    """The semantic-entropy stage's per-chain table (computed by `entropy.tables.chain_table`), or None before it
+    has run."""
+    path = _found(out.CHAIN_TABLE)
+    return pd.read_parquet(path) if path is not None else None
 
 
 def drafts_file() -> Path:
-    """SE across writers of first drafts and final versions (`semantic_entropy/drafts.parquet`)."""
-    return stage_dir("semantic_entropy") / "drafts.parquet"
+    """SE across writers of first drafts and final versions (`output_files.DRAFTS`)."""
+    return output_file(out.DRAFTS)
 
 
 # judge_validation ---------------------------------------------------------------------------------------------------
 
 def judge_runs_dir() -> Path:
-    """One resumable JSONL file per judge run (`judge_validation/runs/<judge>.jsonl`)."""
-    path = stage_dir("judge_validation") / "runs"
+    """One resumable JSONL file per judge run (`output_files.JUDGE_RUNS`, created)."""
+    path = output_file(out.JUDGE_RUNS)
     path.mkdir(exist_ok=True)
     return path
 
@@ -204,24 +219,24 @@ def judge_runs_dir() -> Path:
 
 def evaluation_dir() -> Path:
     """The evaluation stage's folder: rubric scores, the results table and per-story scores."""
-    return stage_dir("evaluation")
+    return stage_dir(writer_of(out.RUBRIC_SCORES).name)
 
 
 def rubric_scores_file() -> Path:
-    """Rubric-judge scores of the frameworks' stories, both modes (`evaluation/rubric_scores.jsonl`, resumable)."""
-    return evaluation_dir() / "rubric_scores.jsonl"
+    """Rubric-judge scores of the frameworks' stories, both modes (`output_files.RUBRIC_SCORES`, resumable)."""
+    return output_file(out.RUBRIC_SCORES)
 
 
 def rubric_hanna_file() -> Path:
-    """Rubric-judge scores of the HANNA human stories (`evaluation/rubric_hanna.jsonl`, resumable)."""
-    return evaluation_dir() / "rubric_hanna.jsonl"
+    """Rubric-judge scores of the HANNA human stories (`output_files.RUBRIC_HANNA`, resumable)."""
+    return output_file(out.RUBRIC_HANNA)
 
 
 def results_table_file() -> Path:
-    """The paper's results table, frameworks by measures (`evaluation/results_table.csv`)."""
-    return evaluation_dir() / "results_table.csv"
+    """The paper's results table, frameworks by measures (`output_files.RESULTS_TABLE`)."""
+    return output_file(out.RESULTS_TABLE)
 
 
 def story_scores_file() -> Path:
-    """Every story with its judge and novelty scores (`evaluation/story_scores.parquet`)."""
-    return evaluation_dir() / "story_scores.parquet"
+    """Every story with its judge and novelty scores (`output_files.STORY_SCORES`)."""
+    return output_file(out.STORY_SCORES)

@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The project's root (the folder holding `lib/`)."""
@@ -71,7 +74,7 @@ def require_file(path: str | Path, what: str, fix: str) -> Path:
     return p
 
 
-def require_columns(df: Any, columns: Iterable[str], path: Path, expected: str) -> None:
+def require_columns(df: pd.DataFrame, columns: Iterable[str], path: Path, expected: str) -> None:
     """Raise ValueError naming the file `path` and the `columns` its table `df` lacks (`expected`: what the file
     should be)."""
     missing = set(columns) - set(df.columns)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypedDict, get_args
 
 import numpy as np
 import pandas as pd
@@ -65,6 +65,16 @@ class Verdict:
             raise ValueError(f"verdict label {self.label!r} is not one of {LABELS}")
 
 
+class _Evidence(TypedDict):
+    """The numbers a verdict rests on: `Verdict`'s fields after the label and the reason."""
+
+    statistic: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    measure: str
+
+
 def not_testable(reason: str, *, n: int = 0, measure: str = "") -> Verdict:
     """The verdict on a claim this run cannot test, with the reason (e.g. "no human labels here").
 
@@ -101,7 +111,8 @@ def sign_verdict(low: float, high: float, expected: int, *, statistic: float | N
     """
     if expected not in (-1, 0, 1):
         raise ValueError(f"expected={expected!r}: use +1 (positive), -1 (negative) or 0 (does not grow)")
-    stat = dict(statistic=_finite(statistic), ci_low=_finite(low), ci_high=_finite(high), n=int(n), measure=measure)
+    stat = _Evidence(statistic=_finite(statistic), ci_low=_finite(low), ci_high=_finite(high), n=int(n),
+                     measure=measure)
     if not (np.isfinite(low) and np.isfinite(high)):
         return Verdict("inconclusive", "the interval is undefined", **stat)
     ci = _interval(low, high)
@@ -131,7 +142,8 @@ def weak_verdict(low: float, high: float, bound: float = 0.3, *, statistic: floa
     >>> weak_verdict(0.35, 0.8).label
     'not supported'
     """
-    stat = dict(statistic=_finite(statistic), ci_low=_finite(low), ci_high=_finite(high), n=int(n), measure=measure)
+    stat = _Evidence(statistic=_finite(statistic), ci_low=_finite(low), ci_high=_finite(high), n=int(n),
+                     measure=measure)
     if not (np.isfinite(low) and np.isfinite(high)):
         return Verdict("inconclusive", "the interval is undefined", **stat)
     ci = _interval(low, high)
@@ -188,8 +200,8 @@ def efficiency_verdict(saving: ConfidenceInterval, accuracy_diff: ConfidenceInte
       CI at or above -`margin` (non-inferiority); else "inconclusive".
     The statistic is the saving.
     """
-    stat = dict(statistic=_finite(saving.estimate), ci_low=_finite(saving.low), ci_high=_finite(saving.high), n=int(n),
-                measure=measure)
+    stat = _Evidence(statistic=_finite(saving.estimate), ci_low=_finite(saving.low), ci_high=_finite(saving.high),
+                     n=int(n), measure=measure)
     if saving.high < min_saving:
         return Verdict("not supported", f"the token saving's CI lies below {min_saving:.0%}", **stat)
     if n < min_items:
@@ -222,7 +234,7 @@ def human_level_verdict(correct: int, n: int, human_low: float, human_high: floa
     if not 0 <= human_low <= human_high <= 1:
         raise ValueError(f"human range [{human_low!r}, {human_high!r}]: need 0 <= low <= high <= 1")
     low, high = (float(x) for x in proportion_confint(correct, n, alpha=0.05, method="wilson"))
-    stat = dict(statistic=correct / n, ci_low=low, ci_high=high, n=int(n), measure=measure)
+    stat = _Evidence(statistic=correct / n, ci_low=low, ci_high=high, n=int(n), measure=measure)
     humans = f"{human_low:.1%}, the least accurate human of the range {human_low:.1%}-{human_high:.1%}"
     if low >= human_low:
         return Verdict("supported", f"the accuracy's CI {_interval(low, high)} lies at or above {humans}", **stat)
@@ -245,11 +257,11 @@ def beats_every_baseline(comparisons: pd.DataFrame, *, min_pairs: int = 5) -> Ve
     if comparisons.empty:
         raise ValueError("comparisons is empty: run paired_comparisons on at least one measure and baseline")
     key = comparisons["dz"].where(comparisons["dz"].notna(), comparisons["diff"])
-    weakest = comparisons.loc[key.fillna(-np.inf).idxmin()]
-    stat = dict(statistic=_finite(weakest["diff"]), ci_low=_finite(weakest["ci_low"]),
-                ci_high=_finite(weakest["ci_high"]), n=int(weakest["n_pairs"]),
-                measure=f"mean paired difference (reference - {weakest['baseline']}) on {weakest['measure']}, "
-                        f"the weakest of {len(comparisons)} comparisons")
+    weakest = comparisons.iloc[int(np.argmin(key.fillna(-np.inf).to_numpy()))]
+    stat = _Evidence(statistic=_finite(weakest["diff"]), ci_low=_finite(weakest["ci_low"]),
+                     ci_high=_finite(weakest["ci_high"]), n=int(weakest["n_pairs"]),
+                     measure=f"mean paired difference (reference - {weakest['baseline']}) on {weakest['measure']}, "
+                             f"the weakest of {len(comparisons)} comparisons")
     small = int(comparisons["n_pairs"].min())
     sig = comparisons["significant"].fillna(False).astype(bool)
     neg_sig = sig & (comparisons["diff"] < 0)

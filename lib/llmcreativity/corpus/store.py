@@ -4,10 +4,11 @@ The cache key hashes the content of every book (SHA-256 of its bytes), the clean
 parameters, the version of the cleaning/chunking rules and the embedder's identity, so a change to
 any of them makes a new entry while re-runs with the same inputs read the stored files in seconds.
 
-Layout of one entry (`store_root()/<key>/`): `chunks.parquet` (one row per chunk, see
-`Chunk`), `parts/<k>.npy` (embeddings of shard k, written as they are computed, so an interrupted
-run resumes at the first missing shard), then `embeddings.npy` (float32, rows aligned with the
-chunk table) and `meta.json`, written last as the completion marker.
+Layout of one entry (`store_root()/<key>/`), the same as the corpus stage's export (`output_files`): the chunk
+table (`CORPUS_CHUNKS`, one row per chunk, see `Chunk`), `parts/<k>.npy` (embeddings of shard k, written as they
+are computed, so an interrupted run resumes at the first missing shard), then the embedding matrix
+(`CORPUS_EMBEDDINGS`, float32, rows aligned with the chunk table) and the metadata (`CORPUS_META`), written last as
+the completion marker.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from llmcreativity.corpus.books import Book, read_books
 from llmcreativity.corpus.chunking import chunk_book
 from llmcreativity.corpus.gutenberg import clean_book
 from llmcreativity.llm.backend import TextEmbedder
+from llmcreativity.output_files import CORPUS_CHUNKS, CORPUS_EMBEDDINGS, CORPUS_META
 from llmcreativity.paths import results_dir
 
 RULES_VERSION = 1
@@ -138,12 +140,12 @@ def build_store(
     books = read_books(folder, max_books)
     key = store_key(books, params, embedder.identity)
     path = (root or store_root()) / key
-    meta_file = path / "meta.json"
+    meta_file = path / CORPUS_META.path
     if meta_file.exists():
-        return CorpusStore(pd.read_parquet(path / "chunks.parquet"), np.load(path / "embeddings.npy"), key,
+        return CorpusStore(pd.read_parquet(path / CORPUS_CHUNKS.path), np.load(path / CORPUS_EMBEDDINGS.path), key,
                            embedder.identity, path)
     path.mkdir(parents=True, exist_ok=True)
-    chunks_file = path / "chunks.parquet"
+    chunks_file = path / CORPUS_CHUNKS.path
     if chunks_file.exists():
         chunks = pd.read_parquet(chunks_file)
     else:
@@ -151,7 +153,7 @@ def build_store(
         chunks.to_parquet(path / "chunks.tmp.parquet", index=False)
         os.replace(path / "chunks.tmp.parquet", chunks_file)
     embeddings = embed_resumable(chunks["text"].tolist(), embedder, path / "parts", shard_size)
-    _atomic_save(path / "embeddings.npy", embeddings)
+    _atomic_save(path / CORPUS_EMBEDDINGS.path, embeddings)
     shutil.rmtree(path / "parts")
     meta = {"key": key, "embedder": embedder.identity, "params": asdict(params), "rules": RULES_VERSION,
             "books": [b.file for b in books], "n_chunks": len(chunks), "dim": int(embeddings.shape[1])}
@@ -162,8 +164,8 @@ def build_store(
 def export_store(store: CorpusStore, out_dir: Path) -> dict[str, Path]:
     """Copy the store's chunk table, matrix and metadata into `out_dir` (a stage's results folder)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    files = {"chunks": out_dir / "chunks.parquet", "embeddings": out_dir / "embeddings.npy",
-             "meta": out_dir / "meta.json"}
+    files = {"chunks": out_dir / CORPUS_CHUNKS.path, "embeddings": out_dir / CORPUS_EMBEDDINGS.path,
+             "meta": out_dir / CORPUS_META.path}
     for target in files.values():
         shutil.copyfile(store.path / target.name, target)
     return files
@@ -171,9 +173,9 @@ def export_store(store: CorpusStore, out_dir: Path) -> dict[str, Path]:
 
 def load_exported(out_dir: Path) -> CorpusStore:
     """Read a store written by `export_store` (what later stages use)."""
-    meta_file = out_dir / "meta.json"
+    meta_file = out_dir / CORPUS_META.path
     if not meta_file.exists():
         raise FileNotFoundError(f"no corpus store in {out_dir}: run the corpus notebook (stage 'corpus') first")
     meta = json.loads(meta_file.read_text())
-    return CorpusStore(pd.read_parquet(out_dir / "chunks.parquet"), np.load(out_dir / "embeddings.npy"),
+    return CorpusStore(pd.read_parquet(out_dir / CORPUS_CHUNKS.path), np.load(out_dir / CORPUS_EMBEDDINGS.path),
                        meta["key"], meta["embedder"], out_dir)

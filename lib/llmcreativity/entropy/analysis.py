@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,8 +11,9 @@ import pandas as pd
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from ..stats import bootstrap_ci, spearman
+from ..stats.agreement import Values
 from ..stats.bootstrap import cluster_bootstrap_spearman_ci
-from .chains import Chain
+from .chains import Candidate, Chain, StepResult
 from .entailment import EntailmentJudge
 from .estimators import length_normalized_semantic_entropy, probability_weighted_semantic_entropy
 
@@ -25,11 +26,11 @@ def _or_nan(f: Any, *args: Any) -> float:
         return float("nan")
 
 
-def _distinct_rule(step: Any, estimator: Any, scores: list[Any]) -> float:
+def _distinct_rule(step: StepResult, estimator: Callable[..., float], scores: list[Any]) -> float:
     """`estimator` with `duplicates="distinct"` on a stored step; NaN when no candidate has a token, or when every
     candidate kept has none (a text first sampled with zero tokens, e.g. an empty step, then again with some: the
     first occurrence is the one kept, and its probability is unknown)."""
-    kept = {}
+    kept: dict[tuple[int, str], Candidate] = {}
     for cluster, c in zip(step.cluster_ids, step.candidates, strict=True):
         kept.setdefault((cluster, c.text), c)
     if not any(c.logprobs for c in kept.values()):
@@ -71,7 +72,7 @@ def step_table(chains: Sequence[Chain], embedder: TextEmbedder | None = None) ->
     return pd.DataFrame(rows)
 
 
-def spearman_with_ci(x: Sequence[float], y: Sequence[float], *, groups: Sequence[Any] | None = None,
+def spearman_with_ci(x: Values, y: Values, *, groups: Sequence[Any] | pd.Series | None = None,
                      n_resamples: int = 1000, seed: int = 0) -> dict[str, float]:
     """Spearman's rho of paired (x, y) with its p-value and a percentile bootstrap 95 % CI.
 

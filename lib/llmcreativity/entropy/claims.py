@@ -58,9 +58,9 @@ def check_similarity_embedder(judge: EntailmentJudge, embedder: TextEmbedder) ->
 
 def _one_domain(chains: pd.DataFrame, steps: pd.DataFrame, domain: str, n_resamples: int,
                 seed: int) -> pd.DataFrame:
-    kw = dict(group="problem_id", n_resamples=n_resamples, seed=seed)
-    return pd.concat([correlation_table(chains, CHAIN_PAIRS, **kw).assign(unit="chain"),
-                      correlation_table(steps, STEP_PAIRS, **kw).assign(unit="step")]).assign(domain=domain)
+    chain_rows = correlation_table(chains, CHAIN_PAIRS, group="problem_id", n_resamples=n_resamples, seed=seed)
+    step_rows = correlation_table(steps, STEP_PAIRS, group="problem_id", n_resamples=n_resamples, seed=seed)
+    return pd.concat([chain_rows.assign(unit="chain"), step_rows.assign(unit="step")]).assign(domain=domain)
 
 
 def se_correlations(chains: pd.DataFrame, steps: pd.DataFrame, *, n_resamples: int = 1000,
@@ -87,10 +87,10 @@ def se_verdicts(correlations: pd.DataFrame, who: str, *, entailment: bool,
     rows = correlations[correlations["domain"] == domain]
     if rows.empty:
         raise ValueError(f"domain={domain!r} has no rows; the table has {sorted(correlations['domain'].unique())}")
-    row = rows.set_index(["x", "y"]).loc
+    by_pair = {(r["x"], r["y"]): r for r in rows.to_dict("records")}
     out = {}
     for claim_id, pair, sign, measure in SE_CLAIMS:
-        r = row[pair]
+        r = by_pair[pair]
         points = "chains" if pair[0] in ("temperature", "params_m") else "steps"
         where = f"{measure}, {int(r['n'])} {points}, CI over {int(r['n_groups'])} problems"
         if not entailment:

@@ -103,7 +103,8 @@ def macgyver_problems(path: str | Path | None = None, *, limit: int | None = Non
     require_columns(df, ("ID", "Problem", "Solvable?"), p, "the MacGyver problem_solution_pair.xlsx")
     df = df[df["Solvable?"].astype(str).str.strip() == "Yes"]
     rows = df.head(limit) if limit is not None else df
-    return [Problem(f"macgyver-{int(r.ID)}", "macgyver", str(r.Problem).strip()) for r in rows.itertuples()]
+    return [Problem(f"macgyver-{pid}", "macgyver", problem.strip())
+            for pid, problem in zip(rows["ID"].astype(int), rows["Problem"].astype(str), strict=True)]
 
 
 def scifi_problems(path: str | Path | None = None, *, limit: int | None = None) -> list[Problem]:

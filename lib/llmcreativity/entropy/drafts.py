@@ -30,12 +30,12 @@ def draft_revision_entropy(transcripts: Iterable[Transcript], judge: EntailmentJ
     """
     rows = []
     for t in transcripts:
-        stories = [m for m in t.messages if m.kind in STORY_KINDS and m.story]
-        drafts = {m.author: m.story for m in stories if m.round == 0}
+        stories = [(m.author, m.round, m.story) for m in t.messages if m.kind in STORY_KINDS and m.story]
+        drafts = {author: story for author, rnd, story in stories if rnd == 0}
         final: dict[str, tuple[int, str]] = {}
-        for m in stories:
-            if m.author not in final or m.round >= final[m.author][0]:
-                final[m.author] = (m.round, m.story)
+        for author, rnd, story in stories:
+            if author not in final or rnd >= final[author][0]:
+                final[author] = (rnd, story)
         if len(drafts) < 2 or max(r for r, _ in final.values()) == 0:
             continue
         for phase, texts in (("first drafts", list(drafts.values())),

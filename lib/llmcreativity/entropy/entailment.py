@@ -17,11 +17,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..llm.backend import Backend, TextEmbedder
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 Pair = tuple[str, str]
 """(premise, hypothesis): the question is whether the premise entails the hypothesis."""
@@ -53,13 +56,13 @@ class LLMEntailmentJudge:
     p(Yes) is read from `lm.answer_probs(messages, [yes, no])`, renormalized over the two answers.
     """
 
-    def __init__(self, lm: Backend, *, answers: tuple[str, str] = ("Yes", "No"), threshold: float = 0.5):
+    def __init__(self, lm: Backend, *, answers: Sequence[str] = ("Yes", "No"), threshold: float = 0.5):
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"threshold={threshold!r}: must lie strictly between 0 and 1")
         if len(answers) != 2 or answers[0] == answers[1]:
             raise ValueError(f"answers={answers!r}: give the (yes, no) answer strings, e.g. ('Yes', 'No')")
         self.lm = lm
-        self.answers = answers
+        self.answers: tuple[str, str] = (answers[0], answers[1])
         self.threshold = threshold
         self.calls = 0
         self.identity = f"llm-entailment({lm.identity}, answers={answers[0]}/{answers[1]}, threshold={threshold})"
@@ -115,7 +118,7 @@ class NLIEntailmentJudge:
         self.cache_only = cache_only_default() if cache_only is None else cache_only
 
     @functools.cached_property
-    def _model(self):
+    def _model(self) -> tuple[PreTrainedTokenizerBase, PreTrainedModel, int]:
         """(tokenizer, model, index of the entailment label), loaded on the first pair the cache lacks."""
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -201,4 +204,4 @@ class EmbeddingSimilarityJudge:
             return []
         a = self.embed([p[0] for p in pairs])
         b = self.embed([p[1] for p in pairs])
-        return (np.sum(a * b, axis=1) >= self.threshold).tolist()
+        return [bool(entailed) for entailed in np.sum(a * b, axis=1) >= self.threshold]

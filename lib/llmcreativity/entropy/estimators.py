@@ -39,7 +39,7 @@ def _check_duplicates(duplicates: str) -> None:
                          "'distinct' (each distinct sequence counts once)")
 
 
-def _check_ids(cluster_ids: Sequence[int]) -> np.ndarray:
+def _check_ids(cluster_ids: Sequence[Hashable]) -> np.ndarray:
     ids = np.asarray(cluster_ids)
     if ids.ndim != 1 or ids.size == 0:
         raise ValueError(f"cluster_ids={cluster_ids!r}: give a non-empty flat sequence, one cluster id per sample")
@@ -55,8 +55,8 @@ def _entropy_from_log_masses(log_mass: np.ndarray) -> float:
     return float(max(0.0, -np.sum(np.exp(log_p) * log_p)))
 
 
-def discrete_semantic_entropy(cluster_ids: Sequence[int]) -> float:
-    """Discrete semantic entropy, from cluster frequencies only.
+def discrete_semantic_entropy(cluster_ids: Sequence[Hashable]) -> float:
+    """Discrete semantic entropy, from cluster frequencies only (cluster ids, or any labels of one kind).
 
     SE_D = - sum_c (n_c / N) ln(n_c / N), where n_c samples of N fell in cluster c.
 

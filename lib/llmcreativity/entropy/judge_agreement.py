@@ -4,23 +4,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import pandas as pd
 
 from ..llm import get_backend
-from ..llm.backend import TextEmbedder
+from ..llm.backend import Backend, TextEmbedder
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge, LLMEntailmentJudge, NLIEntailmentJudge
 from .musescorer import agreement_table, sample_round
 
 
 def entailment_judges(llm_models: Sequence[str], llm_thresholds: Sequence[float], answers: Sequence[str],
                       embedder: TextEmbedder, thresholds: Sequence[float],
-                      nli_model: str = "", load: Callable[[str], Any] = get_backend) -> dict[str, EntailmentJudge]:
+                      nli_model: str = "", load: Callable[[str], Backend] = get_backend) -> dict[str, EntailmentJudge]:
     """Fresh judges by name: an LLM judge per (model, p(Yes) threshold), an embedding judge per cosine threshold,
     and the NLI cross-encoder at `nli_model` when one is given. `load` turns a model (a role spec) into a backend."""
     judges: dict[str, EntailmentJudge] = {
-        f"LLM {m} p>={t}": LLMEntailmentJudge(load(m), answers=tuple(answers), threshold=t)
+        f"LLM {m} p>={t}": LLMEntailmentJudge(load(m), answers=answers, threshold=t)
         for m in llm_models for t in llm_thresholds}
     judges |= {f"embedding cos>={t}": EmbeddingSimilarityJudge(embedder, threshold=t) for t in thresholds}
     if nli_model:

@@ -6,7 +6,7 @@ pencil, 5 automobile tire); columns `ali` and `krish` give each coder's bucket p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -45,7 +45,7 @@ def sample_round(df: pd.DataFrame, round_id: int, size: int, *, seed: int = 0) -
     return ideas.sample(n=min(size, len(ideas)), random_state=seed).reset_index(drop=True)
 
 
-def partition_agreement(a: Sequence[int], b: Sequence[int]) -> dict[str, float]:
+def partition_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> dict[str, float]:
     """Adjusted Rand index and normalized mutual information (arithmetic mean) of two partitions."""
     if len(a) != len(b) or len(a) == 0:
         raise ValueError(f"partitions have {len(a)} and {len(b)} items: give two equally long, non-empty labelings")
@@ -62,9 +62,9 @@ def agreement_table(ideas: pd.DataFrame, judges: dict[str, EntailmentJudge], *, 
     labels: dict[str, list[str]] = {name: [] for name in judges}
     calls = {name: 0 for name in judges}
     order: list[int] = []
-    for rid, group in ideas.groupby("round_id", sort=True):
+    for rid, group in ideas.groupby(ideas["round_id"].astype(int), sort=True):
         order.extend(group.index)
-        context = f"Unusual uses of a {ROUND_OBJECTS.get(int(rid), 'common object')}"
+        context = f"Unusual uses of a {ROUND_OBJECTS.get(rid, 'common object')}"
         for name, judge in judges.items():
             c = cluster_by_bidirectional_entailment(group["idea_content"].astype(str).tolist(), judge,
                                                     context=context, batch_size=batch_size)

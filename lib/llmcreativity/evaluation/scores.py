@@ -60,11 +60,9 @@ def load_story_table(path: str | Path, *, system: str | None = None) -> pd.DataF
     return stories[~empty].reset_index(drop=True)
 
 
-def load_unigrams(corpus_dir: str | Path, tokenizer: Tokenizer) -> dict[str, int]:
-    """Corpus unigram counts written by the corpus notebook (``unigram_<tokenizer>.parquet``)."""
-    path = Path(corpus_dir) / f"unigram_{tokenizer}.parquet"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run the corpus notebook (stage 'corpus') first")
+def load_unigrams(path: str | Path) -> dict[str, int]:
+    """Unigram counts from a table written by `corpus.unigram.counts_table` (the corpus stage's
+    `outputs.unigram_file(tokenizer)`, read by `outputs.read_unigrams`)."""
     return dict(counts_from_table(pd.read_parquet(path)))
 
 

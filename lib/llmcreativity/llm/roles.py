@@ -9,7 +9,8 @@ parameter of that name. Its value, the *spec*, is either
   (`llamacpp_local`: same tokenizer, chat template and row-seeded sampler, a separate cache identity); or
 - `URL#MODEL`: the model a server at URL lists as MODEL (`http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B-Instruct`,
   `https://api.openai.com/v1#gpt-4o`). The key comes from the environment variable `api_key_env` names and the
-  requests in flight are bounded by `max_concurrency` (both stage parameters, never part of the spec).
+  requests in flight are bounded by `max_concurrency` (both run-wide options, `endpoint_settings`, never part of
+  the spec).
 
 `llmcreativity run -p base_url URL -p model NAME` turns every language-model role of every stage into
 `URL#NAME` (`with_endpoint`), except roles set by their own `-p`. Before an endpoint role is used its server is
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .endpoint_settings import run_api_key_env, run_max_concurrency
 from .probes import EndpointError, EndpointReport, check_endpoint, missing_message
 from .registry import LLAMACPP_PREFIX, check_llamacpp_model, local_model  # noqa: F401 (local_model: re-export)
 
@@ -185,9 +187,11 @@ def _notes(report: EndpointReport, role: str) -> str:
     return "; ".join(notes)
 
 
-def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY", max_concurrency: int = 8,
+def get_role_backend(role: str, spec: str, *, api_key_env: str | None = None, max_concurrency: int | None = None,
                      **local: Any):
     """The cached backend that plays `role` (see `parse_role`), probed first when it is an endpoint.
+
+    An endpoint's key variable and requests in flight default to the run's (`endpoint_settings`).
 
     A local spec is `loader.get_backend(spec, **local)` exactly (same identity, so the same cache entries);
     `llama.cpp:NAME` is `loader.get_backend(NAME, engine="llama.cpp", **local)`. An
@@ -204,9 +208,10 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY
         return backend
     from .openai_http import OpenAIBackend
 
+    api_key_env = run_api_key_env() if api_key_env is None else api_key_env
     report = check_role(role, parsed, api_key_env=api_key_env)
     inner = OpenAIBackend(parsed.base_url, parsed.model, api_key=os.environ.get(api_key_env),
-                          max_concurrency=max_concurrency)
+                          max_concurrency=run_max_concurrency() if max_concurrency is None else max_concurrency)
     if report.served_model != parsed.model:
         inner.identity = f"{inner.identity}@{report.served_model}"
     if "echo" in report.probes and report.probes["echo"].ok:
@@ -219,9 +224,10 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY
     return backend
 
 
-def get_role_embedder(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KEY", max_concurrency: int = 8,
+def get_role_embedder(role: str, spec: str, *, api_key_env: str | None = None, max_concurrency: int | None = None,
                       cache: str | Path | None = "default"):
-    """The cached embedder that plays `role`: `loader.get_embedder(spec)` locally, `/embeddings` on an endpoint."""
+    """The cached embedder that plays `role`: `loader.get_embedder(spec)` locally, `/embeddings` on an endpoint
+    (key variable and requests in flight by default the run's, `endpoint_settings`)."""
     from .loader import get_embedder, wrap_embedder
 
     parsed = parse_role(spec, role)
@@ -233,9 +239,11 @@ def get_role_embedder(role: str, spec: str, *, api_key_env: str = "OPENAI_API_KE
         return embedder
     from .openai_embedder import OpenAIEmbedder
 
+    api_key_env = run_api_key_env() if api_key_env is None else api_key_env
     report = check_role(role, parsed, api_key_env=api_key_env)
     inner = OpenAIEmbedder(parsed.base_url, parsed.model, dim=report.probes["embeddings"].dim,
-                           api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
+                           api_key=os.environ.get(api_key_env),
+                           max_concurrency=run_max_concurrency() if max_concurrency is None else max_concurrency)
     if report.served_model != parsed.model:
         inner.identity = f"{inner.identity}@{report.served_model}"
     embedder = wrap_embedder(inner, cache=cache)

@@ -56,4 +56,5 @@ def unit_rows(x: np.ndarray, name: str) -> np.ndarray:
     if np.any(norms == 0):
         bad = int(np.flatnonzero(norms == 0)[0])
         raise ValueError(f"{name}[{bad}] is a zero vector: cosine similarity is undefined for it")
-    return x / norms[:, None]
+    unit: np.ndarray = x / norms[:, None]
+    return unit

@@ -32,7 +32,7 @@ def smoothed_distribution(counts: Mapping[str, int], vocab: list[str], alpha: fl
     c = np.array([counts.get(w, 0) for w in vocab], dtype=np.float64)
     if np.any(c < 0):
         raise ValueError("counts must be non-negative")
-    total = c.sum() + alpha * len(vocab)
+    total = float(c.sum()) + alpha * len(vocab)
     if total == 0:
         raise ValueError("all counts are zero and alpha = 0: the distribution is undefined")
     return (c + alpha) / total

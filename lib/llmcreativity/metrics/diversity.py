@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sacrebleu.metrics import BLEU
+from sacrebleu.metrics.bleu import BLEU
 
 from llmcreativity.corpus.tokenize import Tokenizer, tokenize
 from llmcreativity.metrics._validation import check_matrix, check_texts, unit_rows

@@ -97,4 +97,5 @@ class VolumeReference:
         """G(y_k) for every story row y_k: base + log(1 + |L^{-1}(y_k - m)|^2 / (N + 1))."""
         y = check_matrix(stories, "stories", width=self.mean.shape[0])
         z = linalg.solve_triangular(self.chol_b, (y - self.mean).T, lower=True, check_finite=False)
-        return self.base + np.log1p((z * z).sum(axis=0) / (self.n + 1))
+        gains: np.ndarray = self.base + np.log1p((z * z).sum(axis=0) / (self.n + 1))
+        return gains

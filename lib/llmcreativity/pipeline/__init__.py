@@ -1,4 +1,5 @@
-"""Running the stage notebooks: the stage table and its profiles (`stages`), the parameters cell
+"""Running the stage notebooks: the stage table, one entry per stage with its profiles, outputs, scale and claims
+(`stages`), the parameters cell
 (`parameters`), dependency order (`order`), planning a run (`planning`), executing it with papermill
 (`execution`), the run manifest (`manifest`), the publish check (`publish`), each page's provenance
 (`provenance`) and the claims ledger: every claim of both papers (`claim_table`), the recorded verdicts

@@ -31,12 +31,13 @@ from ..hashing import sha256_file
 from ..json_records import to_json
 from ..llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, CALLS_ENV, STAGE_ENV, read_call_log
 from ..llm.device import RUN_SETTING_ENV
+from ..llm.endpoint_settings import ENDPOINT_SETTING_ENV
 from ..llm.spot_check import SPOT_FILE_ENV, read_spot_checks, summarize
 from ..llm.usage_file import USAGE_FILE_ENV, read_usage
 from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
 from .manifest import executed_dir, read_manifest, update_manifest
 from .parameters import ParameterError
-from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan
+from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
 from .provenance import PARAMS_ENV, RUN_ENV, parameters_hash
 from .record import (
     call_log_file,
@@ -48,7 +49,7 @@ from .record import (
     spot_check_file,
     verify_record,
 )
-from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_file, write_run_report
+from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_path, write_run_report
 from .stages import Stage
 
 __all__ = ["STAGE_ENV", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_notebook", "prepare_replay",
@@ -161,8 +162,9 @@ def _failure_message(p: Plan, error: Exception, output: Path) -> str:
 @contextmanager
 def _kernel_environment(values: dict[str, str]) -> Iterator[None]:
     """Set the variables the kernel papermill starts reads (profile, stage, run id, parameter hash, usage file, call
-    log, the run settings `Plan.settings` -> `llm.device.RUN_SETTING_ENV`; a replay's cache-only switch, call cache
-    and spot-check file); restore them after."""
+    log, the run settings `Plan.settings` -> `llm.device.RUN_SETTING_ENV`, the endpoint settings `Plan.endpoint` ->
+    `llm.endpoint_settings.ENDPOINT_SETTING_ENV`; a replay's cache-only switch, call cache and spot-check file);
+    restore them after."""
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -191,7 +193,7 @@ def _work(p: Plan, usage: Path, replay: Replay | None) -> dict[str, Any]:
     except (OSError, ValueError, TypeError) as e:
         work.update(calls_error=str(e))
     try:
-        work["items"], work["items_unit"] = stage_items(p.stage.name, p.profile)
+        work["items"], work["items_unit"] = stage_items(p.stage, p.profile)
     except (OSError, ValueError) as e:
         work.update(items=None, items_unit="", items_error=str(e))
     return work
@@ -208,6 +210,7 @@ def _stage_variables(p: Plan, run_id: str, params: str, usage: Path, replay: Rep
               USAGE_FILE_ENV: str(usage), CALL_LOG_ENV: str(call_log_file(p.stage.name, p.profile)),
               CACHE_ONLY_ENV: "0"}
     values.update({RUN_SETTING_ENV[name]: value for name, value in p.settings.items()})
+    values.update({ENDPOINT_SETTING_ENV[name]: str(value) for name, value in p.endpoint.items()})
     if replay is not None:
         recorded = replay.record["stages"][p.stage.name]
         values.update({RUN_ENV: recorded["run_id"], PARAMS_ENV: recorded["parameters_sha256"], CACHE_ONLY_ENV: "1",
@@ -248,9 +251,10 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
     entry: dict[str, Any] = {
         "status": "running", "profile": p.profile, "notebook": p.stage.notebook, "parameters": p.parameters,
         "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "run_id": run_id, "parameters_sha256": params,
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings, "commit": code_commit(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings,
+        "endpoint_settings": p.endpoint, "commit": code_commit(),
     }
-    usage = usage_file(p.stage.name, p.profile)
+    usage = usage_path(p.stage.name, p.profile)
     usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's
     _start_logs(p, replay)
     if replay is not None:
@@ -294,7 +298,12 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
 
 def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None, only: str | None = None,
         log: Any = print, stages: list[Stage] | None = None, replay: Replay | None = None) -> list[dict[str, Any]]:
-    """Validate every selected stage, then execute them in order under one run id, stopping at the first failure."""
-    plans = plan(profile, overrides or [], only, stages)
+    """Validate every selected stage, then execute them in order under one run id, stopping at the first failure.
+
+    `only` runs one stage; in a scratch profile its missing upstream stages run first, and `log` says so
+    (`planning.plan(run_upstream=True)`); a replay runs only the stages asked for."""
+    plans = plan(profile, overrides or [], only, stages, run_upstream=replay is None)
+    if upstream_line(plans, only):
+        log(upstream_line(plans, only))
     run_id = new_run_id()
     return [run_stage(p, log, run_id, replay) for p in plans]

@@ -3,7 +3,8 @@
 For each claim the page shows what the ledger concludes from the recorded claim (`claims.read_claims`),
 the recorded judge agreements (`judge_validity`) and the run manifest:
 
-- "not run" when no stage recorded it; "not testable here" (with the reason) when the stage said so, or when the
+- "not run" when no stage recorded it (the note names the stage that records it, `stages.recorder_of`, and whether
+  that stage has run); "not testable here" (with the reason) when the stage said so, or when the
   claim table says this project cannot test it at all (`ClaimSpec.not_testable`), recorded or not;
 - "inconclusive: sample too small" when n < the claim's `min_n`;
 - "judge not validated" instead of supported / not supported when the claim rests on an LLM judge whose
@@ -27,6 +28,7 @@ from .claim_table import CLAIMS, ClaimSpec
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .judge_validity import KINDS, JudgeValidity, judges_for
 from .record import replay_markdown
+from .stages import recorder_of
 
 NOT_RUN = "not run"
 NOT_TESTABLE = "not testable here"
@@ -81,6 +83,17 @@ def current_validity(validity: list[JudgeValidity], manifest_stages: dict[str, A
             and manifest_stages[v.stage].get("status") == "ok"]
 
 
+def not_run_reason(claim_id: str, manifest_stages: dict[str, Any]) -> str:
+    """Why no verdict of `claim_id` is recorded: the stage that records it (`Stage.claims`) has not run, or its
+    latest run did not record it (some claims are recorded only under some parameters)."""
+    stage = recorder_of(claim_id)
+    if stage is None:
+        return "no stage records it"
+    if stage.name not in manifest_stages:
+        return f"the {stage.name} stage records it and has not run (llmcreativity run --stage {stage.name})"
+    return f"the {stage.name} stage records it, but its latest run did not"
+
+
 def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity],
                manifest_stages: dict[str, Any]) -> LedgerRow:
     """The shown verdict of one claim: minimum sample first, then the judge gate; staleness beside it."""
@@ -88,7 +101,7 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
     if spec is not None and spec.not_testable:
         return LedgerRow(claim_id, spec, claim, NOT_TESTABLE, spec.not_testable, (), "")
     if claim is None:
-        return LedgerRow(claim_id, spec, None, NOT_RUN, "no stage recorded it in this run", (), "")
+        return LedgerRow(claim_id, spec, None, NOT_RUN, not_run_reason(claim_id, manifest_stages), (), "")
     verdict, note = claim.verdict, claim.reason
     decided = verdict in ("supported", "not supported")
     if claim.reason.startswith(SAMPLE_TOO_SMALL):
@@ -171,7 +184,7 @@ def _details(r: LedgerRow) -> str:
         if spec.not_testable:
             items.append(f"Not testable here: {spec.not_testable}.")
     if c is None and r.verdict == NOT_RUN:
-        items.append("Not run: no stage recorded it in this run.")
+        items.append(f"Not run: {r.note}.")
     elif c is not None:
         items.append(f"Measured (stage `{c.stage}`): {c.text}" + (f" Statistic: {c.measure}." if c.measure else ""))
         items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")

@@ -1,16 +1,20 @@
 """Planning a run: every selected stage's parameter values, resolved and checked before anything runs.
 
 Values: the notebook's defaults, then the profile's, then `-p name value` overrides (a bare name
-applies to every stage declaring it; `stage.name` to that stage only). Four names are run-wide options
+applies to every stage declaring it; `stage.name` to that stage only). Six names are run-wide options
 that no notebook declares (`RUN_OPTIONS`): `-p base_url URL -p model NAME` sets every language-model role
 (`# registry: model` parameter) of every stage to `URL#NAME` (`model` alone: the local model NAME),
 except roles set by their own `-p` and optional roles left empty; `-p dtype float32|bfloat16|auto` and
 `-p device cpu|cuda|cuda:N|auto` are the run settings of every local model (`Plan.settings`: the profile's
 `stages.RUN_SETTINGS`, then `-p NAME`, then `-p STAGE.NAME`; "auto" where none is given), which the runner passes
-to each stage kernel as the defaults of `get_backend` and `get_embedder` (`llm.device.RUN_SETTING_ENV`). Checked:
-types and ranges, the run settings' values (and that torch sees a CUDA device that one names), model roles
-(registry names, or `URL#MODEL` specs whose servers are probed for what each role needs, see `llm.roles`), and
-input paths set by the profile or `-p`.
+to each stage kernel as the defaults of `get_backend` and `get_embedder` (`llm.device.RUN_SETTING_ENV`);
+`-p api_key_env NAME` and `-p max_concurrency N` are the endpoint settings of every endpoint role (`Plan.endpoint`:
+`llm.endpoint_settings.ENDPOINT_DEFAULTS`, then `-p NAME`, then `-p STAGE.NAME`), passed to each kernel the same way
+(`llm.endpoint_settings.ENDPOINT_SETTING_ENV`) as the defaults of `get_role_backend` and `get_role_embedder`; they
+are operational (`ENDPOINT_OPTIONS`) and change no model call. Checked: types and ranges, the run and endpoint
+settings' values (and that torch sees a CUDA device that one names), model roles (registry names, or `URL#MODEL`
+specs whose servers are probed for what each role needs, see `llm.roles`), and input paths set by the profile or
+`-p`.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ import jupytext
 import nbformat
 
 from ..llm.device import check_dtype, resolve_device
+from ..llm.endpoint_settings import ENDPOINT_DEFAULTS, ENDPOINT_SETTING_ENV, check_endpoint_setting
 from ..llm.probes import EndpointError, check_endpoint, missing_message
 from ..llm.roles import CAPABILITY_USE, is_endpoint_spec, needs_of, parse_role, with_endpoint
-from ..paths import REPO_ROOT, results_dir
+from ..paths import REPO_ROOT, is_scratch, results_dir
 from .manifest import read_manifest
 from .order import find_stage, ordered_stages
 from .parameters import (
@@ -43,12 +48,14 @@ ROLE_OPTIONS = ("base_url", "model")
 """`-p` names that set every language-model role of a run."""
 SETTING_OPTIONS = ("dtype", "device")
 """`-p` names of the run settings of every local model (`Plan.settings`)."""
-RUN_OPTIONS = (*ROLE_OPTIONS, *SETTING_OPTIONS)
+ENDPOINT_OPTIONS = tuple(ENDPOINT_SETTING_ENV)
+"""`-p` names of the endpoint settings of every endpoint role (`Plan.endpoint`): operational options, which change
+no model call (no prompt, cache key, identity or generating parameter), so a record is replayed whatever they were
+(`record.check_parameters`; records made before they were run-wide hold them among a stage's parameters)."""
+RUN_OPTIONS = (*ROLE_OPTIONS, *SETTING_OPTIONS, *ENDPOINT_OPTIONS)
 """`-p` names that apply to a whole run rather than to one notebook parameter (a notebook may not declare them)."""
 SETTING_DEFAULTS = {"dtype": "auto", "device": "auto"}
 """A run setting that neither the profile (`stages.RUN_SETTINGS`) nor `-p` gives: chosen per machine."""
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-"""The key's environment variable where a stage declares no `api_key_env`."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,9 @@ class Plan:
     settings: dict[str, str] = field(default_factory=lambda: dict(SETTING_DEFAULTS))
     """The run settings of its local models, {"dtype": ..., "device": ...} (`SETTING_OPTIONS`), as given (not
     resolved on this machine): the kernel's `get_backend` / `get_embedder` defaults and the manifest's record."""
+    endpoint: dict[str, Any] = field(default_factory=lambda: dict(ENDPOINT_DEFAULTS))
+    """The endpoint settings of its endpoint roles, {"api_key_env": ..., "max_concurrency": ...}
+    (`ENDPOINT_OPTIONS`): the kernel's `get_role_backend` / `get_role_embedder` defaults."""
 
 
 def load_notebook(stage: Stage) -> nbformat.NotebookNode:
@@ -162,21 +172,24 @@ def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: lis
     return values
 
 
-def check_setting(name: str, value: str) -> str:
-    """`value` of run setting `name` when valid, else a ValueError naming the choices: a dtype of
-    `llm.device.DTYPE_CHOICES`; a device of `DEVICE_CHOICES` that torch sees here ("auto" is not resolved)."""
+def check_setting(name: str, value: str) -> Any:
+    """`value` of run or endpoint setting `name` when valid, else a ValueError naming the choices: a dtype of
+    `llm.device.DTYPE_CHOICES`; a device of `DEVICE_CHOICES` that torch sees here ("auto" is not resolved); an
+    endpoint setting as `llm.endpoint_settings.check_endpoint_setting` reads it (`max_concurrency` an int)."""
     if name == "dtype":
         return check_dtype(value)
     if name == "device":
         if value != "auto":
             resolve_device(value)  # the spelling, and that torch sees the CUDA device it names
         return value
-    raise ValueError(f"{name!r} is not a run setting: choose one of {list(SETTING_OPTIONS)}")
+    if name in ENDPOINT_OPTIONS:
+        return check_endpoint_setting(name, value)
+    raise ValueError(f"{name!r} is not a run setting: choose one of {[*SETTING_OPTIONS, *ENDPOINT_OPTIONS]}")
 
 
 def setting_problems(profile: str, overrides: list[tuple[str, str]], names: set[str]) -> list[str]:
-    """Why the profile's run settings (`stages.RUN_SETTINGS`) or a `-p dtype` / `-p device` is invalid; one message
-    per bad value, naming the option and its choices."""
+    """Why the profile's run settings (`stages.RUN_SETTINGS`) or a `-p dtype` / `-p device` / `-p api_key_env` /
+    `-p max_concurrency` is invalid; one message per bad value, naming the option and its choices."""
     problems = []
     for name, value in RUN_SETTINGS.get(profile, {}).items():
         try:
@@ -185,23 +198,40 @@ def setting_problems(profile: str, overrides: list[tuple[str, str]], names: set[
             problems.append(f"profile {profile!r}, RUN_SETTINGS in lib/llmcreativity/pipeline/stages.py: {e}")
     for key, text in overrides:
         name = split_override(key, names)[1]
-        if name in SETTING_OPTIONS:
+        if name in (*SETTING_OPTIONS, *ENDPOINT_OPTIONS):
             try:
                 check_setting(name, text)
-            except ValueError as e:
-                problems.append(f"-p {key} {text}: {e}")
+            except ValueError as e:  # an endpoint setting's value is not repeated: it may be a key given by mistake
+                problems.append(f"-p {key}: {e}" if name in ENDPOINT_OPTIONS else f"-p {key} {text}: {e}")
     return problems
+
+
+def _scoped(settings: dict[str, Any], stage: str, overrides: list[tuple[str, str]], names: set[str]) -> dict[str, Any]:
+    """`settings` with `-p NAME VALUE`, then `-p STAGE.NAME VALUE` on top for each of its names (the later wins)."""
+    settings = dict(settings)
+    for scope in (None, stage):
+        for key, text in overrides:
+            target, name = split_override(key, names)
+            if name in settings and target == scope:
+                settings[name] = text
+    return settings
 
 
 def run_settings(stage: str, profile: str, overrides: list[tuple[str, str]], names: set[str]) -> dict[str, str]:
     """The run settings of `stage`: "auto", then the profile's (`stages.RUN_SETTINGS`), then `-p NAME VALUE`, then
     `-p STAGE.NAME VALUE` (the later wins; values unchecked, see `setting_problems`)."""
-    settings = {**SETTING_DEFAULTS, **RUN_SETTINGS.get(profile, {})}
-    for scope in (None, stage):
-        for key, text in overrides:
-            target, name = split_override(key, names)
-            if name in SETTING_OPTIONS and target == scope:
-                settings[name] = text
+    return _scoped({**SETTING_DEFAULTS, **RUN_SETTINGS.get(profile, {})}, stage, overrides, names)
+
+
+def endpoint_settings(stage: str, overrides: list[tuple[str, str]], names: set[str]) -> dict[str, Any]:
+    """The endpoint settings of `stage`: `ENDPOINT_DEFAULTS`, then `-p NAME VALUE`, then `-p STAGE.NAME VALUE`, each
+    as it is used (`max_concurrency` an int); a bad value (reported by `setting_problems`) keeps the default."""
+    settings = _scoped(ENDPOINT_DEFAULTS, stage, overrides, names)
+    for name, value in settings.items():
+        try:
+            settings[name] = check_endpoint_setting(name, value)
+        except ValueError:
+            settings[name] = ENDPOINT_DEFAULTS[name]
     return settings
 
 
@@ -209,7 +239,7 @@ def endpoint_roles(plans: list[Plan]) -> dict[tuple[str, str], dict[str, list[st
     """(spec, key variable) -> role -> the stages that give `role` to the endpoint spec `spec`."""
     found: dict[tuple[str, str], dict[str, list[str]]] = {}
     for p in plans:
-        key_env = p.parameters.get("api_key_env", getattr(p.declared.get("api_key_env"), "default", DEFAULT_KEY_ENV))
+        key_env = p.endpoint["api_key_env"]
         for name, param in p.declared.items():
             value = p.parameters.get(name, param.default)
             for spec in value if isinstance(value, list) else [value]:
@@ -256,24 +286,75 @@ def endpoint_summary(plans: list[Plan]) -> list[str]:
     return lines
 
 
+def missing_upstream(stage: Stage, profile: str, stages: list[Stage] | None = None) -> list[Stage]:
+    """The stages whose outputs `stage` reads, directly or through each other, that have not run successfully under
+    `profile`, in dependency order: what must run before it (behind a stage that ran, nothing is looked at: its
+    outputs are there)."""
+    ordered = ordered_stages(stages)
+    by_name, done = {s.name: s for s in ordered}, read_manifest(profile)["stages"]
+    needed: set[str] = set()
+
+    def visit(s: Stage) -> None:
+        for d in s.depends:
+            if done.get(d, {}).get("status") != "ok" and d not in needed:
+                needed.add(d)
+                visit(by_name[d])
+
+    visit(stage)
+    return [s for s in ordered if s.name in needed]
+
+
+def upstream_line(plans: list[Plan], only: str | None) -> str:
+    """What the plans of `--stage only` say as they start when they run its missing upstream stages first (the plans
+    before the last); "" when they run none."""
+    if not only or len(plans) < 2:
+        return ""
+    asked, upstream = plans[-1], [p.stage.name for p in plans[:-1]]
+    return (f"stage {asked.stage.name!r} reads the outputs of {upstream}, which have not run successfully in the "
+            f"{asked.profile!r} profile: running them first")
+
+
+def _selected(profile: str, only: str | None, ordered: list[Stage], run_upstream: bool) -> list[Stage]:
+    """The stages a plan runs: every stage; or `only`, after its missing upstream stages where `run_upstream` and the
+    profile is a scratch one, else refused (ParameterError) while any of them is missing."""
+    if not only:
+        return ordered
+    asked = find_stage(only, ordered)
+    upstream = missing_upstream(asked, profile, ordered)
+    if upstream and not (run_upstream and is_scratch(profile)):
+        missing = [d for d in asked.depends if d in {s.name for s in upstream}]
+        again = "" if profile == "default" else f" --profile {profile}"
+        raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
+                             f"run them first (`llmcreativity run --stage {missing[0]}{again}`) or run every stage")
+    return [*upstream, asked]
+
+
+def _upstream_override(key: str, stage: Stage, names: set[str]) -> bool:
+    """Whether `-p key` applies to `stage` run as an upstream stage: a run-wide option, or scoped to `stage`."""
+    target, name = split_override(key, names)
+    return target == stage.name or target is None and name in RUN_OPTIONS
+
+
 def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None,
-         stages: list[Stage] | None = None) -> list[Plan]:
+         stages: list[Stage] | None = None, *, run_upstream: bool = False) -> list[Plan]:
     """Resolve and validate every selected stage's parameters before anything runs.
 
     Every problem of every stage is collected into one ParameterError. Input paths inside the
     results folder are not required yet when a stage this one depends on runs earlier in this run
     and may still write them (they are checked when their stage starts).
+
+    `only` selects one stage; the stages whose outputs it reads must have run successfully under `profile`. With
+    `run_upstream` in a scratch profile (`paths.SCRATCH_PROFILES`, e.g. smoke: a reader's exercise on a fresh clone),
+    the missing ones are planned first (`missing_upstream`, `upstream_line` says so), with their profile's values,
+    the run-wide options and their own `-p STAGE.NAME`; a bare `-p NAME` applies to `only` alone, as without them.
+    Elsewhere a missing upstream stage is refused, naming the command that runs it: in the real profiles (default,
+    paper), whose outputs are evidence, a `--stage` run never starts hours of other stages unasked; and in a replay
+    or a record export (which pass no `run_upstream`), which handle exactly the stages asked for.
     """
     ordered = ordered_stages(stages)
     names = {s.name for s in ordered}
-    selected = [find_stage(only, ordered)] if only else ordered
-    if only:
-        done = read_manifest(profile)["stages"]
-        missing = [d for d in selected[0].depends if done.get(d, {}).get("status") != "ok"]
-        if missing:
-            again = "" if profile == "default" else f" --profile {profile}"
-            raise ParameterError(f"stage {only!r} reads the outputs of {missing}, which have not run successfully; "
-                                 f"run them first (`llmcreativity run --stage {missing[0]}{again}`) or run every stage")
+    selected = _selected(profile, only, ordered, run_upstream)
+    upstream_stages = selected[:-1] if only else []
     problems: list[str] = setting_problems(profile, overrides, names)
     for target, opts in _run_options(overrides, names).items():
         if opts.get("base_url") and not opts.get("model"):
@@ -290,8 +371,9 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
             problems.append(f"stage {s.name!r} has no profile {profile!r} (it has {sorted(s.profiles)}); "
                             "add it to lib/llmcreativity/pipeline/stages.py")
             continue
-        p = Plan(s, profile, _values(s, params, profile, overrides, names, used, problems), params,
-                 run_settings(s.name, profile, overrides, names))
+        mine = [(k, t) for k, t in overrides if _upstream_override(k, s, names)] if s in upstream_stages else overrides
+        p = Plan(s, profile, _values(s, params, profile, mine, names, used, problems), params,
+                 run_settings(s.name, profile, mine, names), endpoint_settings(s.name, mine, names))
         problems += registry_problems(params, p.parameters, f"stage {s.name!r}")
         upstream = any(d in {x.name for x in selected} for d in s.depends)
         for name, value in p.parameters.items():

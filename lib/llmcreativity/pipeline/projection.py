@@ -8,7 +8,7 @@ For stage s, with parameters p (the measured run's profile) and q (the target pr
 tokens, those the cache answered counted as they were when computed, so a warm run projects like a cold one.
 `units` counts the stage's independent pieces of work (prompts written for, chains sampled, items judged) and
 `length` how much one piece costs relative to another (story words, discussion rounds, samples per step); both
-are products of the stage's parameters (`SCALES`). Tokens per unit are assumed constant otherwise, so the
+are products of the stage's parameters (its `Stage.scale`). Tokens per unit are assumed constant otherwise, so the
 projection is an order of magnitude, not a quote: it ignores, for instance, that a longer story makes every
 later prompt that quotes it longer too.
 """
@@ -16,7 +16,6 @@ later prompt that quotes it longer too.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,55 +24,6 @@ from .order import ordered_stages
 from .planning import declared_parameters
 from .run_report import StageReport, read_run_report
 from .stages import Stage
-
-SCIFI_CATEGORIES = 10
-"""SciFi-100's categories (a `None` category count means all of them)."""
-SCIFI_PER_CATEGORY = 10
-"""Prompts per SciFi-100 category (a `None` per-category count means all of them)."""
-
-
-def _all(value: int | None, total: int) -> int:
-    return total if value is None else value
-
-
-def _prompts(p: dict[str, Any]) -> int:
-    return _all(p["n_categories"], SCIFI_CATEGORIES) * _all(p["per_category"], SCIFI_PER_CATEGORY)
-
-
-@dataclass(frozen=True)
-class Scale:
-    """How one stage's work grows with its parameters."""
-
-    units: Callable[[dict[str, Any]], float]
-    """Independent pieces of work, from the stage's resolved parameters."""
-    units_formula: str
-    """`units` as the parameters it multiplies, for the table."""
-    length: Callable[[dict[str, Any]], float] = lambda p: 1.0
-    """Relative cost of one piece of work."""
-    length_formula: str = ""
-    """`length` as the parameters it multiplies ("" when constant)."""
-
-
-SCALES: dict[str, Scale] = {
-    "backends": Scale(lambda p: p["n_samples"] * len(p["temperatures"]), "n_samples x temperatures"),
-    "scifi100": Scale(lambda p: p["n_dimensions"] * p["n_candidates"], "n_dimensions x n_candidates"),
-    "baselines": Scale(_prompts, "prompts (n_categories x per_category)",
-                       lambda p: (1 + p["rounds"]) * p["max_story_words"], "(1 + rounds) x max_story_words"),
-    "review": Scale(_prompts, "prompts (n_categories x per_category)",
-                    lambda p: p["max_story_words"], "max_story_words"),
-    "corpus": Scale(lambda p: p["n_surprisal"], "n_surprisal"),
-    "entailment_validation": Scale(lambda p: p["llm_sample"] * p["llm_repeats"] * len(p["entailment_judges"]),
-                                   "llm_sample x llm_repeats x entailment_judges"),
-    "semantic_entropy": Scale(lambda p: len(p["se_models"]) * len(p["temperatures"])
-                              * (p["n_problems"] + p["n_hypogen"] + p["n_scifi"]),
-                              "se_models x temperatures x (n_problems + n_hypogen + n_scifi)",
-                              lambda p: (p["n_samples"] + 1) * p["step_cap"], "(n_samples + 1) x step_cap"),
-    "judge_validation": Scale(lambda p: p["n_items"], "n_items",
-                              lambda p: p["max_tokens"], "max_tokens"),
-    "evaluation": Scale(lambda p: _all(p["judge_prompts"], SCIFI_CATEGORIES * SCIFI_PER_CATEGORY) + p["hanna_n"],
-                        "judge_prompts + hanna_n"),
-}
-"""Each stage's scale; a stage not listed is not projected."""
 
 
 @dataclass(frozen=True)
@@ -99,12 +49,13 @@ class Projection:
 
 
 def project(rows: list[StageReport], measured: dict[str, dict[str, Any]],
-            target: dict[str, dict[str, Any]]) -> list[Projection]:
-    """The projection of every stage of `rows` that has a scale and ran in both parameter sets (stage -> resolved
-    parameters)."""
+            target: dict[str, dict[str, Any]], stages: list[Stage] | None = None) -> list[Projection]:
+    """The projection of every stage of `rows` that has a scale (`Stage.scale` of `stages`, default every stage) and
+    ran in both parameter sets (stage -> resolved parameters)."""
+    scales = {s.name: s.scale for s in ordered_stages(stages)}
     out = []
     for r in rows:
-        scale = SCALES.get(r.stage)
+        scale = scales.get(r.stage)
         if scale is None or r.stage not in measured or r.stage not in target:
             continue
         tokens = r.prompt_tokens + r.completion_tokens + r.cached_tokens
@@ -160,4 +111,4 @@ def paper_projection_markdown(profile: str = "default", target: str = "paper",
                 if s.name in entries}
     wanted = {s.name: stage_parameters(s, s.profiles[target]) for s in ordered if target in s.profiles}
     runs = ", ".join(sorted({r.run_id for r in rows if r.stage in measured}))
-    return projection_markdown(project(rows, measured, wanted), profile, target, runs)
+    return projection_markdown(project(rows, measured, wanted, ordered), profile, target, runs)

@@ -41,7 +41,7 @@ from ..llm.cache import ResponseCache
 from ..llm.call_log import LoggedCall, read_call_log
 from ..paths import REPO_ROOT, cache_dir, results_dir
 from .manifest import executed_dir, read_manifest
-from .planning import Plan
+from .planning import ENDPOINT_OPTIONS, Plan
 from .provenance import parameters_hash
 
 FORMAT = "llmcreativity-record"
@@ -321,11 +321,16 @@ def verify_record(folder: str | Path, stages: list[str]) -> dict[str, Any]:
 
 
 def check_parameters(record: dict[str, Any], plans: list[Plan], folder: Path) -> None:
-    """Refuse a replay whose planned parameters differ from the recorded ones (naming stage, parameters and fix)."""
+    """Refuse a replay whose planned parameters differ from the recorded ones (naming stage, parameters and fix).
+
+    The operational endpoint settings (`planning.ENDPOINT_OPTIONS`) are not compared: no model call depends on
+    them, and a record made while every notebook declared them holds them among its stages' parameters.
+    """
     for p in plans:
         recorded = record["stages"][p.stage.name]["resolved_parameters"]
         now = json.loads(json.dumps(resolved_parameters(p), default=str))
-        differ = sorted(k for k in set(recorded) | set(now) if recorded.get(k) != now.get(k))
+        differ = sorted(k for k in set(recorded) | set(now) if recorded.get(k) != now.get(k)
+                        and k not in ENDPOINT_OPTIONS)
         if differ:
             shown = ", ".join(f"{k}: recorded {recorded.get(k)!r}, now {now.get(k)!r}" for k in differ[:4])
             raise RecordError(f"stage {p.stage.name!r}: the parameters differ from the record {folder} ({shown}): "

@@ -1,28 +1,28 @@
 """The run report: per stage, its status, seconds, items, model calls, cache hits and tokens.
 
 The runner fills it from files only. While a stage runs, its kernel writes the model usage to
-`usage_file(stage)` (`llm.usage_file`); after the stage the runner reads that file and counts the
+`usage_path(stage)` (`llm.usage_file`); after the stage the runner reads that file and counts the
 stage's items (`stage_items`), stores both in the stage's manifest entry (`usage`, `items`,
 `items_unit`) and rewrites `run_report_file()` from the manifest (`write_run_report`): one
 `StageReport` per stage that has an entry, in stage order. `llmcreativity run` prints the stages it ran
 (`report_text`); the claims page shows the file (`report_markdown`), or says that it is missing.
 
-Items processed, per stage, are the records its main output files hold when the stage ends
-(`ITEM_SOURCES`: a JSONL line, a Parquet or CSV row, an entry of a JSON list or of the lists of a JSON
-object), so a cold run and a warm re-run of the same parameters report the same items; a stage with no
-per-item output (the backends demo, the entailment-validation sweeps) reports none. Seconds are the
+Items processed, per stage, are the records its main output files hold when the stage ends (the outputs of
+its `Stage` entry that declare `items`, counted by `output_files.count_records`: a JSONL line, a Parquet or CSV
+row, an entry of a JSON list or of the lists of a JSON object), so a cold run and a warm re-run of the same
+parameters report the same items; a stage with no per-item output (the backends demo, the entailment-validation
+sweeps) reports none. Seconds are the
 stage's wall time as the runner measured it (kernel start and provenance included); tokens are those the
 models computed, so a run answered by the cache reports its calls as cache hits and no tokens.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ..jsonl import read_jsonl, read_records, rewrite_jsonl
+from ..jsonl import read_records, rewrite_jsonl
 from ..llm.usage_file import ModelUsage
 from ..paths import results_dir
 from .manifest import executed_dir, read_manifest
@@ -31,28 +31,6 @@ from .stages import Stage
 
 RUN_REPORT_FILE = "run_report.jsonl"
 """Name of the run report in `results_dir(profile)`."""
-
-
-@dataclass(frozen=True)
-class ItemSource:
-    """Where a stage's items are: its main output files and what one record of them is."""
-
-    unit: str
-    """What one record is, plural ("stories", "judgements")."""
-    patterns: tuple[str, ...]
-    """Glob patterns relative to `results_dir(profile)`; records of every matching file are summed."""
-
-
-ITEM_SOURCES: dict[str, ItemSource] = {
-    "scifi100": ItemSource("prompts built", ("scifi100/scifi100_built.json",)),
-    "baselines": ItemSource("stories", ("baselines/stories.jsonl", "baselines/*/stories.jsonl")),
-    "review": ItemSource("stories", ("review/stories.jsonl",)),
-    "corpus": ItemSource("corpus chunks", ("corpus/chunks.parquet",)),
-    "semantic_entropy": ItemSource("chains", ("semantic_entropy/chains.jsonl",)),
-    "judge_validation": ItemSource("judgements", ("judge_validation/runs/*.jsonl",)),
-    "evaluation": ItemSource("rubric gradings", ("evaluation/rubric_scores.jsonl", "evaluation/rubric_hanna.jsonl")),
-}
-"""Each stage's items; stages not listed have no per-item output and report no items."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +50,7 @@ class StageReport:
     seconds: float | None
     """Wall time of the stage as the runner measured it; None while it runs."""
     items: int | None
-    """Records its main output files held at its end (`ITEM_SOURCES`); None for a stage with no such file."""
+    """Records its main output files held at its end (`Stage.outputs` with `items`); None for a stage with none."""
     items_unit: str
     """What one item is ("stories"); empty when `items` is None."""
     lm_calls: int
@@ -92,7 +70,7 @@ class StageReport:
     computed (with the computed tokens: what the stage's calls need, cold or warm)."""
 
 
-def usage_file(stage: str, profile: str = "default") -> Path:
+def usage_path(stage: str, profile: str = "default") -> Path:
     """Where `stage`'s kernel writes its model usage (`executed/usage/<stage>.jsonl`, bookkeeping, not an output)."""
     return executed_dir(profile) / "usage" / f"{stage}.jsonl"
 
@@ -102,41 +80,13 @@ def run_report_file(profile: str = "default") -> Path:
     return results_dir(profile) / RUN_REPORT_FILE
 
 
-def count_records(path: Path) -> int:
-    """Records in one output file: JSONL lines, Parquet or CSV rows, entries of a JSON list or of the lists of a
-    JSON object (e.g. category -> prompts). Another suffix raises ValueError naming the file."""
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return len(read_jsonl(path))
-    if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return int(pq.ParquetFile(path).metadata.num_rows)
-    if suffix == ".csv":
-        import pandas as pd
-
-        return len(pd.read_csv(path))
-    if suffix == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(data, list):
-            return len(data)
-        if isinstance(data, dict):
-            return sum(len(v) for v in data.values() if isinstance(v, list))
-        raise ValueError(f"{path}: a JSON {type(data).__name__}, not a list or an object of lists; "
-                         "count its items another way in run_report.ITEM_SOURCES")
-    raise ValueError(f"{path}: cannot count the records of a {suffix or 'suffix-less'} file; "
-                     "name a .jsonl, .parquet, .csv or .json file in run_report.ITEM_SOURCES")
-
-
-def stage_items(stage: str, profile: str = "default") -> tuple[int | None, str]:
-    """(items, unit) of `stage` from its output files under `profile`; (None, "") for a stage with no item source.
-    A listed stage whose files are all missing has 0 items."""
-    source = ITEM_SOURCES.get(stage)
-    if source is None:
+def stage_items(stage: Stage, profile: str = "default") -> tuple[int | None, str]:
+    """(items, unit) of `stage` from its outputs that declare `items`, under `profile`; (None, "") for a stage with
+    none. A stage whose item files are all missing has 0 items."""
+    if not stage.items_unit:
         return None, ""
-    root = results_dir(profile)
-    files = sorted({p for pattern in source.patterns for p in root.glob(pattern) if p.is_file()})
-    return sum(count_records(p) for p in files), source.unit
+    folder = results_dir(profile) / stage.name
+    return sum(o.count_items(folder) for o in stage.outputs if o.items), stage.items_unit
 
 
 def usage_totals(rows: list[ModelUsage]) -> dict[str, int]:

@@ -1,16 +1,24 @@
-"""The stage notebooks, in dependency order, with their parameter profiles.
+"""The stage notebooks, in dependency order: everything about a stage in its one `Stage` entry.
 
-Each stage's notebook lives in `notebooks/<notebook>.md` (MyST, paired by jupytext) and is
-executed by papermill into `results_dir(profile)/executed/<name>.ipynb`. Profiles: `default` runs
-on the embedded models within this machine's time budget; `paper` uses the papers' sizes; `smoke`
-tests the code path in seconds per stage (the smallest model in every model role, the fewest items)
-and writes under `results/smoke/`, apart from the real run (see `paths.results_dir`).
+A stage's entry names its notebook `notebooks/<notebook>.md` (MyST, paired by jupytext; papermill executes it into
+`results_dir(profile)/executed/<name>.ipynb`), the stages whose outputs it reads, its parameter profiles, the files
+it writes (`output_files`, from which `outputs` builds the path functions and the run report counts its items), how
+its work grows with its parameters (`Scale`, for `projection`) and the claims it records (`claim_table.CLAIMS` ids,
+for the ledger). Adding a stage means writing its notebook and one entry here.
+
+Profiles: `default` runs on the embedded models within this machine's time budget; `paper` uses the papers' sizes;
+`smoke` tests the code path in seconds per stage (the smallest model in every model role, the fewest items) and
+writes under `results/smoke/`, apart from the real run (see `paths.results_dir`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .. import output_files as out
+from ..output_files import OutputFile
 
 SMOKE_MODEL = "smollm2-135m"
 """The smallest registry language model: every model role of the smoke profile uses it."""
@@ -29,13 +37,41 @@ RUN_SETTINGS: dict[str, dict[str, str]] = {
 defaults of `get_backend` and `get_embedder`; `-p dtype` / `-p device` override them (on a GPU:
 `-p device cuda -p dtype auto`, under other identities). A profile or setting not listed is "auto"."""
 
+SCIFI_CATEGORIES = 10
+"""SciFi-100's categories (a `None` category count means all of them)."""
+SCIFI_PER_CATEGORY = 10
+"""Prompts per SciFi-100 category (a `None` per-category count means all of them)."""
+
+
+def _all(value: int | None, total: int) -> int:
+    return total if value is None else value
+
+
+def _prompts(p: dict[str, Any]) -> int:
+    """SciFi-100 prompts a writing stage writes for: n_categories x per_category (None: all)."""
+    return _all(p["n_categories"], SCIFI_CATEGORIES) * _all(p["per_category"], SCIFI_PER_CATEGORY)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How one stage's work grows with its parameters (see `projection`)."""
+
+    units: Callable[[dict[str, Any]], float]
+    """Independent pieces of work, from the stage's resolved parameters."""
+    units_formula: str
+    """`units` as the parameters it multiplies, for the table."""
+    length: Callable[[dict[str, Any]], float] = lambda p: 1.0
+    """Relative cost of one piece of work."""
+    length_formula: str = ""
+    """`length` as the parameters it multiplies ("" when constant)."""
+
 
 @dataclass(frozen=True)
 class Stage:
-    """One notebook of the pipeline."""
+    """One notebook of the pipeline and everything the runner, the run report and the ledger know about it."""
 
     name: str
-    """Short id, also the executed notebook's file name."""
+    """Short id, also the executed notebook's file name and the stage's results folder."""
     notebook: str
     """Source notebook path relative to the repo root."""
     title: str
@@ -44,6 +80,23 @@ class Stage:
     """Stages whose output files this one reads."""
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Profile name -> parameter overrides (on top of the notebook's own defaults)."""
+    outputs: tuple[OutputFile, ...] = ()
+    """The files it writes into its folder; those with `items` hold the records the run report counts."""
+    scale: Scale | None = None
+    """How its work grows with its parameters; None: not projected."""
+    claims: tuple[str, ...] = ()
+    """The claim ids (`claim_table.CLAIMS`) its notebook records, some only under some parameters."""
+
+    def __post_init__(self) -> None:
+        units = {o.items for o in self.outputs if o.items}
+        if len(units) > 1:
+            raise ValueError(f"stage {self.name!r}: its outputs count different items {sorted(units)}; "
+                             "give the item outputs of one stage one unit")
+
+    @property
+    def items_unit(self) -> str:
+        """What one of its items is ("stories"); empty for a stage whose outputs count none."""
+        return next((o.items for o in self.outputs if o.items), "")
 
 
 STAGES: list[Stage] = [
@@ -51,6 +104,7 @@ STAGES: list[Stage] = [
         name="backends",
         notebook="notebooks/backends.md",
         title="Model backends and log-probabilities",
+        scale=Scale(lambda p: p["n_samples"] * len(p["temperatures"]), "n_samples x temperatures"),
         profiles={
             "default": {},
             "smoke": {"n_samples": 2, "max_tokens": 12},
@@ -62,6 +116,8 @@ STAGES: list[Stage] = [
         notebook="notebooks/scifi100_construction.md",
         title="SciFi-100: the prompts and how to build them",
         depends=("backends",),
+        outputs=(out.SCIFI100_BUILT,),
+        scale=Scale(lambda p: p["n_dimensions"] * p["n_candidates"], "n_dimensions x n_candidates"),
         profiles={
             "default": {},
             "smoke": {"writer": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
@@ -73,6 +129,9 @@ STAGES: list[Stage] = [
         notebook="notebooks/baselines.md",
         title="Baselines: Single Agent, Teacher, Debate, Discussion",
         depends=("backends",),
+        outputs=(out.STORIES, out.TRANSCRIPTS, out.HOMOGENIZATION, out.LARGE_SINGLE, out.LARGE_SINGLE_STORIES),
+        scale=Scale(_prompts, "prompts (n_categories x per_category)",
+                    lambda p: (1 + p["rounds"]) * p["max_story_words"], "(1 + rounds) x max_story_words"),
         profiles={
             "default": {},
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40,
@@ -86,6 +145,10 @@ STAGES: list[Stage] = [
         notebook="notebooks/review.md",
         title="LLM Review: blind peer review",
         depends=("backends", "baselines"),
+        outputs=(out.STORIES, out.TRANSCRIPTS, out.HOMOGENIZATION),
+        scale=Scale(_prompts, "prompts (n_categories x per_category)", lambda p: p["max_story_words"],
+                    "max_story_words"),
+        claims=("A4",),
         profiles={
             "default": {},
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40},
@@ -97,6 +160,9 @@ STAGES: list[Stage] = [
         notebook="notebooks/corpus.md",
         title="The reference corpus and the rule-based novelty metrics",
         depends=("backends",),
+        outputs=(out.CORPUS_CHUNKS, out.CORPUS_EMBEDDINGS, out.CORPUS_META, out.UNIGRAMS, out.HANNA_METRICS,
+                 out.HANNA_SURPRISAL),
+        scale=Scale(lambda p: p["n_surprisal"], "n_surprisal"),
         profiles={
             "default": {},
             "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 1, "surprisal_words": 40,
@@ -110,6 +176,10 @@ STAGES: list[Stage] = [
         notebook="notebooks/entailment_validation.md",
         title="Semantic clusters against human 'same idea' judgements",
         depends=("backends",),
+        outputs=(out.EMBEDDING_SWEEP, out.LLM_JUDGES),
+        scale=Scale(lambda p: p["llm_sample"] * p["llm_repeats"] * len(p["entailment_judges"]),
+                    "llm_sample x llm_repeats x entailment_judges"),
+        claims=("B7",),
         profiles={
             "default": {},
             "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6],
@@ -124,6 +194,12 @@ STAGES: list[Stage] = [
         notebook="notebooks/semantic_entropy.md",
         title="Semantic entropy by temperature and scale",
         depends=("backends", "baselines", "review"),
+        outputs=(out.CHAIN_RECORDS, out.STEPS, out.CHAIN_TABLE, out.DRAFTS),
+        scale=Scale(lambda p: len(p["se_models"]) * len(p["temperatures"])
+                    * (p["n_problems"] + p["n_hypogen"] + p["n_scifi"]),
+                    "se_models x temperatures x (n_problems + n_hypogen + n_scifi)",
+                    lambda p: (p["n_samples"] + 1) * p["step_cap"], "(n_samples + 1) x step_cap"),
+        claims=("B1", "B2", "B3", "B4", "B8"),
         profiles={
             "default": {},
             "smoke": {"se_models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
@@ -141,6 +217,9 @@ STAGES: list[Stage] = [
         notebook="notebooks/judge_validation.md",
         title="Convergent creativity: validating the judges",
         depends=("backends", "semantic_entropy"),
+        outputs=(out.JUDGE_RUNS,),
+        scale=Scale(lambda p: p["n_items"], "n_items", lambda p: p["max_tokens"], "max_tokens"),
+        claims=("B5", "B6", "B9", "B10", "B11"),
         profiles={
             "default": {},
             "smoke": {"n_items": 2, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
@@ -157,6 +236,10 @@ STAGES: list[Stage] = [
         notebook="notebooks/evaluation.md",
         title="Evaluating the stories: rubric judge, novelty metrics and the paper's claims",
         depends=("corpus", "baselines", "review"),
+        outputs=(out.RUBRIC_SCORES, out.RUBRIC_HANNA, out.RESULTS_TABLE, out.STORY_SCORES),
+        scale=Scale(lambda p: _all(p["judge_prompts"], SCIFI_CATEGORIES * SCIFI_PER_CATEGORY) + p["hanna_n"],
+                    "judge_prompts + hanna_n"),
+        claims=("A1", "A2", "A3", "A5"),
         profiles={
             "default": {},
             "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
@@ -166,3 +249,23 @@ STAGES: list[Stage] = [
         },
     ),
 ]
+"""Every stage, each before the stages that read its outputs."""
+
+
+def writer_of(output: OutputFile, stage: str | None = None, stages: list[Stage] | None = None) -> Stage:
+    """The stage that writes `output`: the stage called `stage` when given (it must list the output), else the one
+    stage listing it. Raises ValueError naming the stages that list it (none, or several without `stage`)."""
+    writers = [s for s in (STAGES if stages is None else stages) if output in s.outputs]
+    names = [s.name for s in writers]
+    if stage is not None:
+        if stage not in names:
+            raise ValueError(f"stage={stage!r} writes no {output.path} ({output.holds}): choose one of {names}")
+        return writers[names.index(stage)]
+    if len(writers) != 1:
+        raise ValueError(f"{output.path} ({output.holds}) is written by {names or 'no stage'}: name the stage")
+    return writers[0]
+
+
+def recorder_of(claim_id: str, stages: list[Stage] | None = None) -> Stage | None:
+    """The stage whose notebook records claim `claim_id`, or None when no stage lists it."""
+    return next((s for s in (STAGES if stages is None else stages) if claim_id in s.claims), None)

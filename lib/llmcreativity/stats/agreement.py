@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, TypeAlias, get_args
 
 import numpy as np
 import pandas as pd
@@ -23,7 +23,12 @@ ICC_KINDS: tuple[IccKind, ...] = get_args(IccKind)
 """ICC variants in McGraw & Wong notation (A = absolute agreement, C = consistency; 1 = single rater, k = mean of k)."""
 
 
-def _paired(a: Sequence, b: Sequence, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+Values: TypeAlias = Sequence[float] | np.ndarray | pd.Series
+"""One sample of numbers, paired by position with another: a list, a 1-D array or a Series."""
+
+
+def _paired(a: Sequence[object] | np.ndarray | pd.Series, b: Sequence[object] | np.ndarray | pd.Series,
+            names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
     if x.ndim != 1 or y.ndim != 1 or len(x) != len(y):
         raise ValueError(f"{names[0]} and {names[1]} must be 1-D and equally long, got shapes {x.shape} and {y.shape}")
@@ -79,7 +84,7 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
         return float(_sm_cohens_kappa(table).kappa)
 
 
-def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+def spearman(x: Values, y: Values) -> tuple[float, float]:
     """Spearman's rho (Pearson correlation of the ranks, ties averaged) and its two-sided p-value, via scipy.
 
     NaN when either side is constant.

@@ -8,7 +8,7 @@ so statistics resampled with one seed are paired.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,7 +152,7 @@ def distinct_bootstrap_ci(samples: Sequence[Sequence[object]], statistic: Callab
     return ConfidenceInterval(estimate, float(low), float(high), 0.95, n, n_resamples, n_resamples - len(draws))
 
 
-def _is_object(s: Sequence) -> bool:
+def _is_object(s: Iterable[object]) -> bool:
     """True for samples holding strings, None or mixed labels, which numpy must keep as objects."""
     return any(not isinstance(v, (int, float, np.number, bool, np.bool_)) for v in s)
 
@@ -205,11 +205,12 @@ def cluster_bootstrap_spearman_ci(x: Sequence[float], y: Sequence[float], groups
     n_groups = picked.shape[1]
     counts = np.zeros((n_resamples, n_groups))
     np.add.at(counts, (np.repeat(np.arange(n_resamples), n_groups), picked.ravel()), 1.0)
-    w = counts[:, codes]  # w[b, i]: copies of row i in resample b
+    w: np.ndarray = counts[:, codes]  # w[b, i]: copies of row i in resample b
 
     def ranks(v: np.ndarray) -> np.ndarray:
         less, same = (v[None, :] < v[:, None]).astype(float), (v[None, :] == v[:, None]).astype(float)
-        return w @ less.T + (w @ same.T + 1) / 2
+        averaged: np.ndarray = w @ less.T + (w @ same.T + 1) / 2
+        return averaged
 
     rx, ry, total = ranks(a), ranks(b), w.sum(axis=1, keepdims=True)
     dx, dy = rx - (w * rx).sum(1, keepdims=True) / total, ry - (w * ry).sum(1, keepdims=True) / total

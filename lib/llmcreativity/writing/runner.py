@@ -18,15 +18,11 @@ import pandas as pd
 from ..json_records import from_json, to_json
 from ..jsonl import append_jsonl, read_jsonl
 from ..llm.backend import Backend
+from ..output_files import STORIES, TRANSCRIPTS
 from ..resume import run_resumable
 from .dataset import PromptItem
 from .frameworks.base import Framework
 from .records import StoryRecord, story_records
-
-STORIES_FILE = "stories.jsonl"
-"""Final stories, one `StoryRecord` per line."""
-TRANSCRIPTS_FILE = "transcripts.jsonl"
-"""Every message of every run, one `Message` per line."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +52,14 @@ def agent_personas(framework: Framework) -> dict[str, str | None]:
 
 def run_writing(frameworks: Sequence[Framework], lm: Backend, items: Sequence[PromptItem], out_dir: str | Path,
                 *, progress: bool = True) -> RunResult:
-    """Run every framework on every prompt, appending to ``out_dir/stories.jsonl`` and ``transcripts.jsonl``.
+    """Run every framework on every prompt, appending to the stories and transcripts files in `out_dir`
+    (`output_files.STORIES`, `output_files.TRANSCRIPTS`).
 
     Pairs already in the stories file are skipped. Rows written by a different model or with
     different framework settings are an error (pass another `out_dir` for a different setup).
     """
     out = Path(out_dir)
-    stories_path, transcripts_path = out / STORIES_FILE, out / TRANSCRIPTS_FILE
+    stories_path, transcripts_path = out / STORIES.path, out / TRANSCRIPTS.path
     names = [f.name for f in frameworks]
     if len(set(names)) != len(names):
         raise ValueError(f"frameworks {names}: each framework may appear once per run")
