@@ -69,7 +69,7 @@ def test_built_pages_load_no_remote_scripts_styles_or_images(book):
 def test_claims_page_is_generated_from_the_recorded_claims(book):
     _, html = book
     text = (html / "claims.html").read_text()
-    assert "A tiny check of the claims machinery." in text
+    assert "SE rises with sampling temperature (a tiny check of the claims machinery)." in text
     assert "<strong>inconclusive</strong>" in text and "not run" in text
 
 

@@ -7,6 +7,7 @@ import pandas as pd
 
 from llmcreativity.judges.divergent import novelty_claim, novelty_messages, novelty_scores
 from llmcreativity.llm.types import AnswerDistribution, Usage
+from llmcreativity.pipeline.claims import claim_text
 
 
 class StepCountRater:
@@ -46,8 +47,8 @@ def test_novelty_scores_read_the_expected_rating_of_each_chains_own_solution():
 
 def test_novelty_claim_is_decided_only_on_entailment_clusters_with_problem_level_intervals():
     scored = novelty_scores(chain_rows(), StepCountRater())
-    text, v = novelty_claim(scored, "se_probability", "rater", entailment=True, n_resamples=200)
+    v = novelty_claim(scored, "se_probability", "rater", entailment=True, n_resamples=200)
     assert v.label == "supported" and v.statistic > 0.9 and v.n == 6  # problems, the resampled unit
-    assert "over 6 problems" in v.measure and text.startswith("Over 18 chains (macgyver; 6 problems)")
-    _, approx = novelty_claim(scored, "se_probability", "rater", entailment=False, n_resamples=50)
+    assert "over 6 problems" in v.measure and claim_text("B8", v).startswith("Over 18 chains (macgyver; 6 problems)")
+    approx = novelty_claim(scored, "se_probability", "rater", entailment=False, n_resamples=50)
     assert approx.label == "not testable here" and "embedding-similarity approximation" in approx.reason

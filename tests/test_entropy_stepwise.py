@@ -8,6 +8,7 @@ import pytest
 from entropy_helpers import FirstWordJudge, GreedyAwareBackend
 from llmcreativity.entropy import STEP_SAMPLING, Chain, StepwiseSettings, run_chain, run_chains
 from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
+from llmcreativity.json_records import from_json, to_json
 from llmcreativity.llm import CachedBackend, ScriptedBackend
 
 PROBLEM = Problem("macgyver-1", "macgyver", "Open a jar. Tools available: a towel, a spoon.")
@@ -204,7 +205,7 @@ def test_chain_round_trips_through_json():
         chain = run_chain(CachedBackend(greedy_lm(stop_after(1, 0.6)), cache=None), FirstWordJudge(), PROBLEM,
                           MACGYVER_PROMPT, StepwiseSettings(STEP_SAMPLING, step_cap=3, continuation=rule,
                                                             chain_end=end))
-        assert Chain.from_dict(json.loads(json.dumps(chain.to_dict()))) == chain
+        assert from_json(Chain, json.loads(json.dumps(to_json(chain)))) == chain
 
 
 @pytest.mark.parametrize("kwargs, name", [({"step_cap": 0}, "step_cap"), ({"stop_fraction": 0}, "stop_fraction"),

@@ -34,6 +34,7 @@ from llmcreativity.entropy.tables import (
     temperature_summary,
 )
 from llmcreativity.llm import CachedBackend, ScriptedBackend, ScriptedEmbedder
+from llmcreativity.pipeline.claims import claim_text
 
 
 def grid(tmp_path):
@@ -114,10 +115,11 @@ def test_se_verdicts_come_from_the_primary_se_over_problems_overall_and_per_doma
     assert set(corr["domain"]) == {"all", "macgyver", "hypogen-astro"}
     assert (corr.loc[corr["domain"] == "all", "n_groups"] == 6).all()
     verdicts = se_verdicts(corr, "test data", entailment=True)
-    assert {k: v.label for k, (_, v) in verdicts.items() if k != "B2"} == {
+    assert {k: v.label for k, v in verdicts.items() if k != "B2"} == {
         "B1": "supported", "B3": "supported", "B4": "supported"}
-    text, b1 = verdicts["B1"]
-    assert text == "SE rises with sampling temperature (test data)." and b1.n == 6 and b1.statistic > 0.9
+    b1 = verdicts["B1"]
+    assert claim_text("B1", b1) == "SE rises with sampling temperature (test data)." and b1.n == 6
+    assert b1.statistic > 0.9
     assert "probability-weighted" in b1.measure and "over 6 problems" in b1.measure
     per_domain = verdict_table(corr, "test data", entailment=True)
     assert len(per_domain) == 12 and set(per_domain["domain"]) == {"all", "macgyver", "hypogen-astro"}
@@ -137,8 +139,8 @@ def test_embedding_approximation_clusters_never_decide_a_verdict():
     chains, steps = _tables()
     corr = se_correlations(chains, steps, n_resamples=100)
     verdicts = se_verdicts(corr, "test data", entailment=False)
-    assert {v.label for _, v in verdicts.values()} == {"not testable here"}
-    assert all("embedding-similarity approximation" in v.reason for _, v in verdicts.values())
+    assert {v.label for v in verdicts.values()} == {"not testable here"}
+    assert all("embedding-similarity approximation" in v.reason for v in verdicts.values())
 
 
 def test_only_the_embedding_approximation_counts_as_not_entailment():
@@ -207,7 +209,7 @@ def test_b1_verdict_runs_from_entailment_clusters_through_problem_level_interval
         steps = model_step_table(run.chains, ScriptedEmbedder(), run.names)
         table = chain_table(steps, run.chains, {p.id: p.text for ps in problems.values() for p in ps})
         corr = se_correlations(table, steps, n_resamples=200)
-        b1 = se_verdicts(corr, "scripted", entailment=is_entailment(judge))["B1"][1]
+        b1 = se_verdicts(corr, "scripted", entailment=is_entailment(judge))["B1"]
         if decides:
             assert b1.label == "supported" and b1.statistic == pytest.approx(1.0) and b1.n == 6
             assert "over 6 problems" in b1.measure

@@ -36,14 +36,15 @@ def test_repeats_pool_the_samples_and_zero_repeats_are_refused():
 def test_the_interval_keeps_each_drawn_idea_once_so_a_chance_judge_is_not_lifted_above_chance():
     import numpy as np
 
-    from llmcreativity.entropy.validity import distinct_bootstrap_ci
+    from llmcreativity.entropy.validity import mean_ari
+    from llmcreativity.stats import distinct_bootstrap_ci
 
     rng = np.random.default_rng(3)
     coders = [[str(v) for v in rng.integers(0, 3, 8)] for _ in range(2)]
     lows = []
     for s in range(20):
         judge = [str(v) for v in np.random.default_rng(100 + s).integers(0, 3, 8)]  # unrelated to the coders
-        est, low, high = distinct_bootstrap_ci(judge, coders, n_resamples=300, seed=s)
-        assert low <= est <= high or not np.isfinite(est)
-        lows.append(low)
+        ci = distinct_bootstrap_ci([judge, *coders], mean_ari, n_resamples=300, seed=s)
+        assert ci.low <= ci.estimate <= ci.high or not np.isfinite(ci.estimate)
+        lows.append(ci.low)
     assert sum(low > 0 for low in lows) <= 2  # a chance judge is rarely called better than chance

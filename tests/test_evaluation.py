@@ -22,6 +22,7 @@ from llmcreativity.evaluation import (
     prompt_means,
 )
 from llmcreativity.evaluation.comparison import cohen_dz
+from llmcreativity.json_records import to_json
 from llmcreativity.jsonl import append_jsonl
 from llmcreativity.judges.rubric import RubricScore
 from llmcreativity.llm import ScriptedBackend, ScriptedEmbedder
@@ -29,10 +30,10 @@ from llmcreativity.writing.records import StoryRecord
 
 
 def _record(framework: str, prompt_id: str, agent: str, story: str, model: str = "m") -> dict:
-    return StoryRecord(prompt_id=prompt_id, category="cat", prompt=f"prompt {prompt_id}", framework=framework,
+    return to_json(StoryRecord(prompt_id=prompt_id, category="cat", prompt=f"prompt {prompt_id}", framework=framework,
                        agent=agent, persona=agent, round=1, story=story, flags=[], model=model, tokens=100,
                        story_tokens=10, seconds=1.0, n_words=len(story.split()),
-                       message_id=f"{framework}/{prompt_id}/r1/revision/{agent}", settings={}).to_dict()
+                       message_id=f"{framework}/{prompt_id}/r1/revision/{agent}", settings={}))
 
 
 def _table(values: dict[str, list[float]], measure: str = "x") -> pd.DataFrame:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llmcreativity.data.hanna import CRITERIA, HannaHuman
+from claim_inputs import hanna as _hanna
 from llmcreativity.evaluation import JUDGE_COLUMNS, NOVELTY_COLUMNS
 from llmcreativity.evaluation.claims import (
     a3_not_testable_reason,
@@ -16,6 +16,7 @@ from llmcreativity.evaluation.claims import (
 )
 from llmcreativity.evaluation.estimators import estimator_agreement, score_tables
 from llmcreativity.judges.rubric import RubricScore
+from llmcreativity.pipeline.claims import claim_text
 from llmcreativity.writing import BASELINES
 
 
@@ -29,13 +30,13 @@ def test_review_verdicts_are_inconclusive_on_two_prompts_and_say_why():
     table = pd.DataFrame(rows)
     comps = claim_comparisons(table, ["single (big)"], seed=0)
     assert set(comps["A3"]["baseline"]) == {"single (big)"} and set(comps["A1"]["measure"]) == set(JUDGE_COLUMNS)
-    verdicts = review_verdicts(comps, judge="J", writer_model="w", large_model="big", min_pairs=5)
-    for claim_id, (text, v) in verdicts.items():
+    verdicts = review_verdicts(comps, judge="J", writer_model="w", large_model="big")
+    for claim_id, v in verdicts.items():
         assert v.label == "inconclusive", claim_id
-        assert text.endswith("The sample is too small to decide: as few as 2 prompt(s) per comparison "
-                             "(at least 5 needed).")
-    assert verdicts["A3"][0].startswith("Review with w beats a Single Agent with big")
-    assert np.isfinite(verdicts["A3"][1].statistic)
+        assert claim_text(claim_id, v).endswith("The sample is too small to decide: as few as 2 prompt(s) per "
+                                                "comparison (at least 5 needed).")
+    assert claim_text("A3", verdicts["A3"]).startswith("Review with w beats a Single Agent with big")
+    assert np.isfinite(verdicts["A3"].statistic)
 
 
 # --- A1/A3 rest on the sampled mean; the expected score is the alternative --------------------
@@ -70,12 +71,12 @@ def test_a1_and_a3_verdicts_read_the_sampled_mean_not_the_expected_score():
     expected, sampled = _scores(table, "expected", False), _scores(table, "sampled", True)
     primary, alternative = score_tables(table, expected, sampled)
     verdicts = review_verdicts(claim_comparisons(primary, [LARGE], seed=0), judge="J", writer_model="w",
-                               large_model="big", min_pairs=5)
-    assert verdicts["A1"][1].label == "supported" and verdicts["A1"][1].statistic > 0
-    assert verdicts["A3"][1].label == "supported" and "sampled mean" in verdicts["A3"][0]
+                               large_model="big")
+    assert verdicts["A1"].label == "supported" and verdicts["A1"].statistic > 0
+    assert verdicts["A3"].label == "supported" and "sampled mean" in claim_text("A3", verdicts["A3"])
     other = review_verdicts(claim_comparisons(alternative, [LARGE], seed=0), judge="J", writer_model="w",
-                            large_model="big", min_pairs=5, estimator="expected score")
-    assert other["A1"][1].label == "not supported" and other["A1"][1].statistic < 0
+                            large_model="big", estimator="expected score")
+    assert other["A1"].label == "not supported" and other["A1"].statistic < 0
     with pytest.raises(ValueError, match="mode"):
         score_tables(table, sampled, sampled)
 
@@ -120,40 +121,32 @@ def test_a3_not_testable_is_recorded_and_the_other_claims_go_on():
     primary, _ = score_tables(table, [], _scores(table, "sampled", True))
     reason = a3_not_testable_reason("gemma3-270m", ["smollm2-135m"], "qwen2.5-coder-1.5b")
     verdicts = review_verdicts(claim_comparisons(primary, [LARGE], seed=0), judge="J", writer_model="w",
-                               large_model="big", min_pairs=5, a3_not_testable=reason)
-    assert verdicts["A3"][1].label == "not testable here" and "not larger" in verdicts["A3"][1].reason
-    assert "Not testable here" not in verdicts["A3"][0] and "not larger" in verdicts["A3"][0]
-    assert verdicts["A1"][1].label == "supported"
+                               large_model="big", a3_not_testable=reason)
+    assert verdicts["A3"].label == "not testable here" and "not larger" in verdicts["A3"].reason
+    text = claim_text("A3", verdicts["A3"])
+    assert "Not testable here" not in text and "not larger" in text
+    assert verdicts["A1"].label == "supported"
 
 
 # --- A5: the judge against HANNA's human consensus ---------------------------------------------
 
-def _hanna(n=12, seed=0):
-    rng = np.random.default_rng(seed)
-    quality = rng.uniform(1, 5, size=n)
-    ratings = [{"story_id": i, "criterion": c, "rater": r, "score": float(np.clip(round(q + rng.normal(0, 0.3)), 1, 5))}
-               for i, q in enumerate(quality) for c in CRITERIA.values() for r in (1, 2, 3)]
-    stories = pd.DataFrame({"story_id": range(n), "prompt": "p", "story": "s"})
-    return HannaHuman(stories, pd.DataFrame(ratings)), quality
-
-
 def test_a5_supported_when_the_judge_ranks_stories_like_the_human_consensus():
     hanna, quality = _hanna()
     judge = pd.DataFrame({"story_id": [str(i) for i in range(len(quality))], "judge_mean": quality})
-    text, v = judge_human_verdict(judge, hanna, judge_name="J", n_resamples=300)
+    v = judge_human_verdict(judge, hanna, judge_name="J", n_resamples=300)
     assert v.label == "supported" and v.statistic > 0.8 and v.n == len(quality)
-    assert "sampled mean" in text and "Spearman" in v.measure
+    assert "sampled mean" in claim_text("A5", v) and "Spearman" in v.measure
 
 
-def test_a5_not_supported_for_a_judge_ranking_against_humans_and_inconclusive_when_small():
+def test_a5_not_supported_for_a_judge_ranking_against_humans_and_inconclusive_below_three_stories():
     hanna, quality = _hanna()
     against = pd.DataFrame({"story_id": range(len(quality)), "judge_mean": -quality})
-    assert judge_human_verdict(against, hanna, judge_name="J", n_resamples=300)[1].label == "not supported"
-    few = pd.DataFrame({"story_id": range(4), "judge_mean": quality[:4]})
-    _, v = judge_human_verdict(few, hanna, judge_name="J", min_stories=5)
-    assert v.label == "inconclusive" and "too small" in v.reason and v.n == 4
+    assert judge_human_verdict(against, hanna, judge_name="J", n_resamples=300).label == "not supported"
+    two = pd.DataFrame({"story_id": range(2), "judge_mean": quality[:2]})
+    v = judge_human_verdict(two, hanna, judge_name="J")
+    assert v.label == "inconclusive" and "needs at least 3" in v.reason and v.n == 2
     empty = pd.DataFrame(columns=["story_id", "judge_mean"])
-    assert judge_human_verdict(empty, hanna, judge_name="J")[1].n == 0
+    assert judge_human_verdict(empty, hanna, judge_name="J").n == 0
 
 
 # --- A2: decided on the a2_kl lexical KL (the paper's whole-story one in the paper profile) -----------------------
@@ -170,9 +163,9 @@ def test_a2_is_decided_on_the_chosen_lexical_kl_and_the_other_one_is_the_robustn
     labels = {}
     for kl in ("whole", "windowed"):
         comps = claim_comparisons(with_kl(table, kl), [LARGE], seed=0)
-        text, v = review_verdicts(comps, judge="J", writer_model="w", large_model="big", kl=kl)["A2"]
+        v = review_verdicts(comps, judge="J", writer_model="w", large_model="big", kl=kl)["A2"]
         labels[kl] = v.label
-        assert f"lexical KL ({kl})" in text
+        assert f"lexical KL ({kl})" in claim_text("A2", v)
     assert labels == {"whole": "supported", "windowed": "not supported"}
     assert (other_kl("whole"), other_kl("windowed")) == ("windowed", "whole")
     with pytest.raises(ValueError, match="kl mode 'both' is not one of"):

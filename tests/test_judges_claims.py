@@ -17,6 +17,7 @@ from llmcreativity.judges.claims import (
     weaker_model_claim,
 )
 from llmcreativity.judges.resample import problem_spearman
+from llmcreativity.pipeline.claims import claim_text
 from llmcreativity.verdicts import Verdict, all_of_verdict
 
 
@@ -51,11 +52,12 @@ def test_b9_is_supported_only_when_the_reference_beats_every_baseline_significan
     rows = accuracy_comparisons(table(40, {"A": 0.5, "B": 0.6}), "R", ["A", "B"], n_resamples=200)
     assert rows["diff"].tolist() == pytest.approx([0.5, 0.4]) and rows["losses"].tolist() == [0, 0]
     assert (rows["p_holm"] >= rows["p"]).all() and rows["significant"].all()
-    text, v = accuracy_claim(rows, "R", judge_model="m", kappa=1.0, min_items=30)
+    v = accuracy_claim(rows, "R", judge_model="m", kappa=1.0)
+    text = claim_text("B9", v)
     assert v.label == "supported" and "accuracy 100% vs A 50%, B 60%" in text
     assert "Human-level: accuracy 100% [91%, 100%] against the paper's annotators' 80.0%-84.7%" in text
     close = accuracy_comparisons(table(40, {"A": 0.5, "B": 0.975}), "R", ["A", "B"], n_resamples=200)
-    assert accuracy_claim(close, "R", judge_model="m", kappa=1.0)[1].label == "not supported"
+    assert accuracy_claim(close, "R", judge_model="m", kappa=1.0).label == "not supported"
 
 
 def comparisons(reference_mean: float, n: int = 40) -> pd.DataFrame:
@@ -71,23 +73,23 @@ def comparisons(reference_mean: float, n: int = 40) -> pd.DataFrame:
     (0.85, "inconclusive", "reaches below 80.0%"),  # 34 of 40: its interval reaches below 80 %
 ])
 def test_b9_holds_only_when_the_judge_is_also_human_level_against_the_papers_annotators(accuracy, label, why):
-    text, v = accuracy_claim(comparisons(accuracy), "R", judge_model="m", kappa=0.5, min_items=30)
+    v = accuracy_claim(comparisons(accuracy), "R", judge_model="m", kappa=0.5)
     assert v.label == label and f"human-level: {label}" in v.reason and why in v.reason
     # the deciding part's statistic: the failing human-level part's accuracy, else the baselines part's difference
     assert v.statistic == pytest.approx(accuracy if label == "not supported" else accuracy - 0.2)
     assert PAPER_HUMAN_ACCURACY == (0.800, 0.847)
 
 
-def test_b9_is_inconclusive_below_min_items():
+def test_b9_is_inconclusive_below_its_minimum_number_of_items():
     rows = accuracy_comparisons(table(10, {"A": 0.0}), "R", ["A"], n_resamples=100)
-    assert accuracy_claim(rows, "R", judge_model="m", kappa=1.0, min_items=30)[1].label == "inconclusive"
+    assert accuracy_claim(rows, "R", judge_model="m", kappa=1.0).label == "inconclusive"
 
 
 def test_b10_compares_the_same_judge_on_the_same_items_with_two_models():
     per = table(40, {"weak": 0.5})
-    text, v = weaker_model_claim(per, "R", "weak", strong_model="big", weak_model="small", n_resamples=200)
-    assert v.label == "supported" and v.statistic == pytest.approx(0.5) and "big vs small" in text
-    small = weaker_model_claim(table(8, {"weak": 0.5}), "R", "weak", strong_model="b", weak_model="s")[1]
+    v = weaker_model_claim(per, "R", "weak", strong_model="big", weak_model="small", n_resamples=200)
+    assert v.label == "supported" and v.statistic == pytest.approx(0.5) and "big vs small" in claim_text("B10", v)
+    small = weaker_model_claim(table(8, {"weak": 0.5}), "R", "weak", strong_model="b", weak_model="s")
     assert small.label == "inconclusive" and "too small" in small.reason
 
 
@@ -97,7 +99,9 @@ def test_b10_refuses_a_weak_model_that_is_not_smaller_and_needs_a_second_model()
     assert "is the judge model itself" in not_weaker("smollm2-135m", "smollm2-135m")
     reason = not_weaker("qwen2.5-coder-0.5b", "")
     assert "one judge model" in reason
-    assert untested_weaker_claim("qwen2.5-coder-0.5b", reason)[1].label == "not testable here"
+    untested = untested_weaker_claim("qwen2.5-coder-0.5b", reason)
+    assert untested.label == "not testable here"
+    assert claim_text("B10", untested) == "The retrieval judge with qwen2.5-coder-0.5b only."
 
 
 def test_problem_spearman_resamples_problems_not_chains():

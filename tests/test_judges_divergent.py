@@ -25,6 +25,7 @@ from llmcreativity.judges.divergent import (
     weak_link_table,
 )
 from llmcreativity.judges.figures import call_table, plot_accuracy_vs_tokens, plot_cost_by_round, tokens_by_round
+from llmcreativity.pipeline.claims import claim_text
 
 
 def judgement(item, judge, verdict, tokens, confidence=0.5, round_=1):
@@ -81,13 +82,13 @@ def test_weak_link_is_reported_per_domain_and_fails_where_one_domain_correlates_
     assert list(table["domain"]) == ["macgyver", "hypogen-astro"] and list(table["problems"]) == [8, 8]
     assert table["rho"].tolist() == pytest.approx([1.0, -1.0])
     assert parts["macgyver"].label == "not supported" and parts["hypogen-astro"].label == "not supported"
-    text, v = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
+    v = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
+    text = claim_text("B6", v)
     assert v.label == "not supported" and "hypogen-astro: rho -1.00" in text and "over 16 chains of 8 problems" in text
 
 
 def test_weak_link_is_inconclusive_with_too_few_problems():
-    table, parts = weak_link_table({"macgyver": domain_chains("macgyver", 3, +1)}, "se_probability", min_problems=5,
-                                   n_resamples=100)
+    table, parts = weak_link_table({"macgyver": domain_chains("macgyver", 3, +1)}, "se_probability", n_resamples=100)
     assert parts["macgyver"].label == "inconclusive" and "sample too small" in parts["macgyver"].reason
     assert table["verdict"].tolist() == ["inconclusive"]
 
@@ -113,8 +114,8 @@ def test_weak_link_is_inconclusive_when_the_convergent_score_barely_varies_not_w
 def test_a_stand_in_scorer_shows_b6_and_b11_but_does_not_decide_them():
     judged = {"macgyver": domain_chains("macgyver", 8, +1)}
     table, parts = weak_link_table(judged, "se_probability", n_resamples=200)
-    _, paper = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
-    _, stand_in = weak_link_claim(table, parts, "se_probability", "p(yes)", "tiny", scorer="p_yes")
+    paper = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
+    stand_in = weak_link_claim(table, parts, "se_probability", "p(yes)", "tiny", scorer="p_yes")
     assert paper.label == "not supported" and stand_in.label == "inconclusive"
     assert "stand-in" in stand_in.reason and "it would read: not supported" in stand_in.reason
     assert stand_in.statistic == paper.statistic and stand_in.ci_low == paper.ci_low
@@ -135,12 +136,12 @@ def test_scale_claim_needs_convergent_rising_and_divergent_not_rising():
     both["p_valid"] = 0.2 + both["params_m"] / 1000 + both["problem_id"].str[-1].astype(int) / 1000
     table, parts = scale_table({"macgyver": both}, "se_probability", n_resamples=200)
     assert parts["macgyver convergent"].label == "supported" and parts["macgyver divergent"].label == "supported"
-    _, v = scale_claim(table, parts, "J", "tiny", scorer=PAPER_SCORER)
+    v = scale_claim(table, parts, "J", "tiny", scorer=PAPER_SCORER)
     assert v.label == "supported" and v.statistic == pytest.approx(table["rho"].iloc[0])
     one_size = domain_chains("macgyver", 8, +1, models=(135, 135))
     _, parts = scale_table({"macgyver": one_size}, "se_probability", n_resamples=50)
     assert scale_claim(*scale_table({"macgyver": one_size}, "se_probability", n_resamples=50), "J", "t",
-                       scorer="p_yes")[1].label == "not testable here"
+                       scorer="p_yes").label == "not testable here"
     assert "one model size" in parts["macgyver convergent"].reason
 
 
@@ -150,8 +151,9 @@ def _per_item():
     return judgement_table(js, labels)
 
 
-def test_efficiency_claim_is_inconclusive_below_min_items_and_says_why():
-    text, v = efficiency_claim(_per_item(), "R", "C", judge_model="tiny", min_items=30, n_resamples=50)
+def test_efficiency_claim_is_inconclusive_below_its_minimum_number_of_items_and_says_why():
+    v = efficiency_claim(_per_item(), "R", "C", judge_model="tiny", n_resamples=50)
+    text = claim_text("B5", v)
     assert v.label == "inconclusive" and v.statistic == pytest.approx(0.9) and v.n == 4
     assert text.startswith("R vs C on 4 labelled items, judge model tiny, matched rounds and reply length: "
                            "token saving 90% [90%, 90%], accuracy")
@@ -161,9 +163,9 @@ def test_efficiency_claim_is_inconclusive_below_min_items_and_says_why():
 def test_efficiency_claim_also_gives_the_saving_with_early_stopping_off():
     labels = {i: i in "ab" for i in "abcd"}
     js = [judgement(i, name, labels[i], t) for i in "abcd" for name, t in (("R", 10), ("R0", 40), ("C", 100))]
-    text, v = efficiency_claim(judgement_table(js, labels), "R", "C", judge_model="tiny", no_stop="R0",
+    v = efficiency_claim(judgement_table(js, labels), "R", "C", judge_model="tiny", no_stop="R0",
                                n_resamples=50)
-    assert "token saving 90% [90%, 90%] (early stop off, R0: 60% [60%, 60%])" in text
+    assert "token saving 90% [90%, 90%] (early stop off, R0: 60% [60%, 60%])" in claim_text("B5", v)
     assert v.statistic == pytest.approx(0.9)  # the verdict rests on the judge with early stopping
 
 

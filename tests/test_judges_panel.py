@@ -6,6 +6,7 @@ import re
 import pytest
 
 from judge_helpers import scripted, user_of
+from llmcreativity.json_records import from_json, to_json
 from llmcreativity.judges import (
     AnswerProbabilityJudge,
     ChatEvalJudge,
@@ -351,7 +352,7 @@ def test_forced_choice_reads_the_verdict_from_answer_probabilities():
 
 def test_judgement_round_trips_through_json():
     j = panel(scripted(agent_replies()), rounds=2, stop_confidence=2.0).judge(ITEM)
-    assert Judgement.from_dict(json.loads(json.dumps(j.to_dict()))) == j
+    assert from_json(Judgement, json.loads(json.dumps(to_json(j)))) == j
 
 
 def test_run_judge_resumes_without_recomputing_or_duplicating(tmp_path):

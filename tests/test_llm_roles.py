@@ -327,13 +327,13 @@ def test_the_no_local_model_guard_refuses_a_local_role_and_allows_an_endpoint(mo
 
 
 def test_a_claim_carries_the_endpoint_and_the_served_model(monkeypatch):
-    from llmcreativity.pipeline.claims import read_claims, record_claim
+    from llmcreativity.pipeline.claims import read_claims, record_claims
     from llmcreativity.verdicts import not_testable
 
     monkeypatch.setenv("LLMCREATIVITY_PROFILE", "default")
     with FakeServer(models=["judge"], root="weights-7b") as server:
         lm = get_role_backend("rubric_judge", f"{server.url}#judge", cache=None)
-    record_claim("evaluation", "A3", "Review beats a bigger Single Agent.", not_testable("one model plays every role"))
+    record_claims("evaluation", {"A3": not_testable("one model plays every role")})
     (claim,) = read_claims()
     assert lm.identity in claim.models and f"{server.url}:judge@weights-7b" in lm.identity
     assert f"rubric_judge: {lm.identity}" in claim.roles

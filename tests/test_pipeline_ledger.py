@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from matplotlib.figure import Figure
 
+from llmcreativity.jsonl import upsert
 from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
 from llmcreativity.pipeline.claim_table import CLAIMS
-from llmcreativity.pipeline.claims import claims_path, read_claims, record_claim
+from llmcreativity.pipeline.claims import Claim, claims_path, read_claims, record_claims
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.judge_validity import read_judge_validity, record_judge_validity, validity_path
 from llmcreativity.pipeline.ledger import (
@@ -25,6 +26,7 @@ from llmcreativity.pipeline.ledger import (
 )
 from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.stages import Stage
+from llmcreativity.stats import ConfidenceInterval
 from llmcreativity.verdicts import Verdict, not_testable
 
 TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
@@ -48,6 +50,13 @@ def row(claim_id: str, manifest: dict | None = None):
     return next(r for r in rows if r.claim_id == claim_id)
 
 
+ci = ConfidenceInterval.of
+
+
+def record(stage: str, claim_id: str, verdict: Verdict, *, judge: str = "") -> None:
+    record_claims(stage, {claim_id: verdict}, judge=judge)
+
+
 def supported(n: int = 10) -> Verdict:
     return Verdict("supported", "all comparisons favour review", 0.4, 0.1, 0.7, n, "mean paired difference")
 
@@ -55,8 +64,8 @@ def supported(n: int = 10) -> Verdict:
 @pytest.mark.parametrize(("low", "high", "shown"), [(-0.1, 0.5, JUDGE_NOT_VALIDATED), (0.0, 0.4, JUDGE_NOT_VALIDATED),
                                                     (None, None, JUDGE_NOT_VALIDATED), (0.1, 0.5, "supported")])
 def test_a_judge_based_claim_reads_judge_not_validated_when_the_judges_ci_reaches_chance(low, high, shown):
-    record_claim("eval", "A1", "Review beats baselines on the judge.", supported())
-    record_judge_validity("rubric", "qwen-1.5b", "Spearman rho vs HANNA", 0.2, low, high, 12, stage="eval")
+    record("eval", "A1", supported())
+    record_judge_validity("rubric", "qwen-1.5b", "Spearman rho vs HANNA", ci(0.2, low, high, 12), stage="eval")
     r = row("A1")
     assert r.verdict == shown and r.claim.verdict == "supported"
     if shown == JUDGE_NOT_VALIDATED:
@@ -64,52 +73,52 @@ def test_a_judge_based_claim_reads_judge_not_validated_when_the_judges_ci_reache
 
 
 def test_a_judge_based_claim_without_any_measured_agreement_is_not_validated():
-    record_claim("eval", "A1", "t", supported())
+    record("eval", "A1", supported())
     assert row("A1").verdict == JUDGE_NOT_VALIDATED and "no agreement with human labels" in row("A1").note
 
 
 def test_a_named_judge_is_gated_on_its_own_agreement_and_an_unnamed_one_on_every_judge_of_its_kind():
-    record_judge_validity("convergent", "p_yes (qwen-0.5b)", "kappa", 0.4, 0.2, 0.6, 40, stage="judge")
-    record_judge_validity("convergent", "retrieval (qwen-0.5b)", "kappa", 0.0, -0.2, 0.2, 40, stage="judge")
+    record_judge_validity("convergent", "p_yes (qwen-0.5b)", "kappa", ci(0.4, 0.2, 0.6, 40), stage="judge")
+    record_judge_validity("convergent", "retrieval (qwen-0.5b)", "kappa", ci(0.0, -0.2, 0.2, 40), stage="judge")
     weak = Verdict("supported", "weak", 0.05, -0.1, 0.2, 8, "Spearman rho")
-    record_claim("judge", "B6", "t", weak, judge="p_yes (qwen-0.5b)")
+    record("judge", "B6", weak, judge="p_yes (qwen-0.5b)")
     assert row("B6", current("judge")).verdict == "supported"
-    record_claim("judge", "B6", "t", weak)
+    record("judge", "B6", weak)
     assert row("B6", current("judge")).verdict == JUDGE_NOT_VALIDATED
 
 
 def test_only_agreements_from_the_latest_successful_run_of_their_stage_gate_a_claim(monkeypatch):
-    record_claim("eval", "A1", "t", supported())
-    record_judge_validity("rubric", "qwen", "rho", 0.5, 0.2, 0.8, 40, stage="eval")
+    record("eval", "A1", supported())
+    record_judge_validity("rubric", "qwen", "rho", ci(0.5, 0.2, 0.8, 40), stage="eval")
     assert row("A1").verdict == "supported"
     assert row("A1", {"eval": {"status": "ok", "run_id": "run-2"}}).verdict == JUDGE_NOT_VALIDATED
     assert row("A1", {"eval": {"status": "failed", "run_id": RUN}}).verdict == JUDGE_NOT_VALIDATED
 
 
 def test_a_claim_measuring_the_judge_itself_carries_its_agreement_but_keeps_its_verdict():
-    record_claim("eval", "A5", "t", Verdict("not supported", "rho near 0", 0.0, -0.3, 0.3, 40, "rho"))
-    record_judge_validity("rubric", "qwen", "rho", 0.0, -0.3, 0.3, 40, stage="eval")
+    record("eval", "A5", Verdict("not supported", "rho near 0", 0.0, -0.3, 0.3, 40, "rho"))
+    record_judge_validity("rubric", "qwen", "rho", ci(0.0, -0.3, 0.3, 40), stage="eval")
     r = row("A5")
     assert r.verdict == "not supported" and [v.judge for v in r.judges] == ["qwen"]
 
 
 def test_inconclusive_verdicts_are_not_replaced_by_the_judge_gate_and_small_samples_read_too_small():
-    record_claim("se", "B1", "t", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
-    record_claim("se", "B3", "t", Verdict("supported", "CI above 0", 0.6, 0.2, 0.9, 3))
+    record("se", "B1", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
+    record("se", "B3", Verdict("supported", "CI above 0", 0.6, 0.2, 0.9, 3))
     manifest = current("se")
     assert row("B1", manifest).verdict == "inconclusive"
     assert row("B3", manifest).verdict == TOO_SMALL
 
 
 def test_the_summary_counts_claims_tested_at_their_minimum_and_decided_not_a_gated_or_stale_one():
-    record_claim("eval", "A2", "t", supported(CLAIMS["A2"].min_n))  # a rule-metric claim: no judge
-    record_claim("se", "B3", "t", Verdict("supported", "CI above 0", 0.6, 0.2, 0.9, 3))  # below its minimum
-    record_claim("se", "B4", "t", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, CLAIMS["B4"].min_n))
-    record_claim("eval", "A1", "t", supported(CLAIMS["A1"].min_n))  # no judge agreement recorded: not validated
+    record("eval", "A2", supported(CLAIMS["A2"].min_n))  # a rule-metric claim: no judge
+    record("se", "B3", Verdict("supported", "CI above 0", 0.6, 0.2, 0.9, 3))  # below its minimum
+    record("se", "B4", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, CLAIMS["B4"].min_n))
+    record("eval", "A1", supported(CLAIMS["A1"].min_n))  # no judge agreement recorded: not validated
     assert CLAIMS["A2"].judge == "none" and CLAIMS["A1"].gated
-    record_claim("eval", "A3", "t", not_testable("one model"))
-    record_claim("old", "B2", "t", Verdict("supported", "r", 0.5, 0.2, 0.8, CLAIMS["B2"].min_n))  # stale
-    record_claim("eval", "A5", "t", Verdict("supported", "r", 0.5, 0.2, 0.8, CLAIMS["A5"].min_n))  # a project check
+    record("eval", "A3", not_testable("one model"))
+    record("old", "B2", Verdict("supported", "r", 0.5, 0.2, 0.8, CLAIMS["B2"].min_n))  # stale
+    record("eval", "A5", Verdict("supported", "r", 0.5, 0.2, 0.8, CLAIMS["A5"].min_n))  # a project check
     rows = ledger_rows(read_claims(), [], current("se", "eval"))
     summary = sample_summary(rows)
     untestable = [c for c in CLAIMS.values() if c.not_testable]
@@ -129,7 +138,7 @@ def test_the_summary_counts_claims_tested_at_their_minimum_and_decided_not_a_gat
     (None, "has no run in the manifest"),
 ])
 def test_a_claim_not_from_the_latest_successful_run_of_its_stage_is_stale(entry, why):
-    record_claim("se", "B1", "t", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
+    record("se", "B1", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
     r = row("B1", {} if entry is None else {"se": entry})
     assert why in r.stale
     table = claims_markdown(read_claims(), [], {} if entry is None else {"se": entry})
@@ -140,13 +149,15 @@ def test_a_claim_not_from_the_latest_successful_run_of_its_stage_is_stale(entry,
 
 def test_a_claim_recorded_outside_the_runner_is_stale(monkeypatch):
     monkeypatch.delenv("LLMCREATIVITY_RUN_ID")
-    record_claim("se", "B1", "t", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
+    record("se", "B1", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 9))
     assert "outside the runner" in row("B1", current("se")).stale
 
 
 def test_the_page_lists_every_claim_marking_not_run_and_not_testable_in_seven_columns():
-    record_claim("eval", "A3", "t", not_testable("the large model is not larger than the writer"))
-    record_claim("extra", "X1", "A claim the project adds.", Verdict("supported", "r", 1.0, 0.5, 1.5, 3))
+    record("eval", "A3", not_testable("the large model is not larger than the writer"))
+    # a claim the table does not list (recorded by an older version): listed after the table's
+    upsert(claims_path(), [Claim("X1", "extra", "A claim the project adds.", "supported", 1.0, 0.5, 1.5, 3, "",
+                                 "default", "t", run_id=RUN)], key=lambda c: c.claim_id, what="claim")
     page = claims_markdown(read_claims(), [], current("eval", "extra"))
     table = [line for line in page.splitlines() if line.startswith("| ")]
     assert [line.split("|")[1].strip() for line in table[1:]] == [*CLAIMS, "X1"]
@@ -160,11 +171,11 @@ def test_the_page_lists_every_claim_marking_not_run_and_not_testable_in_seven_co
 
 def test_forest_plot_draws_each_statistic_with_its_ci_verdict_and_the_papers_figure(tmp_path, monkeypatch):
     assert forest_plot(ledger_rows([], [], {}), tmp_path / "none.png") is None
-    record_claim("eval", "A1", "t", Verdict("supported", "r", 0.1, 0.05, 0.15, 30, "mean paired difference"))
-    record_claim("eval", "A2", "t", Verdict("not supported", "r", -0.3, -0.5, -0.1, 30, "mean paired difference"))
-    record_claim("eval", "B6", "t", Verdict("inconclusive", "r", 0.4, 0.2, 0.6, 30, "accuracy difference"))
-    record_claim("eval", "B9", "t", Verdict("supported", "r", 0.7, 0.66, 0.75, 30, "paired difference in accuracy"))
-    record_judge_validity("convergent", "j", "Cohen's kappa vs labels", 0.6, 0.3, 0.8, 30, stage="eval")
+    record("eval", "A1", Verdict("supported", "r", 0.1, 0.05, 0.15, 30, "mean paired difference"))
+    record("eval", "A2", Verdict("not supported", "r", -0.3, -0.5, -0.1, 30, "mean paired difference"))
+    record("eval", "B6", Verdict("inconclusive", "r", 0.4, 0.2, 0.6, 30, "accuracy difference"))
+    record("eval", "B9", Verdict("supported", "r", 0.7, 0.66, 0.75, 30, "paired difference in accuracy"))
+    record_judge_validity("convergent", "j", "Cohen's kappa vs labels", ci(0.6, 0.3, 0.8, 30), stage="eval")
     saved: list[Figure] = []
     savefig = Figure.savefig
     monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (saved.append(fig), savefig(fig, *a, **k))[1])
@@ -186,11 +197,15 @@ def test_forest_plot_draws_each_statistic_with_its_ci_verdict_and_the_papers_fig
 
 def test_judge_validity_rejects_bad_input_and_a_smoke_profile_writes_nothing(monkeypatch):
     with pytest.raises(ValueError, match="kind='human' is not a judge kind"):
-        record_judge_validity("human", "j", "rho", 0.1, 0.0, 0.2, 5)
+        record_judge_validity("human", "j", "rho", ci(0.1, 0.0, 0.2, 5), stage="eval")
     with pytest.raises(ValueError, match="low=0.3 exceeds high=0.2"):
-        record_judge_validity("rubric", "j", "rho", 0.1, 0.3, 0.2, 5)
+        record_judge_validity("rubric", "j", "rho", ci(0.1, 0.3, 0.2, 5), stage="eval")
+    with pytest.raises(TypeError, match="is not a ConfidenceInterval"):
+        record_judge_validity("rubric", "j", "rho", (0.1, 0.0, 0.2), stage="eval")
+    with pytest.raises(ValueError, match="non-empty judge, statistic and stage"):
+        record_judge_validity("rubric", "j", "rho", ci(0.1, 0.0, 0.2, 5), stage="")
     monkeypatch.setenv("LLMCREATIVITY_PROFILE", "smoke")
-    record_judge_validity("rubric", "j", "rho", 0.1, 0.0, 0.2, 5)
+    record_judge_validity("rubric", "j", "rho", ci(0.1, 0.0, 0.2, 5), stage="eval")
     assert not validity_path().exists()
 
 
@@ -209,7 +224,7 @@ def test_the_runner_stamps_claims_with_its_run_and_a_stage_rerun_that_does_not_r
     executed = (results / "executed" / "tiny.ipynb").read_text()
     assert f"run `{first['run_id']}` (parameters `{first['parameters_sha256']}`)" in executed
     silent = tmp_path / "silent.md"
-    silent.write_text(TINY.read_text().replace('record_claim("tiny"', 'print("tiny"'))
+    silent.write_text(TINY.read_text().replace('record_claims("tiny"', 'print("tiny"'))
     [second] = run("default", [], only="tiny", stages=_stage(silent), log=lambda _: None)
     assert second["run_id"] != first["run_id"] and read_claims() == [claim]
     assert f"the latest run of tiny is {second['run_id']}" in row("B1", read_manifest()["stages"]).stale
@@ -217,7 +232,7 @@ def test_the_runner_stamps_claims_with_its_run_and_a_stage_rerun_that_does_not_r
 
 def test_a_smoke_run_leaves_claims_jsonl_untouched(results, monkeypatch):
     monkeypatch.delenv("LLMCREATIVITY_PROFILE")
-    record_claim("tiny", "B1", "recorded by a real run", Verdict("inconclusive", "r", 0.1, -0.2, 0.4, 9))
+    record("tiny", "B1", Verdict("inconclusive", "r", 0.1, -0.2, 0.4, 9))
     before = claims_path().read_bytes(), claims_path().stat().st_mtime_ns
     run("smoke", [], stages=_stage(TINY), log=lambda _: None)
     assert (claims_path().read_bytes(), claims_path().stat().st_mtime_ns) == before
@@ -307,7 +322,7 @@ def test_the_papers_words_are_quoted_for_b3_and_both_cost_figures_for_b5():
 ])
 def test_the_forest_plot_marks_the_papers_figure_only_on_its_own_scale_and_never_beside_a_stand_in(
         claim_id, measure, drawn):
-    record_claim("judge", claim_id, "t", Verdict("inconclusive", "r", 0.3, 0.1, 0.5, 40, measure))
+    record("judge", claim_id, Verdict("inconclusive", "r", 0.3, 0.1, 0.5, 40, measure))
     assert paper_mark(row(claim_id, current("judge"))) == drawn
 
 

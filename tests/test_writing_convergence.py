@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from llmcreativity.pipeline.claims import claim_text
 from llmcreativity.verdicts import Verdict, all_of_verdict
 from llmcreativity.writing.convergence import a4_verdict, convergence
 
@@ -34,34 +35,34 @@ def test_convergence_is_last_round_minus_round_zero_per_prompt():
 
 
 def test_a4_supported_when_interaction_converges_and_review_does_not():
-    text, v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.15, "review": 0.0}))
+    v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.15, "review": 0.0}))
     assert v.label == "supported", v.reason
     assert v.n == 8 and "-Delta" in v.measure
-    assert text.startswith("Debate and Discussion stories converge")
+    assert claim_text("A4", v).startswith("Debate and Discussion stories converge")
 
 
 def test_a4_not_supported_when_review_converges_as_much():
-    _, v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.2, "review": 0.2}))
+    v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.2, "review": 0.2}))
     assert v.label == "not supported"
 
 
 def test_a4_not_supported_when_debate_diverges():
-    _, v = a4_verdict(homog_table({"debate": -0.2, "discussion": 0.2, "review": -0.4}))
+    v = a4_verdict(homog_table({"debate": -0.2, "discussion": 0.2, "review": -0.4}))
     assert v.label == "not supported" and "debate" in v.reason
 
 
 def test_a4_is_inconclusive_on_few_prompts_and_not_testable_without_review():
-    _, v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.15, "review": 0.0}, n_prompts=3))
+    v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.15, "review": 0.0}, n_prompts=3))
     assert v.label == "inconclusive" and "too small" in v.reason
-    _, v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.15}))
+    v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.15}))
     assert v.label == "not testable here" and "review" in v.reason
 
 
 def test_a4_resamples_prompts_not_writers():
     # Doubling every row (as if each prompt had twice the writers) must not narrow the interval.
     h = homog_table({"debate": 0.2, "discussion": 0.15, "review": 0.0})
-    _, v1 = a4_verdict(h)
-    _, v2 = a4_verdict(pd.concat([h, h]))
+    v1 = a4_verdict(h)
+    v2 = a4_verdict(pd.concat([h, h]))
     assert (v1.ci_low, v1.ci_high, v1.n) == (v2.ci_low, v2.ci_high, v2.n)
 
 

@@ -7,6 +7,7 @@ import json
 import pandas as pd
 import pytest
 
+from llmcreativity.json_records import from_json, to_json
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.writing.dataset import PromptItem
 from llmcreativity.writing.frameworks import STORY_SAMPLING, LLMReview, SingleAgent, WritingConfig
@@ -21,7 +22,7 @@ FRAMEWORKS = [SingleAgent(config=CONFIG), LLMReview(config=CONFIG)]
 
 def load_messages(path) -> pd.DataFrame:
     """Every transcript message of a transcripts file, one row each."""
-    return pd.DataFrame([m.to_dict() for t in read_transcripts(path).values() for m in t])
+    return pd.DataFrame([to_json(m) for t in read_transcripts(path).values() for m in t])
 
 
 def test_one_story_row_per_final_story(tmp_path):
@@ -37,7 +38,7 @@ def test_story_row_carries_the_documented_schema(tmp_path):
     lm = CountingBackend(unique_story_responder())
     result = run_writing(FRAMEWORKS, lm, ITEMS[:1], tmp_path, progress=False)
     row = read_jsonl(result.stories_path)[-1]
-    record = StoryRecord.from_dict(row)
+    record = from_json(StoryRecord, row)
     assert (record.framework, record.agent, record.persona, record.round) == ("review", "Ecological", "Ecological", 1)
     assert record.model == "scripted"
     assert record.settings["personas"] == ["Humanistic", "Futuristic", "Ecological"]
@@ -67,7 +68,7 @@ def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
     item = ITEMS[1]
     partial = LLMReview(config=CONFIG).run(CountingBackend(unique_story_responder()), item)
     with open(first.transcripts_path, "a") as f:
-        f.writelines(json.dumps(r) + "\n" for r in (m.to_dict() for m in partial))
+        f.writelines(json.dumps(r) + "\n" for r in (to_json(m) for m in partial))
     with open(first.stories_path, "a") as f:
         f.write('{"prompt_id": "pacing-01", "framework": "rev')
     run_writing(FRAMEWORKS, CountingBackend(unique_story_responder()), ITEMS, tmp_path, progress=False)
@@ -94,7 +95,7 @@ def test_same_framework_twice_is_an_error(tmp_path):
 
 def test_story_row_with_unknown_keys_is_rejected():
     with pytest.raises(ValueError, match="unknown keys"):
-        StoryRecord.from_dict({"surprise": 1})
+        from_json(StoryRecord, {"surprise": 1})
 
 
 def test_transcripts_on_disk_feed_the_homogenization_measure(tmp_path):

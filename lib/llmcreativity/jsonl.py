@@ -2,7 +2,9 @@
 
 A record is appended only once it is complete, in one write that is flushed and fsynced. A run killed
 mid-write leaves a last line without its newline; readers ignore it and the next append cuts it off,
-so that record is simply computed again.
+so that record is simply computed again. Small ledgers whose records are replaced by key (claims, judge
+validity) are rewritten whole and atomically instead (`upsert`). Records are stored in their JSON form
+(`json_records.to_json`) and read back with `json_records.from_json`.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
+
+from .json_records import from_json, to_json
 
 T = TypeVar("T")
 
@@ -78,9 +82,22 @@ def record_number(value: Any, what: str) -> float | None:
     return None if math.isnan(x) else x
 
 
-def read_records(path: str | Path, record_type: Callable[..., T], what: str) -> list[T]:
-    """The records of a small ledger written by `rewrite_jsonl`, one `record_type(**row)` per line, in file order.
-    Missing file -> []; a malformed line raises ValueError naming the file, the line and `what` it should be."""
+def record_interval(what: str, names: tuple[str, str, str], estimate: Any, low: Any, high: Any,
+                    n: Any) -> tuple[float | None, float | None, float | None, int]:
+    """An estimate, its interval and its sample size as a record stores them: each number by `record_number` (NaN
+    as None), the interval in order, n a non-negative int. A bad value raises ValueError naming `what` (e.g. "claim
+    A1") and the value's name in `names` (e.g. ("statistic", "ci_low", "ci_high"))."""
+    est, lo, hi = (record_number(x, f"{what}: {name}") for x, name in zip((estimate, low, high), names, strict=True))
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"{what}: {names[1]}={lo} exceeds {names[2]}={hi}; pass the interval in order")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"{what}: n={n!r} must be a non-negative int (the sample size)")
+    return est, lo, hi, n
+
+
+def read_records(path: str | Path, record_type: type[T], what: str) -> list[T]:
+    """The records of a small ledger written by `rewrite_jsonl`, one `from_json(record_type, row)` per line, in file
+    order. Missing file -> []; a malformed line raises ValueError naming the file, the line and `what` it should be."""
     p = Path(path)
     if not p.exists():
         return []
@@ -88,8 +105,22 @@ def read_records(path: str | Path, record_type: Callable[..., T], what: str) -> 
     for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
             try:
-                out.append(record_type(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as e:
+                out.append(from_json(record_type, json.loads(line)))
+            except (json.JSONDecodeError, TypeError, ValueError) as e:
                 raise ValueError(f"{p} line {i} is not a {what} record ({e}); delete the line and re-run its "
                                  "stage") from e
     return out
+
+
+def upsert(path: str | Path, records: Sequence[T], key: Callable[[T], Hashable], what: str) -> None:
+    """Record `records` in the small ledger at `path`, replacing the stored ones that share a key with them.
+
+    The stored records whose `key` is not among `records`' keys stay, in their order, and `records` follow in theirs;
+    the file is rewritten atomically (`rewrite_jsonl`), so recording a record twice keeps one line. `what` names a
+    record in the error on a malformed stored line (`read_records`). No records: nothing is written.
+    """
+    if not records:
+        return
+    new = {key(r) for r in records}
+    kept = [r for r in read_records(path, type(records[0]), what) if key(r) not in new] + list(records)
+    rewrite_jsonl(path, [to_json(r) for r in kept])

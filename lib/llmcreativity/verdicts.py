@@ -2,8 +2,10 @@
 
 A verdict is "supported", "not supported" or "inconclusive" (or "not testable here", with the reason);
 it comes from a function of the data, never from text, and it is "inconclusive" whenever the interval
-spans both readings or the sample is too small.
-`record_claim` (in `llmcreativity.pipeline.claims`) stores a `Verdict` in the claims ledger.
+spans both readings or the sample is too small. A claim's function returns its `Verdict` with the `facts` of
+what the run measured (models, counts, figures), from which the claim's record text is written
+(`pipeline.claim_table.ClaimSpec.text`); `record_claims` (in `llmcreativity.pipeline.claims`) stores it in
+the claims ledger.
 
 The rules:
 
@@ -20,9 +22,9 @@ The rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal, TypedDict, get_args
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict, get_args
 
 import numpy as np
 import pandas as pd
@@ -54,6 +56,9 @@ class Verdict:
     """Sample size the statistic was computed from."""
     measure: str = ""
     """What the statistic is, e.g. "Spearman rho(temperature, per-chain discrete SE)"."""
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    """What the run measured, by name (models, counts, figures), for the slots of the claim's record text
+    (`pipeline.claim_table.ClaimSpec.text`); empty when the verdict is no claim's."""
 
     def __post_init__(self) -> None:
         if self.label not in LABELS:

@@ -1,4 +1,7 @@
-"""The records of the step-wise protocol: its settings, the candidates of a step, a step, a chain, and the chain id."""
+"""The records of the step-wise protocol: its settings, the candidates of a step, a step, a chain, and the chain id.
+
+A `Chain` is stored as its JSON form (`json_records.to_json`), one line of the chains file; its settings in their
+flat form (`StepwiseSettings.to_dict`)."""
 
 from __future__ import annotations
 
@@ -160,6 +163,12 @@ class StepResult:
     """True when the chain ended at this step (a STOP or empty greedy continuation; under the "votes" rule also a STOP
     majority of the samples; under "best_sample" no usable candidate)."""
 
+    @classmethod
+    def upgrade_row(cls, row: dict[str, Any], schema: int) -> dict[str, Any]:
+        """A stored step in the current form: a step stored before `ended` existed ended the chain when it appended
+        nothing (no chosen candidate and no continuation)."""
+        return {"ended": row.get("chosen") is None and row.get("continuation") is None, **row}
+
     @property
     def appended(self) -> str | None:
         """The text this step appended to the chain; None when the chain ended here."""
@@ -197,25 +206,6 @@ class Chain:
     def solution(self) -> tuple[str, ...]:
         """The appended steps (`StepResult.appended`), in order."""
         return tuple(s.appended for s in self.steps if s.appended is not None)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form (one line of the chains file); settings in their flat form."""
-        return {**asdict(self), "settings": self.settings.to_dict()}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Chain:
-        """Inverse of `to_dict`."""
-        def candidate(c: dict[str, Any]) -> Candidate:
-            return Candidate(**{**c, "logprobs": tuple(c["logprobs"])})
-
-        steps = tuple(
-            StepResult(**{"ended": s.get("chosen") is None and s.get("continuation") is None, **s,
-                          "cluster_ids": tuple(s["cluster_ids"]),
-                          "candidates": tuple(candidate(c) for c in s["candidates"]),
-                          "continuation": candidate(s["continuation"]) if s.get("continuation") else None})
-            for s in d["steps"]
-        )
-        return cls(**{**d, "settings": StepwiseSettings.from_dict(d["settings"]), "steps": steps})
 
 
 def chain_id(problem: Problem, model: str, judge: str, template: StepPrompt, settings: StepwiseSettings) -> str:

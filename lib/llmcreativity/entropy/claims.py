@@ -9,6 +9,8 @@ approximation, B1-B4 are "not testable here".
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from ..llm.backend import TextEmbedder
@@ -26,16 +28,13 @@ STEP_PAIRS = [(x, y) for x in ("n_clusters", "mean_cosine") for y in (PRIMARY, *
     ("distinct_2", PRIMARY), ("self_bleu", PRIMARY)]
 """(x, y) pairs correlated over steps; `mean_cosine` comes from an embedder other than the clustering one."""
 SE_CLAIMS = [
-    ("B1", ("temperature", PRIMARY), 1, "Spearman rho(temperature, per-chain probability-weighted SE)",
-     "SE rises with sampling temperature ({who})."),
-    ("B2", ("params_m", PRIMARY), 0, "Spearman rho(parameters, per-chain probability-weighted SE)",
-     "SE does not grow with model size ({who}; the models are not one family)."),
-    ("B3", ("n_clusters", PRIMARY), 1, "Spearman rho(clusters, per-step probability-weighted SE)",
-     "SE correlates positively with the number of clusters ({who})."),
-    ("B4", ("mean_cosine", PRIMARY), -1, "Spearman rho(mean pairwise cosine, per-step probability-weighted SE)",
-     "SE correlates negatively with candidate similarity ({who})."),
+    ("B1", ("temperature", PRIMARY), 1, "Spearman rho(temperature, per-chain probability-weighted SE)"),
+    ("B2", ("params_m", PRIMARY), 0, "Spearman rho(parameters, per-chain probability-weighted SE)"),
+    ("B3", ("n_clusters", PRIMARY), 1, "Spearman rho(clusters, per-step probability-weighted SE)"),
+    ("B4", ("mean_cosine", PRIMARY), -1, "Spearman rho(mean pairwise cosine, per-step probability-weighted SE)"),
 ]
-"""(claim id, (x, y) row of the correlation table, expected sign, measure, text with a {who} slot)."""
+"""(claim id, (x, y) row of the correlation table, expected sign, measure); each claim's text is its
+`ClaimSpec.text`."""
 ALL_DOMAINS = "all"
 """The `domain` value of the rows over every domain together."""
 
@@ -59,9 +58,9 @@ def check_similarity_embedder(judge: EntailmentJudge, embedder: TextEmbedder) ->
 
 def _one_domain(chains: pd.DataFrame, steps: pd.DataFrame, domain: str, n_resamples: int,
                 seed: int) -> pd.DataFrame:
-    kw = dict(group="problem_id", n_resamples=n_resamples, seed=seed)
-    return pd.concat([correlation_table(chains, CHAIN_PAIRS, **kw).assign(unit="chain"),
-                      correlation_table(steps, STEP_PAIRS, **kw).assign(unit="step")]).assign(domain=domain)
+    chain_rows = correlation_table(chains, CHAIN_PAIRS, group="problem_id", n_resamples=n_resamples, seed=seed)
+    step_rows = correlation_table(steps, STEP_PAIRS, group="problem_id", n_resamples=n_resamples, seed=seed)
+    return pd.concat([chain_rows.assign(unit="chain"), step_rows.assign(unit="step")]).assign(domain=domain)
 
 
 def se_correlations(chains: pd.DataFrame, steps: pd.DataFrame, *, n_resamples: int = 1000,
@@ -78,8 +77,9 @@ def se_correlations(chains: pd.DataFrame, steps: pd.DataFrame, *, n_resamples: i
 
 
 def se_verdicts(correlations: pd.DataFrame, who: str, *, entailment: bool,
-                domain: str = ALL_DOMAINS) -> dict[str, tuple[str, Verdict]]:
-    """Claim id -> (claim text naming `who` was measured, verdict) for B1-B4 on `domain`'s rows.
+                domain: str = ALL_DOMAINS) -> dict[str, Verdict]:
+    """Claim id -> verdict for B1-B4 on `domain`'s rows, with the fact `who` (what was measured: models, judge,
+    chains) of their texts.
 
     With `entailment` the verdict is `sign_verdict` of the primary SE's correlation (n = problems, the
     resampled unit; the measure names the points); without it (embedding-approximation clusters) it is `not_testable`.
@@ -87,10 +87,10 @@ def se_verdicts(correlations: pd.DataFrame, who: str, *, entailment: bool,
     rows = correlations[correlations["domain"] == domain]
     if rows.empty:
         raise ValueError(f"domain={domain!r} has no rows; the table has {sorted(correlations['domain'].unique())}")
-    row = rows.set_index(["x", "y"]).loc
+    by_pair = {(r["x"], r["y"]): r for r in rows.to_dict("records")}
     out = {}
-    for claim_id, pair, sign, measure, text in SE_CLAIMS:
-        r = row[pair]
+    for claim_id, pair, sign, measure in SE_CLAIMS:
+        r = by_pair[pair]
         points = "chains" if pair[0] in ("temperature", "params_m") else "steps"
         where = f"{measure}, {int(r['n'])} {points}, CI over {int(r['n_groups'])} problems"
         if not entailment:
@@ -100,7 +100,7 @@ def se_verdicts(correlations: pd.DataFrame, who: str, *, entailment: bool,
         else:
             verdict = sign_verdict(r["low"], r["high"], sign, statistic=r["rho"], n=int(r["n_groups"]),
                                    measure=where)
-        out[claim_id] = (text.format(who=who), verdict)
+        out[claim_id] = replace(verdict, facts={"who": who})
     return out
 
 
@@ -108,7 +108,7 @@ def verdict_table(correlations: pd.DataFrame, who: str, *, entailment: bool) -> 
     """B1-B4 per domain (every value of the `domain` column): claim, domain, verdict, rho, low, high, n, reason."""
     rows = []
     for domain in correlations["domain"].unique():
-        for claim_id, (_, v) in se_verdicts(correlations, who, entailment=entailment, domain=domain).items():
+        for claim_id, v in se_verdicts(correlations, who, entailment=entailment, domain=domain).items():
             rows.append({"claim": claim_id, "domain": domain, "verdict": v.label, "rho": v.statistic,
                          "low": v.ci_low, "high": v.ci_high, "n": v.n, "reason": v.reason})
     return pd.DataFrame(rows)

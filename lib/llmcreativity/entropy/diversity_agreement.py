@@ -18,14 +18,18 @@ with the same draws for every measure (paired), and tests SE's rho minus each ba
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
+from ..pipeline.claim_table import CLAIMS
 from ..stats import spearman
+from ..stats.bootstrap import bootstrap_difference
+from ..stats.holm import holm_table
+from ..verdicts import Verdict, beats_every_baseline
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
 from .estimators import discrete_semantic_entropy
@@ -94,34 +98,29 @@ def agreement_comparisons(table: pd.DataFrame, *, alpha: float = 0.05, n_resampl
     """SE's agreement with people against each baseline's, in the columns `verdicts.beats_every_baseline` reads.
 
     For baseline b: diff = rho(SE, human) - rho(b, human) over the sets (a constant measure has rho 0); a
-    percentile bootstrap over sets (the same draws for every baseline) gives ci_low/ci_high, the two-sided
-    p = 2 min(P*(d <= 0), P*(d >= 0)) and dz = diff / sd*(d);
-    p_holm is Holm-adjusted over the baselines and significant = p_holm < alpha.
+    paired percentile bootstrap over sets (`stats.bootstrap_difference`, the same draws for every baseline) gives
+    ci_low/ci_high, the two-sided p = 2 min(P*(d <= 0), P*(d >= 0)) and dz = diff / sd*(d);
+    p_holm is Holm-adjusted over the baselines (`stats.holm_table`) and significant = p_holm < alpha.
     """
     missing = {"human", REFERENCE, *BASELINES} - set(table.columns)
     if missing:
         raise ValueError(f"the set table lacks columns {sorted(missing)}: build it with set_diversity")
     human = table["human"].to_numpy(float)
-    cols = {m: table[m].to_numpy(float) for m in (REFERENCE, *BASELINES)}
-    n = len(table)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(n_resamples, n)) if n >= 2 else np.zeros((0, n), dtype=int)
-    boot = {m: np.array([_rho(v[i], human[i]) for i in draws]) for m, v in cols.items()}
+    reference = [table[REFERENCE].to_numpy(float), human]
     rows = []
     for b in BASELINES:
-        diff = _rho(cols[REFERENCE], human) - _rho(cols[b], human)
-        d = boot[REFERENCE] - boot[b]
-        d = d[np.isfinite(d)]
-        ok = d.size > 1 and np.isfinite(diff)
-        rows.append({"measure": "Spearman rho with human set diversity", "baseline": b, "n_pairs": n,
-                     "reference_rho": _rho(cols[REFERENCE], human), "baseline_rho": _rho(cols[b], human),
-                     "diff": diff, "ci_low": float(np.quantile(d, 0.025)) if ok else np.nan,
-                     "ci_high": float(np.quantile(d, 0.975)) if ok else np.nan,
-                     "dz": float(diff / d.std(ddof=1)) if ok and d.std(ddof=1) > 0 else np.nan,
-                     "p": float(min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))) if ok else np.nan})
-    out = pd.DataFrame(rows)
-    p = out["p"].to_numpy(float)
-    holm = np.full(p.shape, np.nan)
-    if np.isfinite(p).any():
-        holm[np.isfinite(p)] = multipletests(p[np.isfinite(p)], method="holm")[1]
-    return out.assign(p_holm=holm, significant=holm < alpha)
+        test = bootstrap_difference(reference, [table[b].to_numpy(float), human], _rho, n_resamples=n_resamples,
+                                    seed=seed)
+        rows.append({"measure": "Spearman rho with human set diversity", "baseline": b, "n_pairs": len(table),
+                     "reference_rho": _rho(*reference), "baseline_rho": _rho(table[b].to_numpy(float), human),
+                     "diff": test.diff, "ci_low": test.low, "ci_high": test.high, "dz": test.dz, "p": test.p})
+    return holm_table(pd.DataFrame(rows), "p", alpha=alpha)
+
+
+def diversity_claim(comparisons: pd.DataFrame, *, sets: int, set_size: int, round_id: int, judge: str,
+                    embedder: str) -> Verdict:
+    """Claim B7's verdict: `beats_every_baseline` on `agreement_comparisons` ("inconclusive" below the claim's minimum
+    number of sets, `ClaimSpec.min_n`), with the facts of its text: the `sets` of `set_size` ideas of round
+    `round_id`, the entailment `judge` that clustered them and the `embedder` of the cosine baseline."""
+    return replace(beats_every_baseline(comparisons, min_pairs=CLAIMS["B7"].min_n),
+                   facts={"sets": sets, "set_size": set_size, "round": round_id, "judge": judge, "embedder": embedder})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..json_records import from_json, to_json
 from ..jsonl import read_jsonl
 from ..llm.backend import Backend
 from ..llm.concurrency import item_workers
@@ -29,11 +30,11 @@ def run_chains(
     jobs = [(p, s) for s in settings for p in problems]
     ids = {job: chain_id(job[0], lm.identity, judge.identity, template, job[1]) for job in jobs}
     run_resumable(out_path, jobs, key=ids.__getitem__, done=lambda rows: {r["id"] for r in rows},
-                  compute=lambda job: [run_chain(lm, judge, job[0], template, job[1]).to_dict()],
+                  compute=lambda job: [to_json(run_chain(lm, judge, job[0], template, job[1]))],
                   desc=f"step-wise SE {lm.identity}", progress=progress,
                   workers=item_workers(lm, _judge_model(judge)) if workers is None else workers)
     stored = {r["id"]: r for r in read_jsonl(out_path)}
-    return [Chain.from_dict(stored[ids[job]]) for job in jobs]
+    return [from_json(Chain, stored[ids[job]]) for job in jobs]
 
 
 def _judge_model(judge: EntailmentJudge) -> object | None:

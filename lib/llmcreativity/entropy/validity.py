@@ -8,8 +8,8 @@ the two coders of the adjusted Rand index,
     ARI_bar = (ARI(judge, ali) + ARI(judge, krish)) / 2,
 
 0 at chance. Its 95 % CI is a percentile bootstrap over ideas (the pooled samples, labels kept distinct per
-sample) that keeps each drawn idea once (`distinct_bootstrap_ci`): an idea drawn twice would form a pair that
-every partition puts together, which pulls the plain bootstrap towards agreement (with a few ideas its
+sample) that keeps each drawn idea once (`stats.distinct_bootstrap_ci`): an idea drawn twice would form a pair
+that every partition puts together, which pulls the plain bootstrap towards agreement (with a few ideas its
 interval can lie wholly above the estimate). A resample then holds about 63 % of the ideas, so the interval
 is wider than the estimate's own sampling spread: conservative, as a screen for "better than chance" should be.
 """
@@ -20,33 +20,15 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
+from ..stats.bootstrap import distinct_bootstrap_ci
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
 from .musescorer import CODERS, ROUND_OBJECTS, sample_round
 
 
-def _mean_ari(judge: np.ndarray, *coders: np.ndarray) -> float:
+def mean_ari(judge: np.ndarray, *coders: np.ndarray) -> float:
+    """ARI_bar: the mean over `coders` of the adjusted Rand index between each coder's labels and `judge`'s."""
     return float(np.mean([adjusted_rand_score(c, judge) for c in coders]))
-
-
-def distinct_bootstrap_ci(judge: list[str], coders: list[list[str]], *, n_resamples: int = 1000,
-                          seed: int = 0) -> tuple[float, float, float]:
-    """ARI_bar of all ideas and the 2.5 / 97.5 percentiles of ARI_bar over resamples that draw n ideas with
-    replacement and keep the distinct ones (resamples with fewer than 2 distinct ideas are skipped; NaN bounds
-    when none is left)."""
-    j, cs = np.asarray(judge), [np.asarray(c) for c in coders]
-    n = len(j)
-    estimate = _mean_ari(j, *cs) if n >= 2 else float("nan")
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(n_resamples):
-        idx = np.unique(rng.integers(0, n, n))
-        if len(idx) >= 2:
-            draws.append(_mean_ari(j[idx], *(c[idx] for c in cs)))
-    if not draws:
-        return estimate, float("nan"), float("nan")
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return estimate, float(low), float(high)
 
 
 def entailment_validity(ideas: pd.DataFrame, round_id: int, size: int, repeats: int,
@@ -68,6 +50,6 @@ def entailment_validity(ideas: pd.DataFrame, round_id: int, size: int, repeats: 
     coders = [labels[c] for c in CODERS]
     rows = []
     for name in judges:
-        ari, low, high = distinct_bootstrap_ci(labels[name], coders, n_resamples=n_resamples, seed=seed)
-        rows.append({"judge": name, "n": len(labels[name]), "ari": ari, "low": low, "high": high})
+        ci = distinct_bootstrap_ci([labels[name], *coders], mean_ari, n_resamples=n_resamples, seed=seed)
+        rows.append({"judge": name, "n": len(labels[name]), "ari": ci.estimate, "low": ci.low, "high": ci.high})
     return pd.DataFrame(rows)

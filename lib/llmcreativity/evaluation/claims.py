@@ -2,18 +2,22 @@
 
 A1 and A3 rest on the rubric judge's sampled mean (the paper's estimator: `repeats` sampled scores per
 story and dimension, averaged); the expected score is an alternative shown beside them
-(`llmcreativity.evaluation.estimators`). Every comparison is paired by prompt and resamples prompts.
+(`llmcreativity.evaluation.estimators`). Every comparison is paired by prompt and resamples prompts. Each
+claim's minimum sample and the text it is recorded with are its row of the claim table
+(`pipeline.claim_table.CLAIMS`); the functions here return `Verdict`s with the facts that text names.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from ..data.hanna import HannaHuman
 from ..llm.registry import MODELS, local_model
+from ..pipeline.claim_table import CLAIMS
 from ..stats.agreement import spearman
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
@@ -23,6 +27,8 @@ from .scores import JUDGE_COLUMNS, KL_MODES, NOVELTY_COLUMNS, kl_column
 
 REFERENCE = "review"
 """The system every claim sets against the others."""
+MIN_RANK_POINTS = 3
+"""Fewest stories a Spearman correlation (and its bootstrap) is computed on."""
 
 
 def claim_comparisons(table: pd.DataFrame, large_systems: list[str], *, seed: int = 0) -> dict[str, pd.DataFrame]:
@@ -89,28 +95,23 @@ def a3_not_testable_reason(writer_model: str, large_models: list[str], judge: st
 
 
 def review_verdicts(comparisons: dict[str, pd.DataFrame], *, judge: str, writer_model: str, large_model: str,
-                    min_pairs: int = 5, a3_not_testable: str | None = None,
-                    estimator: str = "sampled mean", kl: str = "windowed") -> dict[str, tuple[str, Verdict]]:
-    """Claim id -> (text with the verdict's reason, `beats_every_baseline` verdict) for A1-A3.
+                    a3_not_testable: str | None = None, estimator: str = "sampled mean",
+                    kl: str = "windowed") -> dict[str, Verdict]:
+    """Claim id -> `beats_every_baseline` verdict for A1-A3, each "inconclusive" below its claim's minimum number of
+    prompts (`ClaimSpec.min_n`), with the facts of its text: `judge`, `estimator` (the judge score the judge columns
+    hold; the paper's: the sampled mean), `writer_model`, `large_model` and `kl` (the lexical KL the `lexical_kl`
+    column holds; the paper's: "whole").
 
     A3 is decided on the judge's mean score alone; its novelty comparisons are shown, not judged. With
-    `a3_not_testable` (a reason from `a3_not_testable_reason`) A3 is recorded as not testable here.
-    `estimator` names the judge score the judge columns hold (the paper's: the sampled mean); `kl` the lexical KL
-    the `lexical_kl` column holds (the paper's: "whole")."""
+    `a3_not_testable` (a reason from `a3_not_testable_reason`) A3 is recorded as not testable here."""
     a3 = comparisons["A3"]
-    verdicts = {"A1": beats_every_baseline(comparisons["A1"], min_pairs=min_pairs),
-                "A2": beats_every_baseline(comparisons["A2"], min_pairs=min_pairs),
+    verdicts = {"A1": beats_every_baseline(comparisons["A1"], min_pairs=CLAIMS["A1"].min_n),
+                "A2": beats_every_baseline(comparisons["A2"], min_pairs=CLAIMS["A2"].min_n),
                 "A3": (not_testable(a3_not_testable) if a3_not_testable
-                       else beats_every_baseline(a3[a3["measure"] == "judge_mean"], min_pairs=min_pairs))}
-    texts = {
-        "A1": f"Review beats every baseline on the five rubric dimensions (judge {judge}, {estimator}; "
-              f"writer {writer_model}).",
-        "A2": f"Review beats every baseline on surprisal, lexical KL ({kl}), semantic novelty and volume gain "
-              f"(writer {writer_model}).",
-        "A3": f"Review with {writer_model} beats a Single Agent with {large_model} on the judge's mean score "
-              f"(judge {judge}, {estimator}).",
-    }
-    return {cid: (f"{texts[cid]} {v.reason[0].upper() + v.reason[1:]}.", v) for cid, v in verdicts.items()}
+                       else beats_every_baseline(a3[a3["measure"] == "judge_mean"], min_pairs=CLAIMS["A3"].min_n))}
+    facts = {"judge": judge, "estimator": estimator, "writer_model": writer_model, "large_model": large_model,
+             "kl": kl}
+    return {cid: replace(v, facts=facts) for cid, v in verdicts.items()}
 
 
 def human_consensus(hanna: HannaHuman) -> pd.Series:
@@ -119,21 +120,21 @@ def human_consensus(hanna: HannaHuman) -> pd.Series:
 
 
 def judge_human_verdict(judge: pd.DataFrame, hanna: HannaHuman, *, judge_name: str, estimator: str = "sampled mean",
-                        min_stories: int = 5, seed: int = 0, n_resamples: int = 2000) -> tuple[str, Verdict]:
+                        seed: int = 0, n_resamples: int = 2000) -> Verdict:
     """Claim A5, the rubric judge agrees with human consensus: Spearman rho between the judge's mean score
     (`judge` has story_id and judge_mean) and `human_consensus`, with a percentile-bootstrap 95 % CI over
-    stories; `sign_verdict` (+1) on that CI, "inconclusive" below `min_stories` stories."""
+    stories; `sign_verdict` (+1) on that CI, "inconclusive" below the 3 stories a rank correlation needs. The
+    claim's minimum sample (`ClaimSpec.min_n`) is applied where it is recorded (`claims.min_sample_gate`). Facts:
+    `judge` (`judge_name`) and `estimator`."""
     scores = judge.assign(story_id=judge["story_id"].astype(int)).set_index("story_id")["judge_mean"].dropna()
     human = human_consensus(hanna).loc[scores.index]
     x, y = scores.to_numpy(dtype=float), human.to_numpy(dtype=float)
     measure = (f"Spearman rho(judge mean score, mean human rating over 3 raters x 6 criteria), HANNA stories, "
                f"judge {judge_name} ({estimator})")
-    rho = spearman(x, y)[0] if len(x) >= 3 else np.nan
-    text = f"The rubric judge {judge_name} ({estimator}) ranks HANNA's human stories like the human raters' consensus."
-    if len(x) < min_stories:
-        v = Verdict("inconclusive", f"the sample is too small to decide: {len(x)} stories (at least {min_stories} "
-                    "needed)", statistic=None if np.isnan(rho) else float(rho), n=len(x), measure=measure)
-    else:
-        ci = bootstrap_ci([x, y], lambda a, b: spearman(a, b)[0], n_resamples=n_resamples, seed=seed)
-        v = sign_verdict(ci.low, ci.high, +1, statistic=rho, n=len(x), measure=measure)
-    return f"{text} {v.reason[0].upper() + v.reason[1:]}.", v
+    rho = spearman(x, y)[0] if len(x) >= MIN_RANK_POINTS else np.nan
+    facts = {"judge": judge_name, "estimator": estimator}
+    if len(x) < MIN_RANK_POINTS:
+        return Verdict("inconclusive", f"the sample is too small to decide: {len(x)} stories (a rank correlation needs "
+                       f"at least {MIN_RANK_POINTS})", n=len(x), measure=measure, facts=facts)
+    ci = bootstrap_ci([x, y], lambda a, b: spearman(a, b)[0], n_resamples=n_resamples, seed=seed)
+    return replace(sign_verdict(ci.low, ci.high, +1, statistic=rho, n=len(x), measure=measure), facts=facts)

@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 import statsmodels.formula.api as smf
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import DescrStatsW
 
 from ..stats.bootstrap import bootstrap_ci
+from ..stats.holm import holm_table
 
 
 def prompt_means(table: pd.DataFrame, measures: Sequence[str], *, by: str = "system") -> pd.DataFrame:
@@ -65,8 +65,8 @@ def paired_comparisons(table: pd.DataFrame, measures: Sequence[str], reference: 
     Columns: measure, baseline, n_pairs (prompts), reference_mean, baseline_mean, diff (mean of d_i),
     ci_low/ci_high (percentile bootstrap of mean d), dz (Cohen's d_z), t and p_t (paired t-test,
     statsmodels), p_wilcoxon (scipy signed-rank, exact for small n), mixed_diff and p_mixed (MixedLM
-    with a prompt random intercept), p_holm (Holm-adjusted p_t over all rows of this call: one family)
-    and significant (p_holm < alpha). Tests are NaN where the sample cannot support them.
+    with a prompt random intercept), p_holm (Holm-adjusted p_t over all rows of this call: one family,
+    `stats.holm_table`) and significant (p_holm < alpha). Tests are NaN where the sample cannot support them.
     """
     absent = [s for s in (reference, *others) if s not in set(table[by])]
     if absent:
@@ -94,10 +94,4 @@ def paired_comparisons(table: pd.DataFrame, measures: Sequence[str], reference: 
                 row["p_wilcoxon"] = float(stats.wilcoxon(d).pvalue)
             row["mixed_diff"], row["p_mixed"] = mixed_model_difference(table, m, reference, other, by=by)
             rows.append(row)
-    out = pd.DataFrame(rows)
-    out["p_holm"] = np.nan
-    tested = out["p_t"].notna()
-    if tested.any():
-        out.loc[tested, "p_holm"] = multipletests(out.loc[tested, "p_t"], alpha=alpha, method="holm")[1]
-    out["significant"] = out["p_holm"] < alpha
-    return out
+    return holm_table(pd.DataFrame(rows), "p_t", alpha=alpha)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..data.hanna import HannaHuman
 from ..stats.agreement import agreement_with_raters, rater_ceiling, spearman
-from ..stats.bootstrap import bootstrap_ci
+from ..stats.bootstrap import ConfidenceInterval, bootstrap_ci
 
 CLOSEST_CRITERION: dict[str, str] = {
     "integration": "Complexity",
@@ -46,6 +46,16 @@ def judge_vs_human(judge: pd.DataFrame, hanna: HannaHuman, *, seed: int = 0, n_r
                      "ci_low": ci.low if ci else np.nan, "ci_high": ci.high if ci else np.nan,
                      "rho_each_rater": each, "human_ceiling": ceiling})
     return pd.DataFrame(rows)
+
+
+def overall_agreement(table: pd.DataFrame | None) -> ConfidenceInterval:
+    """The judge's overall agreement with people from a `judge_vs_human` table: the "judge_mean" row's Spearman rho
+    (its mean score against the mean human Surprise rating) with its bootstrap CI over its n stories; undefined (NaN,
+    n = 0) without a table (no HANNA story graded). What the claims page gates the rubric judge's claims on."""
+    if table is None:
+        return ConfidenceInterval.of(float("nan"), float("nan"), float("nan"), 0)
+    row = table.set_index("dimension").loc["judge_mean"]
+    return ConfidenceInterval.of(row["rho"], row["ci_low"], row["ci_high"], int(row["n"]))
 
 
 def correlation_matrix(judge: pd.DataFrame, hanna: HannaHuman, dimensions: list[str]) -> pd.DataFrame:

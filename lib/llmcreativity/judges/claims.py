@@ -1,16 +1,23 @@
 """The judge chapter's claims on the labelled items: B5 (tokens vs ChatEval), B9 (accuracy vs the baselines),
-B10 (a weaker base model)."""
+B10 (a weaker base model).
+
+Each function returns the claim's `Verdict` with the facts its text names; the text and the minimum number of
+items are the claim's row of the claim table (`pipeline.claim_table.CLAIMS`).
+"""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
-from statsmodels.stats.multitest import multipletests
 
 from ..evaluation.comparison import cohen_dz
 from ..llm.registry import MODELS, local_model
+from ..pipeline.claim_table import CLAIMS
 from ..stats.bootstrap import bootstrap_ci
+from ..stats.holm import holm_table
 from ..verdicts import (
     Verdict,
     all_of_verdict,
@@ -29,9 +36,11 @@ PAPER_HUMAN_ACCURACY = (0.800, 0.847)
 and 84.7 %): what B9's "human-level" is held against (`claim_table` quotes the same range)."""
 
 
-def efficiency_claim(per_item: pd.DataFrame, judge: str, baseline: str, *, judge_model: str, min_items: int = 30,
-                     no_stop: str = "", n_resamples: int = 1000, seed: int = 0) -> tuple[str, Verdict]:
-    """Claim B5's text (saving and accuracy difference with CIs, and the reason) and its `efficiency_verdict`.
+def efficiency_claim(per_item: pd.DataFrame, judge: str, baseline: str, *, judge_model: str, no_stop: str = "",
+                     n_resamples: int = 1000, seed: int = 0) -> Verdict:
+    """Claim B5's `efficiency_verdict` ("inconclusive" below the claim's minimum number of items, `ClaimSpec.min_n`),
+    with the facts of its text: the saving and the accuracy difference with their CIs, `judge`, `baseline`,
+    `judge_model` and `no_stop`.
 
     `per_item` is `judgement_table` over both judges on the same items. With `no_stop` (the same
     retrieval judge with early stopping off), the text also gives that arm's saving: retrieval's own,
@@ -40,15 +49,14 @@ def efficiency_claim(per_item: pd.DataFrame, judge: str, baseline: str, *, judge
     saving = token_saving(per_item, judge, baseline, n_resamples=n_resamples, seed=seed)
     acc = accuracy_difference(per_item, judge, baseline, n_resamples=n_resamples, seed=seed)
     n = int(per_item.loc[per_item["judge"] == judge, "item_id"].nunique())
-    v = efficiency_verdict(saving, acc, n, min_items=min_items, measure=B5_MEASURE)
+    v = efficiency_verdict(saving, acc, n, min_items=CLAIMS["B5"].min_n, measure=B5_MEASURE)
     own = ""
     if no_stop:
         off = token_saving(per_item, no_stop, baseline, n_resamples=n_resamples, seed=seed)
         own = f" (early stop off, {no_stop}: {off.estimate:.0%} [{off.low:.0%}, {off.high:.0%}])"
-    text = (f"{judge} vs {baseline} on {n} labelled items, judge model {judge_model}, matched rounds and reply "
-            f"length: token saving {saving.estimate:.0%} [{saving.low:.0%}, {saving.high:.0%}]{own}, accuracy "
-            f"difference {acc.estimate:+.2f} [{acc.low:+.2f}, {acc.high:+.2f}]; {v.reason}.")
-    return text, v
+    return replace(v, facts={"judge": judge, "baseline": baseline, "judge_model": judge_model, "no_stop": own,
+                             "saving": saving.estimate, "saving_low": saving.low, "saving_high": saving.high,
+                             "accuracy": acc.estimate, "accuracy_low": acc.low, "accuracy_high": acc.high})
 
 
 def savings_table(per_item: pd.DataFrame, judges: list[str], baseline: str, *, n_resamples: int = 1000,
@@ -70,7 +78,7 @@ def accuracy_comparisons(per_item: pd.DataFrame, reference: str, baselines: list
 
     d_i = c_ref,i - c_base,i (c = 1 when the verdict equals the human label); diff = mean d with a
     bootstrap CI over items; p is the exact McNemar test (the discordant items' split against 1/2),
-    Holm-adjusted over the baselines; significant = p_holm < alpha.
+    Holm-adjusted over the baselines (`stats.holm_table`); significant = p_holm < alpha.
     """
     rows = []
     ref = per_item[per_item["judge"] == reference].set_index("item_id")["correct"].astype(float)
@@ -85,21 +93,21 @@ def accuracy_comparisons(per_item: pd.DataFrame, reference: str, baselines: list
                      "diff": float(d.mean()) if len(d) else np.nan, "ci_low": ci.low if ci else np.nan,
                      "ci_high": ci.high if ci else np.nan, "dz": cohen_dz(d), "wins": wins, "losses": losses,
                      "p": binomtest(wins, wins + losses).pvalue if wins + losses else 1.0})
-    out = pd.DataFrame(rows)
-    out["p_holm"] = multipletests(out["p"], method="holm")[1]
-    out["significant"] = out["p_holm"] < alpha
-    return out
+    return holm_table(pd.DataFrame(rows), "p", alpha=alpha)
 
 
 def accuracy_claim(comparisons: pd.DataFrame, reference: str, *, judge_model: str, kappa: float,
-                   min_items: int = 30, human: tuple[float, float] = PAPER_HUMAN_ACCURACY) -> tuple[str, Verdict]:
-    """Claim B9's text and verdict: `all_of_verdict` of "beats every baseline" (`beats_every_baseline`) and
-    "human-level" (`human_level_verdict`: the reference's accuracy, Wilson 95 % CI, against `human`, the paper's
-    annotators' range); "inconclusive" below `min_items` items. The statistic is the baselines part's.
+                   human: tuple[float, float] = PAPER_HUMAN_ACCURACY) -> Verdict:
+    """Claim B9's verdict: `all_of_verdict` of "beats every baseline" (`beats_every_baseline`) and "human-level"
+    (`human_level_verdict`: the reference's accuracy, Wilson 95 % CI, against `human`, the paper's annotators'
+    range); "inconclusive" below the claim's minimum number of items (`ClaimSpec.min_n`). The statistic is the
+    baselines part's. Facts of its text: the accuracies, `kappa`, the human-level CI and range, `reference` and
+    `judge_model`.
 
     The human range is the paper's, measured on its own MacGyver items; MacGyver gives one label per solution here,
     so this run has no human-human agreement of its own to compare with.
     """
+    min_items = CLAIMS["B9"].min_n
     beats = beats_every_baseline(comparisons, min_pairs=min_items)
     n = int(comparisons["n_pairs"].min())
     widest = comparisons.loc[comparisons["n_pairs"].idxmax()]
@@ -110,21 +118,21 @@ def accuracy_claim(comparisons: pd.DataFrame, reference: str, *, judge_model: st
         v = Verdict("inconclusive", f"the sample is too small: {n} items (< {min_items})", v.statistic, v.ci_low,
                     v.ci_high, v.n, v.measure)
     parts = ", ".join(f"{r.baseline} {r.baseline_mean:.0%}" for r in comparisons.itertuples())
-    acc = comparisons["reference_mean"].iloc[0]
-    text = (f"{reference} ({judge_model}) on {n} labelled items: accuracy {acc:.0%} vs {parts}; Cohen's kappa with "
-            f"the human labels {kappa:.2f}. Human-level: accuracy {level.statistic:.0%} [{level.ci_low:.0%}, "
-            f"{level.ci_high:.0%}] against the paper's annotators' {human[0]:.1%}-{human[1]:.1%} (on the paper's "
-            f"items); {v.reason}.")
-    return text, v
+    return replace(v, facts={"reference": reference, "judge_model": judge_model, "items": n,
+                             "accuracy": comparisons["reference_mean"].iloc[0], "baselines": parts, "kappa": kappa,
+                             "level": level.statistic, "level_low": level.ci_low, "level_high": level.ci_high,
+                             "human_low": human[0], "human_high": human[1]})
 
 
 def weaker_model_claim(per_item: pd.DataFrame, strong: str, weak: str, *, strong_model: str, weak_model: str,
-                       min_items: int = 30, n_resamples: int = 1000, seed: int = 0) -> tuple[str, Verdict]:
+                       n_resamples: int = 1000, seed: int = 0) -> Verdict:
     """Claim B10 ("accuracy collapses with a weaker base model"): the same judge on the same items with two models.
 
     Statistic: accuracy(strong) - accuracy(weak), paired over items, with a bootstrap CI; `sign_verdict`
-    (+1), "inconclusive" below `min_items` items.
+    (+1), "inconclusive" below the claim's minimum number of items (`ClaimSpec.min_n`). Facts of its text: the
+    difference with its CI, `strong_model` and `weak_model`.
     """
+    min_items = CLAIMS["B10"].min_n
     acc = accuracy_difference(per_item, strong, weak, n_resamples=n_resamples, seed=seed)
     n = int(per_item.loc[per_item["judge"] == strong, "item_id"].nunique())
     measure = f"accuracy difference, {strong_model} - {weak_model} judge"
@@ -133,9 +141,8 @@ def weaker_model_claim(per_item: pd.DataFrame, strong: str, weak: str, *, strong
                     acc.high, n, measure)
     else:
         v = sign_verdict(acc.low, acc.high, +1, statistic=acc.estimate, n=n, measure=measure)
-    text = (f"The retrieval judge on {n} labelled items with {strong_model} vs {weak_model}: accuracy difference "
-            f"{acc.estimate:+.2f} [{acc.low:+.2f}, {acc.high:+.2f}]; {v.reason}.")
-    return text, v
+    return replace(v, facts={"strong_model": strong_model, "weak_model": weak_model, "accuracy": acc.estimate,
+                             "accuracy_low": acc.low, "accuracy_high": acc.high})
 
 
 def not_weaker(strong_model: str, weak_model: str) -> str:
@@ -155,6 +162,7 @@ def not_weaker(strong_model: str, weak_model: str) -> str:
     return ""
 
 
-def untested_weaker_claim(judge_model: str, reason: str) -> tuple[str, Verdict]:
-    """Claim B10 when this run cannot test it (`not_weaker`'s reason): "not testable here"."""
-    return f"The retrieval judge with {judge_model} only.", not_testable(reason)
+def untested_weaker_claim(judge_model: str, reason: str) -> Verdict:
+    """Claim B10 when this run cannot test it (`not_weaker`'s reason): "not testable here", with the fact
+    `judge_model`."""
+    return replace(not_testable(reason), facts={"judge_model": judge_model})

@@ -4,7 +4,8 @@ and an LLM's novelty rating of each solution, against its SE (claim B8).
 A chain's judge item has id `chain_item_id(chain)`, the chain's problem as its task and the chosen
 steps (`entropy.tables.solution_text`) as the response; this module is the one place both are made.
 Every domain of the per-chain table (its `domain` column) is analysed on its own; correlations
-resample problems, not chains (`resample.problem_spearman`); a verdict's n counts problems.
+resample problems, not chains (`resample.problem_spearman`); a verdict's n counts problems. The claims' texts
+and minimum numbers of problems are their rows of the claim table (`pipeline.claim_table.CLAIMS`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pandas as pd
 from ..entropy.analysis import spearman_with_ci
 from ..entropy.tables import solution_text
 from ..llm.backend import Backend
+from ..pipeline.claim_table import CLAIMS
 from ..verdicts import Verdict, all_of_verdict, barely_varies, not_testable, sign_verdict, weak_verdict
 from . import JudgeItem, Judgement, validity_score
 from .criteria import PAPER_CRITERIA
@@ -109,11 +111,12 @@ def _flat(both: pd.DataFrame, columns: Iterable[str], measure: str, stats: dict[
                    None, None, int(stats["n_groups"]), measure)
 
 
-def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems: int = 5,
-                    n_resamples: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, dict[str, Verdict]]:
+def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, n_resamples: int = 1000,
+                    seed: int = 0) -> tuple[pd.DataFrame, dict[str, Verdict]]:
     """Per domain (`judged`: domain -> `judged_chains`): Spearman rho(se_column, p_valid), problems resampled, and
-    `weak_verdict`; "inconclusive" below `min_problems` problems, or when SE or p_valid barely varies
-    (`verdicts.barely_varies`: a degenerate score would make any correlation look weak)."""
+    `weak_verdict`; "inconclusive" below B6's minimum number of problems (`ClaimSpec.min_n`), or when SE or p_valid
+    barely varies (`verdicts.barely_varies`: a degenerate score would make any correlation look weak)."""
+    min_problems = CLAIMS["B6"].min_n
     rows, verdicts = [], {}
     for domain, both in judged.items():
         s = problem_spearman(both, se_column, "p_valid", n_resamples=n_resamples, seed=seed)
@@ -127,22 +130,25 @@ def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_prob
 
 
 def weak_link_claim(table: pd.DataFrame, verdicts: dict[str, Verdict], se_column: str, judge_name: str,
-                    judge_model: str, *, scorer: str) -> tuple[str, Verdict]:
+                    judge_model: str, *, scorer: str) -> Verdict:
     """Claim B6 ("divergent and convergent scores correlate only weakly") over every domain: `all_of_verdict`;
-    "inconclusive" when `scorer` (judge_validation's `se_judge`) is not the paper's judge (`PAPER_SCORER`)."""
+    "inconclusive" when `scorer` (judge_validation's `se_judge`) is not the paper's judge (`PAPER_SCORER`). Facts of
+    its text: `se_column`, `judge_name`, `judge_model` and each domain's rho with its CI (`per_domain`)."""
     per = "; ".join(f"{r.domain}: rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] over {r.chains} chains of "
                     f"{r.problems} problems" for r in table.itertuples())
-    text = (f"Per domain, each chain's {se_column} vs the {judge_name} judge's probability that the chain's own "
-            f"solution is valid ({judge_model}; problems resampled): {per}.")
-    return text, _stand_in(all_of_verdict(verdicts, measure=f"Spearman rho({se_column}, p_valid), first domain"),
-                           scorer, judge_name)
+    v = _stand_in(all_of_verdict(verdicts, measure=f"Spearman rho({se_column}, p_valid), first domain"), scorer,
+                  judge_name)
+    return replace(v, facts={"se_column": se_column, "judge_name": judge_name, "judge_model": judge_model,
+                             "per_domain": per})
 
 
-def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems: int = 5, n_resamples: int = 1000,
+def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, n_resamples: int = 1000,
                 seed: int = 0) -> tuple[pd.DataFrame, dict[str, Verdict]]:
     """Claim B11's parts per domain: rho(params_m, p_valid) should be > 0 (`sign_verdict` +1) and rho(params_m,
     se_column) should not be (`sign_verdict` 0), problems resampled; "not testable here" with one model size,
-    "inconclusive" when the score barely varies (a flat SE would "not rise" vacuously)."""
+    "inconclusive" below B11's minimum number of problems (`ClaimSpec.min_n`) or when the score barely varies (a flat
+    SE would "not rise" vacuously)."""
+    min_problems = CLAIMS["B11"].min_n
     rows, verdicts = [], {}
     for domain, both in judged.items():
         for score, expected, part in (("p_valid", +1, "convergent"), (se_column, 0, "divergent")):
@@ -162,15 +168,15 @@ def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, min_problems
 
 
 def scale_claim(table: pd.DataFrame, verdicts: dict[str, Verdict], judge_name: str,
-                judge_model: str, *, scorer: str) -> tuple[str, Verdict]:
+                judge_model: str, *, scorer: str) -> Verdict:
     """Claim B11 ("convergent scores rise with model scale while divergent ones do not"): `all_of_verdict` over
     domains and both parts (the first convergent part's statistic unless a part fails); "inconclusive" when
-    `scorer` is not the paper's judge (`PAPER_SCORER`)."""
+    `scorer` is not the paper's judge (`PAPER_SCORER`). Facts of its text: `judge_name`, `judge_model` and the model
+    sizes per domain (`model_sizes`)."""
     models = ", ".join(f"{d}: {m} model sizes" for d, m in table.groupby("domain")["models"].first().items())
-    text = (f"Spearman rho of model parameters with the {judge_name} judge's p_valid ({judge_model}) and with SE, "
-            f"per domain ({models}; problems resampled).")
-    return text, _stand_in(all_of_verdict(verdicts, measure="Spearman rho(model parameters, p_valid), first domain"),
-                           scorer, judge_name)
+    v = _stand_in(all_of_verdict(verdicts, measure="Spearman rho(model parameters, p_valid), first domain"), scorer,
+                  judge_name)
+    return replace(v, facts={"judge_name": judge_name, "judge_model": judge_model, "model_sizes": models})
 
 
 def novelty_messages(problem: str, solution: str) -> list[dict[str, str]]:
@@ -194,8 +200,9 @@ def novelty_scores(chains: pd.DataFrame, lm: Backend) -> pd.DataFrame:
 
 
 def novelty_claim(scored: pd.DataFrame, se_column: str, judge_model: str, *, entailment: bool,
-                  n_resamples: int = 1000, seed: int = 0) -> tuple[str, Verdict]:
-    """Claim B8 ("solution-level SE correlates with an LLM novelty judgement"): its text and verdict.
+                  n_resamples: int = 1000, seed: int = 0) -> Verdict:
+    """Claim B8 ("solution-level SE correlates with an LLM novelty judgement"): its verdict, with the facts of its
+    text (chains, domains, problems, `se_column`, `judge_model`).
 
     Solution-level SE is the chain's mean step SE (`se_column`); the statistic is Spearman's rho(SE, novelty)
     with a 95 % CI over problems, judged by `sign_verdict` (expected sign +1). Clusters from the embedding
@@ -203,13 +210,12 @@ def novelty_claim(scored: pd.DataFrame, se_column: str, judge_model: str, *, ent
     """
     stats = spearman_with_ci(scored[se_column], scored["novelty"], groups=scored["problem_id"],
                              n_resamples=n_resamples, seed=seed)
-    domains = ", ".join(sorted(scored["domain"].unique()))
-    text = (f"Over {stats['n']} chains ({domains}; {stats['n_groups']} problems), the chain's mean {se_column} vs "
-            f"{judge_model}'s expected 1-5 novelty rating of the chain's own solution.")
+    facts = {"chains": stats["n"], "domains": ", ".join(sorted(scored["domain"].unique())),
+             "problems": stats["n_groups"], "se_column": se_column, "judge_model": judge_model}
     measure = f"Spearman rho({se_column}, novelty), CI over {stats['n_groups']} problems"
     if not entailment:
-        return text, not_testable("the candidates were clustered with the embedding-similarity approximation, which "
-                                  "may be shown but never decides; cluster by entailment", n=stats["n_groups"],
-                                  measure=measure)
-    return text, sign_verdict(stats["low"], stats["high"], 1, statistic=stats["rho"], n=stats["n_groups"],
-                              measure=measure)
+        return replace(not_testable("the candidates were clustered with the embedding-similarity approximation, "
+                                    "which may be shown but never decides; cluster by entailment",
+                                    n=stats["n_groups"], measure=measure), facts=facts)
+    return replace(sign_verdict(stats["low"], stats["high"], 1, statistic=stats["rho"], n=stats["n_groups"],
+                                measure=measure), facts=facts)

@@ -1,11 +1,11 @@
 """What every judge reads and returns: the item judged, verdicts, every prompt, what was retrieved and why, token use
-per call."""
+per call. A `Judgement` is stored as its JSON form (`json_records.to_json`), one line of a judge's runs file."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
 from ..llm.types import Message
 
@@ -162,18 +162,6 @@ class Judgement:
     def parse_failures(self) -> int:
         """Unparseable replies summed over criteria."""
         return sum(c.parse_failures for c in self.criteria)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON form."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Judgement:
-        """Inverse of to_dict."""
-        criteria = [CriterionVerdict(**{**c, "agent_verdicts": [AgentVerdict(**a) for a in c["agent_verdicts"]]})
-                    for c in d["criteria"]]
-        calls = [CallLog(**{**c, "retrieved": [Retrieved(**r) for r in c["retrieved"]]}) for c in d["calls"]]
-        return cls(d["item_id"], d["judge"], d["verdict"], criteria, calls)
 
 
 def combine(verdicts: Iterable[bool | None]) -> bool | None:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
+from ..json_records import from_json, to_json
 from ..jsonl import read_jsonl
 from ..llm.concurrency import item_workers
 from ..resume import run_resumable, unique_keys
@@ -27,7 +28,7 @@ class Judge(Protocol):
 
 def read_judgements(path: str | Path) -> list[Judgement]:
     """Judgements stored in a JSONL file (a truncated last line of a killed run is skipped)."""
-    return [Judgement.from_dict(row) for row in read_jsonl(path)]
+    return [from_json(Judgement, row) for row in read_jsonl(path)]
 
 
 def run_judge(judge: Judge, items: Iterable[JudgeItem], path: str | Path, *, progress: bool = True,
@@ -43,7 +44,7 @@ def run_judge(judge: Judge, items: Iterable[JudgeItem], path: str | Path, *, pro
     unique_keys([it.item_id for it in items], "item_id")
     run_resumable(path, items, key=lambda it: it.item_id,
                   done=lambda rows: {r["item_id"] for r in rows if r["judge"] == judge.name},
-                  compute=lambda it: [judge.judge(it).to_dict()], desc=judge.name, progress=progress,
+                  compute=lambda it: [to_json(judge.judge(it))], desc=judge.name, progress=progress,
                   workers=item_workers(getattr(judge, "lm", None)) if workers is None else workers)
     stored = {j.item_id: j for j in read_judgements(path) if j.judge == judge.name}
     return [stored[it.item_id] for it in items]

@@ -1,25 +1,27 @@
 """The papers' claims and the verdicts this run's data supports, for the book's claims page.
 
-Each stage records one `Verdict` (from `llmcreativity.verdicts`) per claim it tests with
-`record_claim` or `record_claims`; records go to `results_dir()/claims.jsonl`, one JSON object
-per line, replaced (not duplicated) when the same claim id is recorded again. Every record carries
-the run it came from (`provenance.current_run`: run id, profile, parameter hash, models), so the
-page can tell a claim of the latest run of its stage from a stale one (`ledger.stale_reason`).
-A verdict whose n is below the claim's minimum sample size (`claim_table.CLAIMS`) is recorded as
-"inconclusive" with the reason "sample too small", the stage's statistic and CI kept. Under a
-scratch profile (smoke) nothing is written: its numbers are no evidence. The claims page itself
-is built by `ledger.claims_markdown`.
+Each stage records the `Verdict` (from `llmcreativity.verdicts`) of every claim it tests with
+`record_claims`; records go to `results_dir()/claims.jsonl`, one JSON object per line, replaced (not
+duplicated) when the same claim id is recorded again (`jsonl.upsert`). A claim's text comes from its row
+of the claim table (`claim_table.ClaimSpec.text`, filled with the verdict's facts: `claim_text`). Every
+record carries the run it came from (`provenance.current_run`: run id, profile, parameter hash, models),
+so the page can tell a claim of the latest run of its stage from a stale one (`ledger.stale_reason`). A
+verdict whose n is below the claim's minimum sample size (`ClaimSpec.min_n`) is recorded as "inconclusive"
+with the reason "sample too small", the stage's statistic and CI kept. Under a scratch profile (smoke)
+nothing is written: its numbers are no evidence. The claims page itself is built by
+`ledger.claims_markdown`.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
-from ..jsonl import read_records, record_number, rewrite_jsonl
+from ..jsonl import read_records, record_interval, upsert
 from ..paths import current_profile, is_scratch, results_dir
 from ..verdicts import LABELS, Label, Verdict
 from .claim_table import CLAIMS
@@ -107,52 +109,62 @@ def claims_path() -> Path:
     return results_dir() / "claims.jsonl"
 
 
-def record_claim(stage: str, claim_id: str, text: str, verdict: Verdict, *, judge: str = "") -> Claim:
-    """Record (or replace) `verdict` on `claim_id` in `results_dir()/claims.jsonl` and return the Claim.
+def claim_text(claim_id: str, verdict: Verdict) -> str:
+    """The text `claim_id` is recorded with: its `ClaimSpec.text` (`untested_text` for a verdict "not testable here"
+    when the spec has one) with the slots filled from `verdict`: `reason`, `Reason` (the reason with a capital), `n`
+    and its `facts`; the claim's own sentence (`ClaimSpec.claim`) when the verdict carries no facts.
 
-    The statistic, its CI, n and measure come from the `Verdict`; NaN statistics are stored as null. A
-    verdict with n below the claim's minimum becomes "inconclusive" (`min_sample_gate`). The record carries
-    the run (`provenance.current_run`) and `judge`, the judge the claim rests on when the stage names it
-    (the page then gates it on that judge's agreement with humans alone, see `judge_validity.judges_for`).
-    The file is rewritten atomically, so a killed run leaves either the old or the new version, and
-    recording a claim twice keeps one line. Under a scratch profile (`paths.is_scratch()`, e.g. smoke)
-    the Claim is returned and nothing is written.
+    A claim the table does not list, or a slot the facts do not fill, raises ValueError naming it.
     """
-    if not claim_id.strip() or not stage.strip() or not text.strip():
-        raise ValueError("record_claim needs a non-empty stage, claim_id and text")
+    spec = CLAIMS.get(claim_id)
+    if spec is None:
+        raise ValueError(f"claim {claim_id!r} is not in the claim table; add its ClaimSpec to claim_table.CLAIMS")
+    template = spec.untested_text if verdict.label == "not testable here" and spec.untested_text else spec.text
+    if not verdict.facts or not template:
+        return spec.claim
+    slots = {"reason": verdict.reason, "Reason": verdict.reason[:1].upper() + verdict.reason[1:], "n": verdict.n,
+             **verdict.facts}
+    try:
+        return template.format_map(slots).strip()
+    except KeyError as e:
+        raise ValueError(f"claim {claim_id}'s text needs the fact {e.args[0]!r}; the verdict has "
+                         f"{sorted(verdict.facts)}") from None
+
+
+def _claim(stage: str, claim_id: str, verdict: Verdict, judge: str) -> Claim:
+    """The Claim record of `verdict` on `claim_id`, checked, gated (`min_sample_gate`) and stamped with the run."""
     if not isinstance(verdict, Verdict):
         raise TypeError(f"claim {claim_id}: verdict={verdict!r} is not a Verdict; build it with a rule of "
                         "llmcreativity.verdicts (sign_verdict, weak_verdict, ...)")
-    stat, low, high = (record_number(v, f"claim {claim_id}: {k}") for v, k in ((verdict.statistic, "statistic"),
-                                                              (verdict.ci_low, "ci_low"), (verdict.ci_high, "ci_high")))
-    if low is not None and high is not None and low > high:
-        raise ValueError(f"claim {claim_id}: ci_low={low} exceeds ci_high={high}; pass the interval in order")
-    n = verdict.n
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"claim {claim_id}: n={n!r} must be a non-negative int (the sample size)")
+    text = claim_text(claim_id, verdict)
+    stat, low, high, n = record_interval(f"claim {claim_id}", ("statistic", "ci_low", "ci_high"), verdict.statistic,
+                                         verdict.ci_low, verdict.ci_high, verdict.n)
     gated = min_sample_gate(claim_id, verdict)
     run = current_run()
-    claim = Claim(claim_id, stage, text.strip(), gated.label, stat, low, high, n, verdict.measure,
-                  current_profile(), time.strftime("%Y-%m-%d %H:%M:%S"), gated.reason, verdict.label, run.run_id,
-                  run.params_sha256, run.models, judge.strip(), run.roles)
-    if is_scratch():
-        return claim
-    kept = [c for c in read_claims() if c.claim_id != claim_id] + [claim]
-    rewrite_jsonl(claims_path(), [asdict(c) for c in kept])
-    return claim
+    return Claim(claim_id, stage, text, gated.label, stat, low, high, n, verdict.measure, current_profile(),
+                 time.strftime("%Y-%m-%d %H:%M:%S"), gated.reason, verdict.label, run.run_id, run.params_sha256,
+                 run.models, judge.strip(), run.roles)
 
 
-def record_claims(stage: str, claims: dict[str, tuple[str, Verdict]], *, judge: str = "") -> pd.DataFrame:
-    """`record_claim` for each claim id -> (text, verdict) of one stage; one row per claim for display.
+def record_claims(stage: str, verdicts: Mapping[str, Verdict], *, judge: str = "") -> pd.DataFrame:
+    """Record (or replace) each claim id -> `Verdict` of one stage in `results_dir()/claims.jsonl`; one row per claim
+    for display (claim, verdict, statistic, low, high, n, reason).
 
-    The table shows claim, verdict, statistic, low, high, n and reason (nothing is written under a scratch profile).
+    The text comes from the claim table (`claim_text`); the statistic, its CI, n and measure from the `Verdict`
+    (NaN statistics are stored as null). A verdict with n below the claim's minimum becomes "inconclusive"
+    (`min_sample_gate`). Each record carries the run (`provenance.current_run`) and `judge`, the judge the claims
+    rest on when the stage names it (the page then gates them on that judge's agreement with humans alone, see
+    `judge_validity.judges_for`). Every verdict is checked before anything is written; the file is rewritten
+    atomically (`jsonl.upsert`), so a killed run leaves the old or the new version and recording a claim twice keeps
+    one line. Under a scratch profile (`paths.is_scratch()`, e.g. smoke) nothing is written.
     """
-    rows = []
-    for claim_id, (text, verdict) in claims.items():
-        c = record_claim(stage, claim_id, text, verdict, judge=judge)
-        rows.append({"claim": claim_id, "verdict": c.verdict, "statistic": c.statistic, "low": c.ci_low,
-                     "high": c.ci_high, "n": c.n, "reason": c.reason})
-    return pd.DataFrame(rows)
+    if not stage.strip() or not all(str(c).strip() for c in verdicts):
+        raise ValueError("record_claims needs a non-empty stage and claim ids")
+    claims = [_claim(stage, claim_id, verdict, judge) for claim_id, verdict in verdicts.items()]
+    if not is_scratch():
+        upsert(claims_path(), claims, key=lambda c: c.claim_id, what="claim")
+    return pd.DataFrame([{"claim": c.claim_id, "verdict": c.verdict, "statistic": c.statistic, "low": c.ci_low,
+                          "high": c.ci_high, "n": c.n, "reason": c.reason} for c in claims])
 
 
 def read_claims(path: Path | None = None) -> list[Claim]:

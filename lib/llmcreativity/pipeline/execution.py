@@ -21,13 +21,14 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
 from ..hashing import sha256_file
+from ..json_records import to_json
 from ..llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, CALLS_ENV, STAGE_ENV, read_call_log
 from ..llm.device import RUN_SETTING_ENV
 from ..llm.endpoint_settings import ENDPOINT_SETTING_ENV
@@ -182,7 +183,7 @@ def _work(p: Plan, usage: Path, replay: Replay | None) -> dict[str, Any]:
     instead of an entry stuck at "running"."""
     work: dict[str, Any] = {}
     try:
-        work["usage"] = [asdict(u) for u in read_usage(usage)]
+        work["usage"] = [to_json(u) for u in read_usage(usage)]
     except (OSError, ValueError) as e:
         work.update(usage=[], usage_error=str(e))
     try:

@@ -9,19 +9,19 @@ a judge is *validated* when the lower end of its CI lies above 0:
 
     validated  <=>  low > 0 (and the interval is defined).
 
-Records go to `results_dir()/judge_validity.jsonl`, one per (kind, judge), replaced when recorded again;
-a scratch profile (smoke) writes nothing, as for claims.
+Records go to `results_dir()/judge_validity.jsonl`, one per (kind, judge), replaced when recorded again
+(`jsonl.upsert`); a scratch profile (smoke) writes nothing, as for claims.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..jsonl import read_records, record_number, rewrite_jsonl
+from ..jsonl import read_records, record_interval, upsert
 from ..paths import is_scratch, results_dir
+from ..stats.bootstrap import ConfidenceInterval
 from .claim_table import JudgeKind
 from .provenance import current_run
 
@@ -38,7 +38,7 @@ class JudgeValidity:
     kind: str
     """"rubric", "convergent" or "entailment"."""
     judge: str
-    """The judge: its model identity or name (claims name it with `record_claim(..., judge=...)`)."""
+    """The judge: its model identity or name (claims name it with `record_claims(..., judge=...)`)."""
     statistic: str
     """What was measured, e.g. "Cohen's kappa vs MacGyver labels"."""
     estimate: float | None
@@ -72,30 +72,26 @@ def validity_path() -> Path:
     return results_dir() / "judge_validity.jsonl"
 
 
-def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, estimate: float | None, low: float | None,
-                          high: float | None, n: int, *, stage: str = "") -> JudgeValidity:
-    """Record (or replace) the agreement of `judge` (of `kind`) with human labels; return the record.
+def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, ci: ConfidenceInterval, *,
+                          stage: str) -> JudgeValidity:
+    """Record (or replace) the agreement of `judge` (of `kind`) with human labels, measured by `stage`; return the
+    record.
 
-    `statistic` names what was measured; `estimate`, `low`, `high` are its value and 95 % CI (NaN is stored as
-    undefined); `n` the number of items. `stage` defaults to $LLMCREATIVITY_STAGE. Nothing is written under a
-    scratch profile.
+    `statistic` names what was measured; `ci` is its value with its 95 % CI (`estimate`, `low`, `high`; NaN is
+    stored as undefined) over `ci.n` items. Nothing is written under a scratch profile.
     """
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r} is not a judge kind; use one of {sorted(KINDS)}")
-    if not judge.strip() or not statistic.strip():
-        raise ValueError("record_judge_validity needs a non-empty judge and statistic")
-    est, lo, hi = (record_number(x, f"record_judge_validity: {k}") for x, k in ((estimate, "estimate"), (low, "low"),
-                                                                                (high, "high")))
-    if lo is not None and hi is not None and lo > hi:
-        raise ValueError(f"judge {judge!r}: low={lo} exceeds high={hi}; pass the interval in order")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"judge {judge!r}: n={n!r} must be a non-negative int (the number of items)")
-    record = JudgeValidity(kind, judge.strip(), statistic.strip(), est, lo, hi, n,
-                           stage or os.environ.get("LLMCREATIVITY_STAGE", "interactive"), current_run().run_id)
-    if is_scratch():
-        return record
-    kept = [v for v in read_judge_validity() if (v.kind, v.judge) != (kind, record.judge)] + [record]
-    rewrite_jsonl(validity_path(), [asdict(v) for v in kept])
+    if not judge.strip() or not statistic.strip() or not stage.strip():
+        raise ValueError("record_judge_validity needs a non-empty judge, statistic and stage")
+    if not isinstance(ci, ConfidenceInterval):
+        raise TypeError(f"judge {judge!r}: ci={ci!r} is not a ConfidenceInterval; pass the estimate with its interval "
+                        "(stats.ConfidenceInterval.of(estimate, low, high, n) for one read from a table)")
+    est, lo, hi, n = record_interval(f"judge {judge!r}", ("estimate", "low", "high"), ci.estimate, ci.low, ci.high,
+                                     ci.n)
+    record = JudgeValidity(kind, judge.strip(), statistic.strip(), est, lo, hi, n, stage.strip(), current_run().run_id)
+    if not is_scratch():
+        upsert(validity_path(), [record], key=lambda v: (v.kind, v.judge), what="judge-validity")
     return record
 
 

@@ -29,13 +29,13 @@ import platform
 import subprocess
 import time
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..hashing import sha256_file
+from ..json_records import to_json
 from ..jsonl import read_jsonl
 from ..llm.cache import ResponseCache
 from ..llm.call_log import LoggedCall, read_call_log
@@ -202,7 +202,7 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
     for c in calls:
         unique.setdefault(tuple(c.keys), c)
     calls = list(unique.values())
-    rows = [asdict(c) for c in calls]
+    rows = [to_json(c) for c in calls]
     previous = record.get("stages", {}).get(stage)
     if previous and previous.get("keys_file") and (folder / previous["keys_file"]).exists() and \
             _read_gz_jsonl(folder / previous["keys_file"]) == json.loads(json.dumps(rows, sort_keys=True)):

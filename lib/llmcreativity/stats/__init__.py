@@ -1,4 +1,5 @@
-"""Statistics shared by the stages: bootstrap confidence intervals and agreement measures."""
+"""Statistics shared by the stages: bootstrap confidence intervals, paired bootstrap differences, Holm's correction
+and agreement measures."""
 
 from .agreement import (
     IccResult,
@@ -10,16 +11,29 @@ from .agreement import (
     rater_ceiling,
     spearman,
 )
-from .bootstrap import ConfidenceInterval, bootstrap_ci
+from .bootstrap import (
+    ConfidenceInterval,
+    DifferenceTest,
+    bootstrap_ci,
+    bootstrap_difference,
+    bootstrap_draws,
+    distinct_bootstrap_ci,
+)
+from .holm import holm_table
 
 __all__ = [
     "ConfidenceInterval",
+    "DifferenceTest",
     "IccResult",
     "accuracy",
     "agreement_with_raters",
     "bootstrap_ci",
+    "bootstrap_difference",
+    "bootstrap_draws",
     "cohen_kappa",
     "confusion_table",
+    "distinct_bootstrap_ci",
+    "holm_table",
     "icc",
     "rater_ceiling",
     "spearman",

@@ -1,4 +1,10 @@
-"""Percentile bootstrap confidence intervals for any statistic of one or more paired samples."""
+"""Percentile bootstrap confidence intervals for any statistic of one or more paired samples, and the paired
+bootstrap of a difference between two statistics.
+
+Every bootstrap here draws its resamples from `np.random.default_rng(seed)`, so a seed gives the same interval
+on every machine; `bootstrap_ci`, `bootstrap_draws` and `bootstrap_difference` share one stream of row indices,
+so statistics resampled with one seed are paired.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +36,12 @@ class ConfidenceInterval:
     def __str__(self) -> str:
         return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
+    @classmethod
+    def of(cls, estimate: float, low: float, high: float, n: int, *, confidence: float = 0.95) -> ConfidenceInterval:
+        """An interval computed elsewhere, e.g. read from a table's estimate and bounds over `n` items (its resamples
+        are not known here: `n_resamples` and `n_undefined` are 0)."""
+        return cls(estimate, low, high, confidence, n, 0, 0)
+
 
 def bootstrap_ci(
     samples: Sequence[Sequence[float]] | Sequence[np.ndarray],
@@ -57,13 +69,87 @@ def bootstrap_ci(
     if n_resamples < 1:
         raise ValueError(f"n_resamples={n_resamples!r}: must be a positive integer")
     estimate = float(statistic(*arrays))
-    rng = np.random.default_rng(seed)
-    draws = np.array([float(statistic(*(a[idx] for a in arrays))) for idx in rng.integers(0, n, size=(n_resamples, n))])
+    draws = bootstrap_draws(arrays, statistic, n_resamples=n_resamples, seed=seed)
     finite = draws[np.isfinite(draws)]
     alpha = 1 - confidence
     low, high = (np.quantile(finite, [alpha / 2, 1 - alpha / 2]) if finite.size else (np.nan, np.nan))
     return ConfidenceInterval(estimate, float(low), float(high), confidence, n, n_resamples,
                               int(draws.size - finite.size))
+
+
+def bootstrap_draws(samples: Sequence[Sequence[float]] | Sequence[np.ndarray], statistic: Callable[..., float], *,
+                    n_resamples: int = 2000, seed: int = 0) -> np.ndarray:
+    """theta_b = statistic(*(s[i_b] for s in samples)) for the B = `n_resamples` index vectors
+    i_b ~ Uniform{0..n-1}^n that `bootstrap_ci` draws with this seed (undefined values kept as NaN); empty below 2
+    rows."""
+    arrays = [np.asarray(s, dtype=object if _is_object(s) else None) for s in samples]
+    n = len(arrays[0])
+    if n < 2:
+        return np.empty(0)
+    rng = np.random.default_rng(seed)
+    return np.array([float(statistic(*(a[idx] for a in arrays))) for idx in rng.integers(0, n, size=(n_resamples, n))])
+
+
+@dataclass(frozen=True)
+class DifferenceTest:
+    """theta(reference) - theta(other), resampled in pairs: the difference, its interval, size and p-value."""
+
+    diff: float
+    """theta(reference) - theta(other) on the full samples."""
+    low: float
+    """2.5th percentile of the resampled differences (NaN when undefined)."""
+    high: float
+    """97.5th percentile of the resampled differences (NaN when undefined)."""
+    dz: float
+    """diff / sd*(d), the difference in units of its bootstrap standard deviation (NaN when undefined)."""
+    p: float
+    """Two-sided bootstrap p-value, min(1, 2 min(P*(d <= 0), P*(d >= 0))) (NaN when undefined)."""
+
+
+def bootstrap_difference(reference: Sequence[np.ndarray], other: Sequence[np.ndarray], statistic: Callable[..., float],
+                         *, n_resamples: int = 2000, seed: int = 0) -> DifferenceTest:
+    """Paired percentile bootstrap of statistic(*reference) - statistic(*other) (e.g. two measures' correlation with
+    the same human scores, over the same sets).
+
+    Both sides are resampled with the same row indices (`bootstrap_draws` with one seed), d_b = theta_ref,b -
+    theta_other,b is kept where both are defined, and the interval is its 2.5 and 97.5 percentiles. Everything but
+    `diff` is NaN when fewer than two d_b are defined or `diff` is undefined (no resample below two rows).
+    """
+    diff = statistic(*reference) - statistic(*other)
+    d = (bootstrap_draws(reference, statistic, n_resamples=n_resamples, seed=seed)
+         - bootstrap_draws(other, statistic, n_resamples=n_resamples, seed=seed))
+    d = d[np.isfinite(d)]
+    if not (d.size > 1 and np.isfinite(diff)):
+        return DifferenceTest(diff, np.nan, np.nan, np.nan, np.nan)
+    sd = d.std(ddof=1)
+    return DifferenceTest(diff, float(np.quantile(d, 0.025)), float(np.quantile(d, 0.975)),
+                          float(diff / sd) if sd > 0 else np.nan,
+                          float(min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))))
+
+
+def distinct_bootstrap_ci(samples: Sequence[Sequence[object]], statistic: Callable[..., float], *,
+                          n_resamples: int = 1000, seed: int = 0) -> ConfidenceInterval:
+    """95 % percentile interval of `statistic(*samples)` over resamples that draw n rows with replacement and keep each
+    drawn row once (resamples with fewer than 2 distinct rows are left out, counted in `n_undefined`).
+
+    For statistics a repeated row would bias, e.g. a partition agreement (ARI): a row drawn twice forms a pair that
+    every partition puts together, which pulls the plain bootstrap towards agreement. A resample then holds about
+    63 % of the rows, so the interval is wider than the plain one. The estimate is NaN below 2 rows, the bounds NaN
+    when no resample is left.
+    """
+    arrays = [np.asarray(s) for s in samples]
+    n = len(arrays[0])
+    estimate = float(statistic(*arrays)) if n >= 2 else float("nan")
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(n_resamples):
+        idx = np.unique(rng.integers(0, n, n))
+        if len(idx) >= 2:
+            draws.append(statistic(*(a[idx] for a in arrays)))
+    if not draws:
+        return ConfidenceInterval(estimate, float("nan"), float("nan"), 0.95, n, n_resamples, n_resamples)
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return ConfidenceInterval(estimate, float(low), float(high), 0.95, n, n_resamples, n_resamples - len(draws))
 
 
 def _is_object(s: Iterable[object]) -> bool:

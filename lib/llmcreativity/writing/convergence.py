@@ -16,10 +16,12 @@ are resampled: the writers of one prompt are not independent.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
+from ..pipeline.claim_table import CLAIMS
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, all_of_verdict, beats_every_baseline, not_testable, sign_verdict
 
@@ -54,29 +56,28 @@ def _converges(delta: pd.Series, name: str, measure: str, *, min_pairs: int, see
     return Verdict(v.label, f"{name} on {measure}: {v.reason}", v.statistic, v.ci_low, v.ci_high, v.n, v.measure)
 
 
-def a4_verdict(homog: pd.DataFrame, *, measures: Sequence[str] = HOMOGENIZATION_MEASURES, min_pairs: int = 5,
-               seed: int = 0) -> tuple[str, Verdict]:
-    """(text, verdict) on A4 from the homogenization table of both writing stages (see the module docstring).
+def a4_verdict(homog: pd.DataFrame, *, measures: Sequence[str] = HOMOGENIZATION_MEASURES, seed: int = 0) -> Verdict:
+    """The verdict on A4 from the homogenization table of both writing stages (see the module docstring), with the
+    fact `measures` of its text; "inconclusive" below the claim's minimum number of prompts (`ClaimSpec.min_n`).
 
     Not testable when Review or an interactive framework has no revised run in the table. The statistic is
     the weakest paired comparison of part (b).
     """
     from ..evaluation.comparison import paired_comparisons
 
+    min_pairs = CLAIMS["A4"].min_n
+    facts = {"measures": " and ".join(measures)}
     delta = convergence(homog, measures)
     present = set(delta["framework"])
     missing = [f for f in ("review", *INTERACTIVE) if f not in present]
-    text = ("Debate and Discussion stories converge from the drafts to the last round while Review's converge less "
-            f"(homogenization by {' and '.join(measures)}, paired by prompt).")
     if missing:
-        v = not_testable(f"no revised runs of {', '.join(missing)} in the homogenization tables")
-        return f"{text} Not testable here: {v.reason}.", v
+        return replace(not_testable(f"no revised runs of {', '.join(missing)} in the homogenization tables"),
+                       facts=facts)
     contrast_n = delta[delta["framework"].isin(INTERACTIVE)].groupby("framework")["prompt_id"].nunique().min()
     if contrast_n < min_pairs:
-        v = Verdict("inconclusive", f"the sample is too small to decide: as few as {contrast_n} prompt(s) per "
-                    f"framework (at least {min_pairs} needed)", n=int(contrast_n),
-                    measure="convergence Delta (last round - round 0) per prompt")
-        return f"{text} {v.reason[0].upper() + v.reason[1:]}.", v
+        return Verdict("inconclusive", f"the sample is too small to decide: as few as {contrast_n} prompt(s) per "
+                       f"framework (at least {min_pairs} needed)", n=int(contrast_n),
+                       measure="convergence Delta (last round - round 0) per prompt", facts=facts)
     parts = {f"{f} {m}": _converges(delta.loc[delta["framework"] == f, m], f, m, min_pairs=min_pairs, seed=seed)
              for f in INTERACTIVE for m in measures}
     # -Delta: how much less the stories converged; review minus f = Delta_f - Delta_review per prompt.
@@ -84,5 +85,4 @@ def a4_verdict(homog: pd.DataFrame, *, measures: Sequence[str] = HOMOGENIZATION_
                              **{f"-Delta {m}": -delta[m] for m in measures}})
     contrast = paired_comparisons(retained, [f"-Delta {m}" for m in measures], "review", list(INTERACTIVE), seed=seed)
     parts["review converges less"] = beats_every_baseline(contrast, min_pairs=min_pairs)
-    v = all_of_verdict(parts, primary="review converges less")
-    return f"{text} {v.reason[0].upper() + v.reason[1:]}.", v
+    return replace(all_of_verdict(parts, primary="review converges less"), facts=facts)

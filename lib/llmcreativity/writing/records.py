@@ -1,11 +1,13 @@
-"""The story record that later stages read, one line of stories.jsonl per final story."""
+"""The story record that later stages read, one line of stories.jsonl per final story (its JSON form,
+`json_records.to_json`)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..json_records import from_json
 from ..jsonl import read_jsonl
 from .dataset import PromptItem
 from .transcript import FrameworkName, Message, Transcript
@@ -48,19 +50,6 @@ class StoryRecord:
     settings: dict[str, Any]
     """The framework's parameters (rounds, personas, sampling settings)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> StoryRecord:
-        """Inverse of `to_dict`; extra keys are an error naming them."""
-        names = {f.name for f in fields(cls)}
-        extra = set(row) - names
-        if extra or names - set(row):
-            raise ValueError(f"story row has unknown keys {sorted(extra)} / lacks {sorted(names - set(row))}")
-        return cls(**row)
-
 
 def story_records(transcript: Transcript, item: PromptItem, *, model: str, settings: dict[str, Any],
                   personas: dict[str, str | None]) -> list[StoryRecord]:
@@ -85,7 +74,7 @@ def read_transcripts(path: str | Path) -> dict[tuple[str, str], Transcript]:
     by_id: dict[str, Message] = {}
     for row in read_jsonl(path):
         by_id.pop(row["id"], None)
-        by_id[row["id"]] = Message.from_dict(row)
+        by_id[row["id"]] = from_json(Message, row)
     out: dict[tuple[str, str], Transcript] = {}
     for m in by_id.values():
         out.setdefault((m.framework, m.prompt_id), Transcript(m.framework, m.prompt_id)).messages.append(m)

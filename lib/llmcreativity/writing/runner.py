@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..json_records import from_json, to_json
 from ..jsonl import append_jsonl, read_jsonl
 from ..llm.backend import Backend
 from ..output_files import STORIES, TRANSCRIPTS
@@ -78,10 +79,10 @@ def run_writing(frameworks: Sequence[Framework], lm: Backend, items: Sequence[Pr
     def write(job: tuple[PromptItem, Framework]) -> list[dict[str, Any]]:
         item, framework = job
         transcript = framework.run(lm, item)
-        append_jsonl(transcripts_path, [m.to_dict() for m in transcript])
+        append_jsonl(transcripts_path, [to_json(m) for m in transcript])
         records = story_records(transcript, item, model=lm.identity, settings=settings[framework.name],
                                 personas=agent_personas(framework))
-        return [r.to_dict() for r in records]
+        return [to_json(r) for r in records]
 
     jobs = [(it, f) for it in items for f in frameworks]
     written = run_resumable(stories_path, jobs, key=lambda job: (job[0].prompt_id, job[1].name), done=done,
@@ -91,5 +92,5 @@ def run_writing(frameworks: Sequence[Framework], lm: Backend, items: Sequence[Pr
 
 def load_stories(path: str | Path) -> pd.DataFrame:
     """The stories file as a DataFrame with the `StoryRecord` columns (validated)."""
-    rows = [StoryRecord.from_dict(r).to_dict() for r in read_jsonl(path)]
+    rows = [to_json(from_json(StoryRecord, r)) for r in read_jsonl(path)]
     return pd.DataFrame(rows, columns=list(StoryRecord.__dataclass_fields__))

@@ -1,10 +1,11 @@
-"""Transcripts: every message of a framework run, with the exact prompt and what it could see."""
+"""Transcripts: every message of a framework run, with the exact prompt and what it could see. A `Message` is stored as
+its JSON form (`json_records.to_json`), one line of a transcripts file."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
 from ..llm.types import FinishReason
 from .parsing import extract_feedback
@@ -60,18 +61,6 @@ class Message:
     def content(self) -> str:
         """What other agents are shown of this message: the story for story versions, else the parsed feedback."""
         return self.story if self.story is not None else extract_feedback(self.text).text
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form (one transcript JSONL line)."""
-        row = asdict(self)
-        row["visible"] = list(self.visible)
-        row["flags"] = list(self.flags)
-        return row
-
-    @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> Message:
-        """Inverse of `to_dict`."""
-        return cls(**{**row, "visible": tuple(row["visible"]), "flags": tuple(row["flags"])})
 
 
 @dataclass

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ...json_records import to_json
 from ...llm.concurrency import item_workers
 from ...resume import run_resumable, unique_keys
 from ..records import JudgeItem
@@ -36,6 +37,6 @@ def run_rubric(judge: RubricJudge, items: Iterable[JudgeItem], path: str | Path,
         return {story for story, dims in graded.items() if keys <= dims}
 
     run_resumable(path, items, key=lambda it: it.item_id, done=done,
-                  compute=lambda it: [s.to_dict() for s in judge.score(it, mode)], desc=f"rubric ({mode})",
+                  compute=lambda it: [to_json(s) for s in judge.score(it, mode)], desc=f"rubric ({mode})",
                   progress=progress, workers=item_workers(judge.lm) if workers is None else workers)
     return read_scores(path, judge=judge.lm.identity, mode=mode, story_ids={it.item_id for it in items})

@@ -1,14 +1,16 @@
-"""The rubric judge's records and the formulas of its two estimators."""
+"""The rubric judge's records and the formulas of its two estimators. A `RubricScore` is stored as its JSON form
+(`json_records.to_json`), one line of a scores file."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 import numpy as np
 
+from ...json_records import from_json
 from ...jsonl import read_jsonl
 
 Mode = Literal["expected", "sampled"]
@@ -49,10 +51,6 @@ class RubricScore:
     seconds: float = 0.0
     """Model time over every call for this score."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form."""
-        return asdict(self)
-
 
 def expected_score(probs: dict[str, float]) -> float:
     """E[s] = sum_k k p(k) / sum_k p(k) over the digit answers."""
@@ -73,7 +71,7 @@ def read_scores(path: str | Path, *, judge: str | None = None, mode: Mode | None
     """Records of a scores file, filtered; a record written twice (resumed run) counts once, last copy wins."""
     latest: dict[tuple[str, str, str, str], RubricScore] = {}
     for row in read_jsonl(path):
-        s = RubricScore(**row)
+        s = from_json(RubricScore, row)
         if (judge is None or s.judge == judge) and (mode is None or s.mode == mode) and \
                 (story_ids is None or s.story_id in story_ids):
             latest[(s.story_id, s.dimension, s.mode, s.judge)] = s
