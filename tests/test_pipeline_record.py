@@ -135,9 +135,15 @@ def _declare_endpoint_settings(copy: Path) -> None:
     (copy / "record.json").write_text(json.dumps(record))
 
 
-def test_a_record_whose_stages_declared_the_endpoint_settings_is_replayed(recorded, fresh, tmp_path):
+def _lack_a_parameter(copy: Path) -> None:
+    record = json.loads((copy / "record.json").read_text())
+    del record["stages"]["recorded"]["resolved_parameters"]["n"]
+    (copy / "record.json").write_text(json.dumps(record))
+
+
+def test_a_record_holding_parameters_the_notebook_no_longer_declares_is_replayed(recorded, fresh, tmp_path):
     """Records made while every notebook declared `api_key_env` and `max_concurrency` hold them among a stage's
-    parameters; they change no model call (operational, `planning.ENDPOINT_OPTIONS`), so they are not compared."""
+    parameters; no code reads a parameter the notebook no longer declares, so it is not compared."""
     folder, _, _ = recorded
     plans, replay = prepare_replay(_damaged(folder, tmp_path, _declare_endpoint_settings), stages=[STAGE])
     recorded_parameters = replay.record["stages"]["recorded"]["resolved_parameters"]
@@ -150,6 +156,7 @@ def test_a_record_whose_stages_declared_the_endpoint_settings_is_replayed(record
     (_corrupt_row, r"calls\.1\.jsonl\.gz: truncated or altered"),
     (_change_parameters, r"stage 'recorded': the parameters differ.*n: recorded 5, now 3.*re-record the stage"),
     (_drop_stage, r"holds no stage \['recorded'\].*record them"),
+    (_lack_a_parameter, r"stage 'recorded': the parameters differ.*n: recorded '\(none\)', now 3"),
 ])
 def test_a_damaged_or_mismatched_record_is_refused_before_anything_runs(recorded, fresh, tmp_path, damage, message):
     folder, _, _ = recorded

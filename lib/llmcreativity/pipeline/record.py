@@ -41,7 +41,7 @@ from ..llm.cache import ResponseCache
 from ..llm.call_log import LoggedCall, read_call_log
 from ..paths import REPO_ROOT, cache_dir, results_dir
 from .manifest import executed_dir, read_manifest
-from .planning import ENDPOINT_OPTIONS, Plan
+from .planning import Plan
 from .provenance import parameters_hash
 
 FORMAT = "llmcreativity-record"
@@ -323,16 +323,17 @@ def verify_record(folder: str | Path, stages: list[str]) -> dict[str, Any]:
 def check_parameters(record: dict[str, Any], plans: list[Plan], folder: Path) -> None:
     """Refuse a replay whose planned parameters differ from the recorded ones (naming stage, parameters and fix).
 
-    The operational endpoint settings (`planning.ENDPOINT_OPTIONS`) are not compared: no model call depends on
-    them, and a record made while every notebook declared them holds them among its stages' parameters.
+    Compared: every parameter the stage's notebook declares now (one the record lacks is a difference: it may
+    change a call). Not compared: a recorded parameter the notebook no longer declares, since no code reads it any
+    more; for example the endpoint settings (`planning.ENDPOINT_OPTIONS`, operational and run-wide since) and
+    minimum sample sizes that moved to the claim table (`claim_table.ClaimSpec.min_n`).
     """
     for p in plans:
         recorded = record["stages"][p.stage.name]["resolved_parameters"]
         now = json.loads(json.dumps(resolved_parameters(p), default=str))
-        differ = sorted(k for k in set(recorded) | set(now) if recorded.get(k) != now.get(k)
-                        and k not in ENDPOINT_OPTIONS)
+        differ = sorted(k for k in now if k not in recorded or recorded[k] != now[k])
         if differ:
-            shown = ", ".join(f"{k}: recorded {recorded.get(k)!r}, now {now.get(k)!r}" for k in differ[:4])
+            shown = ", ".join(f"{k}: recorded {recorded.get(k, '(none)')!r}, now {now[k]!r}" for k in differ[:4])
             raise RecordError(f"stage {p.stage.name!r}: the parameters differ from the record {folder} ({shown}): "
                               "replay with the recorded values (-p NAME VALUE), or re-record the stage")
 
