@@ -41,6 +41,22 @@ def test_parse_reads_types_defaults_and_constraints(params):
     assert params["stories_path"].is_input_path
 
 
+def test_parse_reads_a_comment_from_the_comment_lines_directly_above_the_parameter():
+    cell = ('n: int = 2  # range: [1, 9]\n'
+            '# how many; the choices span two lines:\n'
+            '# choices: ["first", "second",\n'
+            '#           "third"]\n'
+            'pick: str = "first"  # registry: model\n'
+            '\n'
+            '# range: [0, 1]\n'
+            '\n'
+            'free: float = 5.0\n')
+    params = parse_parameters(cell, "nb.md")
+    assert (params["n"].low, params["n"].high, params["n"].choices) == (1, 9, None)
+    assert params["pick"].choices == ("first", "second", "third") and params["pick"].registry == "model"
+    assert params["free"].low is None  # a comment cut off by a blank line belongs to no parameter
+
+
 def test_parse_rejects_a_non_literal_default():
     with pytest.raises(ParameterError, match="nb.md, parameter 'x'.*not a plain literal"):
         parse_parameters("x: int = len('ab')", "nb.md")

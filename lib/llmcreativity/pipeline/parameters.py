@@ -7,7 +7,14 @@ The cell tagged `parameters` holds one plain assignment per line, for example
     writer: str = "smollm2-135m"  # registry: model
     stories_path: str = "results/stories.jsonl"
 
-The annotation (or, without one, the default's type) is the parameter's type. A trailing
+A parameter's comment is its line's trailing comment together with the comment lines directly above
+it, so a long one can sit on lines of its own:
+
+    # choices: ["first", "second", "third", "fourth", "fifth",
+    #           "sixth", "seventh"]
+    option: str = "first"
+
+The annotation (or, without one, the default's type) is the parameter's type. A
 `# range: [lo, hi]` comment bounds a number (either end may be `None`); `# choices: [...]`
 lists the allowed values; `# registry: model` (or `embedder`) says the parameter is a model role
 (`llm.roles`): its value, or each item of a list, is a local model that must load (a registry name of
@@ -134,6 +141,16 @@ def _constraints(comment: str, where: str) -> dict[str, Any]:
     return found
 
 
+def _comment(lines: list[str], lineno: int) -> str:
+    """The comment of the statement on line `lineno` (1-based): the comment lines directly above it, then its own."""
+    first = lineno - 1
+    while first > 0 and lines[first - 1].lstrip().startswith("#"):
+        first -= 1
+    own = lines[lineno - 1]
+    above = [line.lstrip()[1:] for line in lines[first:lineno - 1]]
+    return " ".join([*above, own.split("#", 1)[1] if "#" in own else ""])
+
+
 def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
     """Parameters declared by the source of a `parameters` cell; `where` names the notebook in errors."""
     try:
@@ -156,9 +173,7 @@ def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
         except ValueError:
             raise ParameterError(f"{at}: the default {ast.unparse(value)!r} is not a plain literal") from None
         kind, optional = _kind_of(annotation, default, at)
-        line = lines[stmt.lineno - 1]
-        comment = line.split("#", 1)[1] if "#" in line else ""
-        param = Parameter(name, default, kind, optional, **_constraints(comment, at))
+        param = Parameter(name, default, kind, optional, **_constraints(_comment(lines, stmt.lineno), at))
         if param.registry is not None and kind not in (str, list):
             raise ParameterError(f"{at}: a `# registry:` parameter must be a str or a list of str, not {kind.__name__}")
         check_value(param, default, f"{at} (its own default)")
