@@ -9,9 +9,9 @@ naming the stage, role, method and prompt, and a few answered calls are computed
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 import pandas as pd
 
@@ -25,12 +25,19 @@ from .usage_file import call_usage, record_usage
 
 __all__ = ["CacheMiss", "CachedBackend", "CallRecord"]
 
+Method = Literal["generate", "score", "answer_probs"]
+"""A backend method that the wrapper caches."""
+Stored = dict[str, object]
+"""A cached answer: the JSON form of a Completion, TokenScores or AnswerDistribution (their `to_dict`)."""
+T = TypeVar("T")
+Single = TypeVar("Single", TokenScores, AnswerDistribution)
+
 
 @dataclass
 class CallRecord:
     """One backend call as seen by the caller."""
 
-    method: Literal["generate", "score", "answer_probs"]
+    method: Method
     """The backend method called."""
     tag: str
     """Caller-chosen label (framework, judge, stage) active when the call was made."""
@@ -71,19 +78,19 @@ class CachedBackend:
         finally:
             self._tag = previous
 
-    def _record(self, method: str, usage: Usage, cached: bool) -> None:
+    def _record(self, method: Method, usage: Usage, cached: bool) -> None:
         self.records.append(
             CallRecord(method, self._tag, usage.prompt_tokens, usage.completion_tokens, usage.seconds, cached)
         )
         record_usage(call_usage(self.identity, usage, cached))
 
-    def _call(self, method: str, keys: list[str], inputs: dict) -> LoggedCall:
+    def _call(self, method: Method, keys: list[str], inputs: dict[str, object]) -> LoggedCall:
         """The call as the call log and a replay miss describe it; logged at once."""
         call = LoggedCall("lm", self.identity, method, keys, inputs, self.role)
         log_call(call)
         return call
 
-    def _lookup(self, call: LoggedCall) -> list[dict | None]:
+    def _lookup(self, call: LoggedCall) -> list[Stored | None]:
         """The stored answers of the call's keys (None for a miss); in cache-only mode a miss raises `CacheMiss`."""
         if self.cache is None:
             return [None] * len(call.keys)
@@ -92,7 +99,8 @@ class CachedBackend:
             raise CacheMiss(miss_message(call))
         return hits
 
-    def _spot_check(self, call: LoggedCall, check, recorded) -> None:
+    def _spot_check(self, call: LoggedCall, check: Callable[[Backend, LoggedCall, T], spot_check.SpotResult],
+                    recorded: T) -> None:
         """In a replay, compute `call` again when the seeded draw picks it, and file the comparison."""
         checker = spot_check.current_checker()
         if checker is None or not self.cache_only or not checker.wants(call):
@@ -117,22 +125,23 @@ class CachedBackend:
                  for p in prompts]
         stored = [self._lookup(call) for call in calls]
         results: list[list[Completion] | None] = [
-            [Completion.from_dict(h) for h in hits] if all(h is not None for h in hits) else None for hits in stored]
+            [Completion.from_dict(h) for h in hits if h is not None] if all(h is not None for h in hits) else None
+            for hits in stored]
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
             fresh = self.inner.generate([prompts[i] for i in todo], config)
-            for i, completions in zip(todo, fresh, strict=True):
-                if len(completions) != config.n:
-                    raise RuntimeError(f"{self.identity} returned {len(completions)} samples, {config.n} were asked")
+            for i, samples in zip(todo, fresh, strict=True):
+                if len(samples) != config.n:
+                    raise RuntimeError(f"{self.identity} returned {len(samples)} samples, {config.n} were asked")
                 kept = []
-                for key, hit, c in zip(calls[i].keys, stored[i], completions, strict=True):
+                for key, hit, c in zip(calls[i].keys, stored[i], samples, strict=True):
                     if hit is None and self.cache is not None:
                         self.cache.put(key, c.to_dict())
                     kept.append(c if hit is None else Completion.from_dict(hit))
                 results[i] = kept
-        for i, call in enumerate(calls):
-            if i not in todo:
-                self._spot_check(call, spot_check.check_generate, results[i])
+        for i, (call, recorded) in enumerate(zip(calls, results, strict=True)):
+            if i not in todo and recorded is not None:
+                self._spot_check(call, spot_check.check_generate, recorded)
         out: list[list[Completion]] = []
         for i, completions in enumerate(results):
             assert completions is not None
@@ -190,7 +199,9 @@ class CachedBackend:
             out.append(result)
         return out
 
-    def _single(self, method: str, args: tuple, inputs: dict, compute, from_dict, check):
+    def _single(self, method: Method, args: tuple[object, ...], inputs: dict[str, object],
+                compute: Callable[[], Single], from_dict: Callable[[Stored], Single],
+                check: Callable[[Backend, LoggedCall, Single], spot_check.SpotResult]) -> Single:
         """One cached call that returns one record (score, answer_probs)."""
         call = self._call(method, [cache_key(self.identity, method, *args)], inputs)
         (hit,) = self._lookup(call)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ class CachedEmbedder:
         self.hits = 0
         """Texts answered from the cache since this object was made."""
 
-    def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray:
+    def encode(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
         """Embeddings of `texts`, shape (len(texts), dim); cached rows are returned bit for bit as stored."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of strings, not one string")

@@ -34,8 +34,9 @@ class GenerateConfig:
     hosted APIs charge for them)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.stop, str) or isinstance(self.stop, list):
-            object.__setattr__(self, "stop", (self.stop,) if isinstance(self.stop, str) else tuple(self.stop))
+        given: object = self.stop  # a caller may give one string or a list: stored as a tuple
+        if isinstance(given, str) or isinstance(given, list):
+            object.__setattr__(self, "stop", (given,) if isinstance(given, str) else tuple(given))
         if not isinstance(self.n, int) or self.n < 1:
             raise ValueError(f"n={self.n!r}: the number of samples must be an integer >= 1")
         if self.temperature < 0:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 DTYPE_NAMES = ("float32", "bfloat16")
@@ -122,7 +123,7 @@ def check_device(device: str) -> str:
     raise ValueError(f"device={device!r}: choose one of {list(DEVICE_CHOICES)}")
 
 
-def _run_setting(name: str, check) -> str:
+def _run_setting(name: str, check: Callable[[str], str]) -> str:
     """The run setting `name` from its environment variable ("auto" when unset), checked."""
     env = RUN_SETTING_ENV[name]
     value = os.environ.get(env) or "auto"
@@ -152,7 +153,9 @@ def resolve_device(device: str = "auto") -> str:
         return "cuda:0" if _torch_cuda_count() > 0 else "cpu"
     if device == "cpu":
         return "cpu"
-    index = int(_CUDA.fullmatch(device).group(1) or 0)
+    cuda = _CUDA.fullmatch(device)
+    assert cuda is not None  # check_device let it through, and it is neither "auto" nor "cpu"
+    index = int(cuda.group(1) or 0)
     count = _torch_cuda_count()
     if count == 0:
         raise ValueError(f"device={device!r}, but torch sees no CUDA device here: use device='cpu' (or 'auto'), "

@@ -67,9 +67,11 @@ def _run_endpoint_setting(name: str) -> Any:
 
 def run_api_key_env() -> str:
     """The run's key variable: `$LLMCREATIVITY_API_KEY_ENV`, "OPENAI_API_KEY" when unset."""
-    return _run_endpoint_setting("api_key_env")
+    name: str = _run_endpoint_setting("api_key_env")
+    return name
 
 
 def run_max_concurrency() -> int:
     """The run's most requests in flight per endpoint: `$LLMCREATIVITY_MAX_CONCURRENCY`, 8 when unset."""
-    return _run_endpoint_setting("max_concurrency")
+    most: int = _run_endpoint_setting("max_concurrency")
+    return most

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..paths import cache_dir
 from .backend import Backend, TextEmbedder
 from .cache import ResponseCache
-from .cached import CachedBackend
+from .cached import CachedBackend, CallRecord
 from .cached_embedder import CachedEmbedder
 from .call_log import calls_path
 from .request_stats import RequestStats, request_stats
@@ -29,7 +29,7 @@ class LoadedModel:
     """The object's identity string (model and every output-changing setting)."""
     kind: str
     """Class name of the object handed out."""
-    records: list | None
+    records: list[CallRecord] | None
     """The object's own usage records (the live list, one per call), None when it keeps no account."""
     device: str = ""
     """Where a local model runs ("cpu", "cuda:0"); empty for an endpoint."""

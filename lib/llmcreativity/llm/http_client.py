@@ -70,7 +70,8 @@ class HttpClient:
                                           "check base_url and that the server is running") from None
             else:
                 if r.status_code == 200:
-                    return r.json()
+                    answer: dict[str, Any] = r.json()
+                    return answer
                 if r.status_code not in RETRY_STATUS or attempt == self.max_retries:
                     self.stats.failed()
                     raise RuntimeError(f"{url} answered HTTP {r.status_code}: {r.text[:300]}")
@@ -81,7 +82,8 @@ class HttpClient:
         """One HTTP request in one of the `max_concurrency` slots, counted in `stats`."""
         with self._slots:
             start = self.stats.started()
-            ok, usage = False, {}
+            ok = False
+            usage: dict[str, int] = {}  # the token counts of the answer's `usage`
             try:
                 r = self._session.post(url, json=body, timeout=self.timeout)
                 if r.status_code == 200:

@@ -25,6 +25,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -49,6 +50,9 @@ from .prefix_cache import batch_prefix_length, common_prefix_length
 from .registry import get_spec, llamacpp_identity, materialize
 from .row_sampling import next_tokens, row_seed
 from .types import Completion, Prompt
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase as Tokenizer
 
 hf_logging.set_verbosity_error()
 logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's load and decode chatter, errors kept
@@ -95,7 +99,7 @@ def physical_cores(cpuinfo: str | None = None) -> int:
     return max(1, min(len(cores), usable)) if cores else usable
 
 
-def gguf_text_side(gguf_path: Path, folder: Path | None = None):
+def gguf_text_side(gguf_path: Path, folder: Path | None = None) -> tuple[Tokenizer, set[int]]:
     """The transformers path's tokenizer and end-of-sequence ids for a GGUF model.
 
     From `folder` (the model converted by `convert_gguf`, which saved exactly this tokenizer and the model's
@@ -112,6 +116,17 @@ def gguf_text_side(gguf_path: Path, folder: Path | None = None):
     eos_ids = set(eos if isinstance(eos, list) else [eos]) | {tokenizer.eos_token_id}
     eos_ids.discard(None)
     return tokenizer, eos_ids
+
+
+class EngineSettings(TypedDict, total=False):
+    """The keyword arguments of `LlamaCppBackend` that `from_registry` passes on."""
+
+    n_ctx: int
+    parallel: int
+    n_threads: int | None
+    n_batch: int
+    max_outputs: int
+    independent: bool
 
 
 class LlamaCppBackend(TeacherForcedScoring):
@@ -188,7 +203,7 @@ class LlamaCppBackend(TeacherForcedScoring):
         self._check_vocabulary()
 
     @classmethod
-    def from_registry(cls, name: str, **kwargs) -> LlamaCppBackend:
+    def from_registry(cls, name: str, **kwargs: Unpack[EngineSettings]) -> LlamaCppBackend:
         """A registry model's packaged GGUF, with the tokenizer of its `convert_gguf` folder where that exists."""
         spec = get_spec(name)
         folder = cache_dir() / "models" / name / "hf"
@@ -322,12 +337,15 @@ class LlamaCppBackend(TeacherForcedScoring):
         The rows' shared prefix (short of the first position whose logits are read) comes from the anchor.
         """
         scored: list[list[float]] = [[] for _ in seqs]
-        last: list[torch.Tensor | None] = [None] * len(seqs)
+        last: dict[int, torch.Tensor] = {}
         for group in self._groups(lambda r, _: len(seqs[r]), len(seqs)):
             rows = [seqs[r] for r in group]
             shared = max(0, min(batch_prefix_length(rows), min(firsts[r] for r in group) - 1))
             self._start(rows[0][:shared], sum(len(s) - shared for s in rows))
-            tokens, positions, ids, wants = [], [], [], []
+            tokens: list[int] = []
+            positions: list[int] = []
+            ids: list[int] = []
+            wants: list[bool] = []
             for k, r in enumerate(group):
                 llama_cpp.llama_memory_seq_cp(self._memory, 0, k + 1, 0, shared)
                 tokens += seqs[r][shared:]
@@ -343,14 +361,14 @@ class LlamaCppBackend(TeacherForcedScoring):
                 targets = torch.tensor(seqs[r][firsts[r]:], dtype=torch.long)
                 scored[r] = logp[:-1].gather(-1, targets[:, None]).squeeze(-1).tolist()
                 last[r] = logp[-1]
-        return scored, torch.stack(last)
+        return scored, torch.stack([last[r] for r in range(len(seqs))])
 
     # -- sampling ----------------------------------------------------------------------
     def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
         """Sample n completions per prompt: rows (prompt, sample) advance together, up to `parallel` at a time."""
         encoded = [self._prompt_ids(p) for p in prompts]
         rows = [(i, j) for i in range(len(encoded)) for j in range(config.n)]
-        out: list[list[Completion | None]] = [[None] * config.n for _ in encoded]
+        found: dict[tuple[int, int], Completion] = {}
 
         def cost(r: int, group: list[int]) -> int:
             """A row's new tokens, plus its prompt's tokens unless a sample of the same prompt shares them."""
@@ -360,9 +378,8 @@ class LlamaCppBackend(TeacherForcedScoring):
         for group in self._groups(cost, len(rows)):
             done = self._generate_rows(encoded, [rows[r] for r in group], config)
             for r, completion in zip(group, done, strict=True):
-                i, j = rows[r]
-                out[i][j] = completion
-        return out
+                found[rows[r]] = completion
+        return [[found[i, j] for j in range(config.n)] for i in range(len(encoded))]
 
     def _generate_rows(self, encoded: list[list[int]], rows: list[tuple[int, int]],
                        config: GenerateConfig) -> list[Completion]:
@@ -373,7 +390,9 @@ class LlamaCppBackend(TeacherForcedScoring):
         shared = max(0, min(batch_prefix_length(ids), min(len(x) for x in ids) - 1))
         self._start(ids[0][:shared], sum(len(x) - shared for x in ids) + len(rows) * config.max_tokens)
         first = {i: next(k for k, (p, _) in enumerate(rows) if p == i) for i in prompts}
-        tokens, positions, seqs = [], [], []
+        tokens: list[int] = []
+        positions: list[int] = []
+        seqs: list[int] = []
         for i in prompts:
             llama_cpp.llama_memory_seq_cp(self._memory, 0, first[i] + 1, 0, shared)
             tokens += encoded[i][shared:]

@@ -14,10 +14,15 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .backend import check_prompt
 from .config import GenerateConfig
-from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
+from .types import AnswerDistribution, Completion, FinishReason, Prompt, TokenScores, Usage
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedTokenizerBase as Tokenizer
 
 NO_LOCAL_LM_ENV = "LLMCREATIVITY_NO_LOCAL_LM"
 """Set to 1 to make any local language-model load raise (proves a run used its endpoints only)."""
@@ -30,7 +35,7 @@ def refuse_local_lm(model: str) -> None:
                            "language-model role of this run must be an endpoint (URL#MODEL or -p base_url)")
 
 
-def prompt_ids(tokenizer, prompt: Prompt, *, chat: bool, name: str) -> list[int]:
+def prompt_ids(tokenizer: Tokenizer, prompt: Prompt, *, chat: bool, name: str) -> list[int]:
     """The token ids of `prompt`: chat messages through the tokenizer's chat template (with the generation
     prompt), a plain string with the tokenizer's special tokens."""
     check_prompt(prompt)
@@ -38,48 +43,66 @@ def prompt_ids(tokenizer, prompt: Prompt, *, chat: bool, name: str) -> list[int]
         if not chat:
             raise ValueError(f"model {name!r} is a base model without a chat template: pass a plain string prompt")
         text = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
-        return tokenizer(text, add_special_tokens=False)["input_ids"]
-    return tokenizer(prompt)["input_ids"]
+        assert isinstance(text, str)  # the template's text, not its ids (tokenize=False)
+        ids: list[int] = tokenizer(text, add_special_tokens=False)["input_ids"]
+        return ids
+    ids = tokenizer(prompt)["input_ids"]
+    return ids
 
 
-def text_ids(tokenizer, text: str) -> list[int]:
+def text_ids(tokenizer: Tokenizer, text: str) -> list[int]:
     """The token ids of `text` alone (no special tokens): a continuation, an answer, a count."""
-    return tokenizer(text, add_special_tokens=False)["input_ids"]
+    ids: list[int] = tokenizer(text, add_special_tokens=False)["input_ids"]
+    return ids
 
 
-def hits_stop(tokenizer, ids: list[int], stop: tuple[str, ...]) -> bool:
+def decode(tokenizer: Tokenizer, ids: list[int]) -> str:
+    """The text of the token ids `ids` (one sequence decodes to one string)."""
+    text = tokenizer.decode(ids)
+    assert isinstance(text, str)
+    return text
+
+
+def id_tokens(tokenizer: Tokenizer, ids: list[int]) -> list[str]:
+    """The tokens, as strings, of the token ids `ids` (a list of ids gives a list of tokens)."""
+    tokens = tokenizer.convert_ids_to_tokens(ids)
+    assert isinstance(tokens, list)
+    return tokens
+
+
+def hits_stop(tokenizer: Tokenizer, ids: list[int], stop: tuple[str, ...]) -> bool:
     """Whether the decoded text of the generated `ids` contains any of the stop strings."""
     if not stop:
         return False
-    text = tokenizer.decode(ids)
+    text = decode(tokenizer, ids)
     return any(s in text for s in stop)
 
 
-def cut_completion(tokenizer, eos_ids: set[int], ids: list[int], logprobs: list[float], config: GenerateConfig,
-                   seconds: float) -> Completion:
+def cut_completion(tokenizer: Tokenizer, eos_ids: set[int], ids: list[int], logprobs: list[float],
+                   config: GenerateConfig, seconds: float) -> Completion:
     """A generated row as a Completion, cut at end-of-sequence or the first stop string (which is dropped), with its
     tokens and their log-probabilities whatever `config.logprobs` says: a local engine computes them anyway, and a
     recorded sample is checked by teacher-forcing exactly these tokens (`spot_check`)."""
-    finish = "length"
+    finish: FinishReason = "length"
     for j, t in enumerate(ids):
         if t in eos_ids:
             ids, logprobs, finish = ids[:j], logprobs[:j], "stop"
             break
-    pieces = [tokenizer.decode(ids[: j + 1]) for j in range(len(ids))]
+    pieces = [decode(tokenizer, ids[: j + 1]) for j in range(len(ids))]
     text = pieces[-1] if pieces else ""
     cut = min((text.find(s) for s in config.stop if s in text), default=-1)
     if cut >= 0:
         keep = sum(1 for p in pieces if len(p) <= cut)
         ids, logprobs, text, finish = ids[:keep], logprobs[:keep], text[:cut], "stop"
-    tokens = tokenizer.convert_ids_to_tokens(ids)
-    return Completion(text, tokens, logprobs, finish, Usage(0, len(ids), seconds))
+    return Completion(text, id_tokens(tokenizer, ids), logprobs, finish, Usage(0, len(ids), seconds))
 
 
-Reader = Callable[[list[list[int]], list[int]], tuple[list[list[float]], object]]
+Reader = Callable[[list[list[int]], list[int]], tuple[list[list[float]], "torch.Tensor"]]
 """read(seqs, firsts) -> (log p(s_t | s_<t) for t >= firsts[r] per row, next-token log-probabilities per row)."""
 
 
-def answer_logprob_sums(read: Reader, tokenizer, ctxs: list[list[int]], answers: Sequence[str]) -> list[list[float]]:
+def answer_logprob_sums(read: Reader, tokenizer: Tokenizer, ctxs: list[list[int]],
+                        answers: Sequence[str]) -> list[list[float]]:
     """s[i][a] = log p(answer a | prompt i) = the sum of its tokens' teacher-forced log-probabilities.
 
     Answers of one token each are read off every prompt's next-token distribution (one row per prompt);
@@ -111,6 +134,12 @@ class TeacherForcedScoring:
     log-probabilities after the whole sequence (both engines implement it over their shared-prefix state).
     """
 
+    tokenizer: Tokenizer
+    """The model's Hugging Face tokenizer."""
+    _prompt_ids: Callable[[Prompt], list[int]]
+    """The token ids of a prompt (`prompt_ids` with the engine's chat setting)."""
+    _read: Reader
+
     def score(self, context: Prompt, continuation: str) -> TokenScores:
         """log p(x_j | context, x_<j) for the tokens x of `continuation` (teacher forcing, one read)."""
         ctx = self._prompt_ids(context)
@@ -120,7 +149,7 @@ class TeacherForcedScoring:
         t0 = time.perf_counter()
         (lps,), _ = self._read([ctx + cont], [len(ctx)])
         usage = Usage(len(ctx) + len(cont), 0, time.perf_counter() - t0)
-        return TokenScores(self.tokenizer.convert_ids_to_tokens(cont), lps, usage)
+        return TokenScores(id_tokens(self.tokenizer, cont), lps, usage)
 
     def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
         """p(a | prompt) for each answer a: the product of its token probabilities, renormalized over `answers`."""

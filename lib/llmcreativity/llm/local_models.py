@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
@@ -29,12 +30,16 @@ from .registry import (
 from .sentence_transformers_local import SentenceTransformersEmbedder
 from .types import AnswerDistribution, Completion, Prompt, TokenScores
 
+if TYPE_CHECKING:
+    from .llamacpp_local import LlamaCppBackend
+    from .transformers_local import TransformersBackend
+
 ENGINES = ("transformers", "llama.cpp")
 """The local engines a registry language model runs on."""
 
 
 @functools.lru_cache(maxsize=4)
-def _transformers_backend(model: str, dtype: str, batch_size: int, device: str = "cpu"):
+def _transformers_backend(model: str, dtype: str, batch_size: int, device: str = "cpu") -> TransformersBackend:
     from .transformers_local import TransformersBackend, convert_gguf
 
     if model in MODELS:
@@ -61,7 +66,7 @@ class DeferredLocalBackend:
         self._args = (model, dtype, local_batch_size(self.device, batch_size), self.device)
 
     @functools.cached_property
-    def backend(self):
+    def backend(self) -> TransformersBackend | LlamaCppBackend:
         """The loaded TransformersBackend."""
         return _transformers_backend(*self._args)
 
@@ -82,7 +87,7 @@ class DeferredLocalBackend:
 
 
 @functools.lru_cache(maxsize=4)
-def _llamacpp_backend(model: str):
+def _llamacpp_backend(model: str) -> LlamaCppBackend:
     from .llamacpp_local import LlamaCppBackend
 
     return LlamaCppBackend.from_registry(model)
@@ -102,7 +107,7 @@ class DeferredLlamaCppBackend(DeferredLocalBackend):
         self._model = model
 
     @functools.cached_property
-    def backend(self):
+    def backend(self) -> LlamaCppBackend:
         """The loaded LlamaCppBackend."""
         return _llamacpp_backend(self._model)
 

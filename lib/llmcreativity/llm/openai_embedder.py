@@ -6,6 +6,7 @@ are retried and bounded in flight as the chat backend's are (`http_client.HttpCl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -39,7 +40,7 @@ class OpenAIEmbedder(HttpClient):
                                f"({len(texts)}, {self.dim})")
         return vecs
 
-    def encode(self, texts: list[str], **_: object) -> np.ndarray:
+    def encode(self, texts: Sequence[str], **_: object) -> np.ndarray:
         """Unit-norm float32 rows, shape (len(texts), dim); batches of `BATCH` texts are sent concurrently."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of strings, not one string")

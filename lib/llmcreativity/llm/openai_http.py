@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
 from .backend import check_prompt
 from .config import GenerateConfig
 from .http_client import HttpClient, endpoint_identity
-from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
+from .types import AnswerDistribution, Completion, FinishReason, Prompt, TokenScores, Usage
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 TOP_LOGPROBS = 20
 """How many alternatives are requested per token when reading answer probabilities."""
@@ -61,7 +65,7 @@ class OpenAIBackend(HttpClient):
         """Text put before every scored prompt (a BOS token correcting shifted echo log-probabilities)."""
 
     # -- transport ---------------------------------------------------------------------
-    def _map(self, fn, items: list) -> list:
+    def _map(self, fn: Callable[[Item], Result], items: list[Item]) -> list[Result]:
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
             return list(tqdm(pool.map(fn, items), total=len(items), desc=f"{self.model} requests",
                              disable=len(items) < 2, leave=False))
@@ -86,7 +90,7 @@ class OpenAIBackend(HttpClient):
         for ch in choices:
             tokens, logprobs = self._choice_logprobs(ch) if config.logprobs else ([], [])
             text = ch["message"]["content"] if "message" in ch else ch.get("text", "")
-            finish = "length" if ch.get("finish_reason") == "length" else "stop"
+            finish: FinishReason = "length" if ch.get("finish_reason") == "length" else "stop"
             made = len(tokens) if config.logprobs else usage.get("completion_tokens", 0) // max(1, len(choices))
             out.append(Completion(text or "", tokens, logprobs, finish,
                                   Usage(usage.get("prompt_tokens", 0), made, seconds / max(1, len(choices)))))

@@ -24,9 +24,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from pathlib import Path
+from typing import Literal
 
 import requests
 
@@ -46,6 +47,11 @@ COUNTING = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16"
 BOS_CANDIDATES = ("<|im_start|>", "<|endoftext|>", "<s>", "<|begin_of_text|>", "<bos>", "<|startoftext|>")
 """BOS token texts tried when a server's prompt log-probabilities are shifted by one token."""
 _CACHE_FILE = "endpoint_probes.json"
+
+JSON = str | int | float | bool | None | Sequence["JSON"] | Mapping[str, "JSON"]
+"""A JSON value as sent: a request's body."""
+JSONObject = dict[str, object]
+"""A JSON object as read: a server's answer, or this module's cache file (its values narrowed where used)."""
 
 
 class EndpointError(RuntimeError):
@@ -99,7 +105,7 @@ def _where(base_url: str, model: str) -> str:
     return f"{base_url} (model {model!r})"
 
 
-def _call(session: requests.Session, method: str, url: str, api_key_env: str, body: dict | None = None
+def _call(session: requests.Session, method: str, url: str, api_key_env: str, body: Mapping[str, JSON] | None = None
           ) -> requests.Response:
     """One request; unreachable servers and refused keys raise EndpointError (the key's value is never shown)."""
     try:
@@ -115,7 +121,7 @@ def _call(session: requests.Session, method: str, url: str, api_key_env: str, bo
     return r
 
 
-def list_models(base_url: str, api_key_env: str) -> tuple[tuple[str, ...] | None, dict[str, dict]]:
+def list_models(base_url: str, api_key_env: str) -> tuple[tuple[str, ...] | None, dict[str, JSONObject]]:
     """(model ids, id -> its entry) from `GET /models`; (None, {}) when the server does not list models."""
     r = _call(_session(api_key_env), "GET", f"{base_url}/models", api_key_env)
     if r.status_code != 200:
@@ -127,8 +133,8 @@ def list_models(base_url: str, api_key_env: str) -> tuple[tuple[str, ...] | None
     return tuple(entries), entries
 
 
-def _post(session: requests.Session, base_url: str, path: str, body: dict, api_key_env: str
-          ) -> tuple[dict | None, str]:
+def _post(session: requests.Session, base_url: str, path: str, body: Mapping[str, JSON], api_key_env: str
+          ) -> tuple[JSONObject | None, str]:
     """(JSON answer, "") on HTTP 200, else (None, what the server said)."""
     r = _call(session, "POST", f"{base_url}{path}", api_key_env, body)
     if r.status_code != 200:
@@ -139,36 +145,52 @@ def _post(session: requests.Session, base_url: str, path: str, body: dict, api_k
         return None, f"{path} answered with something that is not JSON: {r.text[:200]}"
 
 
+def _at(value: object, *path: str | int) -> object:
+    """value[path[0]][path[1]]...: each step a key of an object or an index of a list; None once a step is missing
+    (a server's answer without the part asked for)."""
+    for step in path:
+        if isinstance(step, str):
+            value = value.get(step) if isinstance(value, dict) else None
+        else:
+            value = value[step] if isinstance(value, list) and step < len(value) else None
+    return value
+
+
+def _count(value: object) -> int:
+    """How many items `value` holds; 0 when it holds none or is missing."""
+    return len(value) if isinstance(value, Sized) else 0
+
+
 _ASK = [{"role": "user", "content": "Say OK."}]
 
 
-def _probe_chat(s, base_url, model, key_env) -> tuple[Probe, str]:
+def _probe_chat(s: requests.Session, base_url: str, model: str, key_env: str) -> tuple[Probe, str]:
     data, err = _post(s, base_url, "/chat/completions", {"model": model, "messages": _ASK, "max_tokens": 1,
                                                           "temperature": 0}, key_env)
-    if data is None or not (data.get("choices") or [{}])[0].get("message"):
+    if data is None or not _at(data, "choices", 0, "message"):
         return Probe(False, err or "no message in the answer"), ""
     return Probe(True), str(data.get("model") or "")
 
 
-def _probe_n(s, base_url, model, key_env) -> Probe:
+def _probe_n(s: requests.Session, base_url: str, model: str, key_env: str) -> Probe:
     data, err = _post(s, base_url, "/chat/completions", {"model": model, "messages": _ASK, "max_tokens": 1,
                                                           "temperature": 1.0, "seed": 0, "n": 2}, key_env)
-    got = len((data or {}).get("choices") or [])
+    got = _count(_at(data, "choices"))
     return Probe(got == 2, err or ("" if got == 2 else f"asked n=2, got {got} choice(s): samples are asked "
                                                         "for one by one, concurrently"))
 
 
-def _probe_logprobs(s, base_url, model, key_env, top: int) -> Probe:
+def _probe_logprobs(s: requests.Session, base_url: str, model: str, key_env: str, top: int) -> Probe:
     data, err = _post(s, base_url, "/chat/completions", {"model": model, "messages": _ASK, "max_tokens": 1,
                                                           "temperature": 0, "logprobs": True, "top_logprobs": top},
                       key_env)
     if data is None:
         return Probe(False, err)
-    content = (((data.get("choices") or [{}])[0].get("logprobs")) or {}).get("content") or []
-    if not content or not isinstance(content[0].get("logprob"), (int, float)):
+    first = _at(data, "choices", 0, "logprobs", "content", 0)  # the first generated token's entry
+    if not isinstance(_at(first, "logprob"), (int, float)):
         return Probe(False, "the answer carries no token log-probabilities")
-    if top > 1 and len(content[0].get("top_logprobs") or []) < 2:
-        return Probe(False, f"asked for the top {top} alternatives, got {len(content[0].get('top_logprobs') or [])}")
+    if top > 1 and _count(_at(first, "top_logprobs")) < 2:
+        return Probe(False, f"asked for the top {top} alternatives, got {_count(_at(first, 'top_logprobs'))}")
     return Probe(True)
 
 
@@ -183,7 +205,7 @@ def echo_shift(tokens: list[str], tops: list[dict[str, float] | None]) -> int | 
     for i, top in enumerate(tops):
         if not top:
             continue
-        best = max(top, key=top.get)
+        best = max(top, key=lambda t: top[t])
         at += best == tokens[i]
         after += i + 1 < len(tokens) and best == tokens[i + 1]
     if at == after:
@@ -191,52 +213,64 @@ def echo_shift(tokens: list[str], tops: list[dict[str, float] | None]) -> int | 
     return 0 if at > after else 1
 
 
-def _echo(s, base_url, model, key_env, prefix: str) -> tuple[dict | None, str]:
+def _echo(s: requests.Session, base_url: str, model: str, key_env: str, prefix: str) -> tuple[JSONObject | None, str]:
     data, err = _post(s, base_url, "/completions", {"model": model, "prompt": prefix + COUNTING, "echo": True,
                                                      "max_tokens": 1, "logprobs": 1, "temperature": 0}, key_env)
     if data is None:
         return None, err
-    lp = (data.get("choices") or [{}])[0].get("logprobs") or {}
-    if not lp.get("tokens") or not lp.get("text_offset") or not lp.get("token_logprobs"):
+    lp = _at(data, "choices", 0, "logprobs")
+    if not isinstance(lp, dict) or not lp.get("tokens") or not lp.get("text_offset") or not lp.get("token_logprobs"):
         return None, "/completions with echo returned no prompt log-probabilities"
     return lp, ""
 
 
-def _probe_echo(s, base_url, model, key_env) -> Probe:
+def _echoed_tokens(lp: JSONObject) -> list[str]:
+    """The tokens of an echo answer's log-probabilities."""
+    tokens = lp["tokens"]
+    return [str(t) for t in tokens] if isinstance(tokens, list) else []
+
+
+def _echo_shift(lp: JSONObject) -> int | None:
+    """`echo_shift` of an echo answer's log-probabilities: its tokens and their listed alternatives."""
+    tops = lp.get("top_logprobs") or []
+    return echo_shift(_echoed_tokens(lp), [t if isinstance(t, dict) else None for t in tops]
+                      if isinstance(tops, list) else [])
+
+
+def _probe_echo(s: requests.Session, base_url: str, model: str, key_env: str) -> Probe:
     lp, err = _echo(s, base_url, model, key_env, "")
     if lp is None:
         return Probe(False, err)
-    shift = echo_shift(lp["tokens"], lp.get("top_logprobs") or [])
+    shift = _echo_shift(lp)
     if shift != 1:
         return Probe(True, "" if shift == 0 else "alignment not checkable (no alternatives returned)")
     for bos in BOS_CANDIDATES:
         fixed, _ = _echo(s, base_url, model, key_env, bos)
-        if fixed and not "".join(fixed["tokens"]).startswith(bos) \
-                and echo_shift(fixed["tokens"], fixed.get("top_logprobs") or []) == 0:
+        if fixed and not "".join(_echoed_tokens(fixed)).startswith(bos) and _echo_shift(fixed) == 0:
             return Probe(True, f"prompt log-probabilities are shifted by one token without a BOS token; corrected "
                                f"by prepending {bos!r} to every scored text", score_prefix=bos)
     return Probe(False, "prompt log-probabilities are shifted by one token and no BOS token "
                         f"({', '.join(BOS_CANDIDATES)}) corrects it")
 
 
-def _probe_embeddings(s, base_url, model, key_env) -> Probe:
+def _probe_embeddings(s: requests.Session, base_url: str, model: str, key_env: str) -> Probe:
     data, err = _post(s, base_url, "/embeddings", {"model": model, "input": ["probe"]}, key_env)
-    rows = (data or {}).get("data") or []
-    vec = rows[0].get("embedding") if rows else None
+    vec = _at(data, "data", 0, "embedding")
     if not isinstance(vec, list) or not vec:
         return Probe(False, err or "no embedding in the answer")
     return Probe(True, dim=len(vec))
 
 
-def _cache_path():
+def _cache_path() -> Path:
     return cache_dir() / _CACHE_FILE
 
 
-def _read_cache() -> dict[str, Any]:
+def _read_cache() -> JSONObject:
     try:
-        return json.loads(_cache_path().read_text())
+        entries: JSONObject = json.loads(_cache_path().read_text())
     except (OSError, ValueError):
         return {}
+    return entries
 
 
 def _write_cache(key: str, report: EndpointReport) -> None:
@@ -251,7 +285,7 @@ def _write_cache(key: str, report: EndpointReport) -> None:
 
 def _cached(key: str) -> EndpointReport | None:
     entry = _read_cache().get(key)
-    if not entry or time.time() - entry.get("checked_at", 0) > PROBE_TTL:
+    if not isinstance(entry, dict) or time.time() - entry.get("checked_at", 0) > PROBE_TTL:
         return None
     r = entry["report"]
     return EndpointReport(r["base_url"], r["model"], None if r["listed"] is None else tuple(r["listed"]),

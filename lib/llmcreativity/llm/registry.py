@@ -123,7 +123,7 @@ def package_files(spec: ModelSpec) -> list[Path]:
         hits = sorted(str(f) for f in files if re.search(spec.file_pattern, str(f)))
         if not hits:
             raise FileNotFoundError(f"package {dist!r} holds no file matching {spec.file_pattern!r}")
-        found.extend(Path(md.distribution(dist).locate_file(h)) for h in hits)
+        found.extend(Path(str(md.distribution(dist).locate_file(h))) for h in hits)
     return found
 
 

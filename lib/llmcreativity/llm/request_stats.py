@@ -68,15 +68,17 @@ class _Window:
     """The mutable counts of one span (the totals, or one `measure` block)."""
 
     def __init__(self) -> None:
-        self.values = {f.name: 0 for f in fields(RequestCounts)}
-        self.values["request_seconds"] = self.values["busy_seconds"] = 0.0
+        self.values = {f.name: 0 for f in fields(RequestCounts) if f.name not in ("request_seconds", "busy_seconds")}
+        """The whole-number counts (requests, retries, failures, max_in_flight, tokens)."""
+        self.request_seconds = 0.0
+        self.busy_seconds = 0.0
         self.busy_since: float | None = None
 
     def freeze(self, now: float, in_flight: int) -> RequestCounts:
-        values = dict(self.values)
+        busy_seconds = self.busy_seconds
         if self.busy_since is not None and in_flight:
-            values["busy_seconds"] += now - self.busy_since
-        return RequestCounts(**values)
+            busy_seconds += now - self.busy_since
+        return RequestCounts(**self.values, request_seconds=self.request_seconds, busy_seconds=busy_seconds)
 
 
 class RequestStats:
@@ -110,13 +112,13 @@ class RequestStats:
             self._in_flight -= 1
             for w in self._windows:
                 v = w.values
-                v["request_seconds"] += now - start
+                w.request_seconds += now - start
                 if ok:
                     v["requests"] += 1
                     v["prompt_tokens"] += prompt_tokens
                     v["completion_tokens"] += completion_tokens
                 if self._in_flight == 0 and w.busy_since is not None:
-                    v["busy_seconds"] += now - w.busy_since
+                    w.busy_seconds += now - w.busy_since
                     w.busy_since = None
 
     def retried(self) -> None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .backend import Backend
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
 from .endpoint_settings import run_api_key_env, run_max_concurrency
@@ -207,7 +208,7 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str | None = None, ma
         max_concurrency = run_max_concurrency() if max_concurrency is None else max_concurrency
         report = check_role(role, parsed, api_key_env=api_key_env)
         echo, n = report.probes.get("echo"), report.probes.get("n")
-        inner = OpenAIBackend(parsed.base_url, parsed.model, served_model=report.served_model,
+        inner: Backend = OpenAIBackend(parsed.base_url, parsed.model, served_model=report.served_model,
                               n_supported=None if n is None else n.ok,
                               score_prefix=echo.score_prefix if echo is not None and echo.ok else "",
                               api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)

@@ -69,7 +69,7 @@ class ScriptedBackend:
         return len(text.split())
 
 
-Embedding = Callable[[str], Sequence[float]]
+Embedding = Callable[[str], Sequence[float] | np.ndarray]
 """Maps a text to its row (the embedder scales it to unit length)."""
 
 
@@ -105,7 +105,7 @@ class ScriptedEmbedder:
         """Every text encoded, in order."""
         return [t for batch in self.batches for t in batch]
 
-    def encode(self, texts: list[str], **_: object) -> np.ndarray:
+    def encode(self, texts: Sequence[str], **_: object) -> np.ndarray:
         """Unit rows of `embed(text)`, shape (len(texts), dim)."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of strings, not one string")

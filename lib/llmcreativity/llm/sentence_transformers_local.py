@@ -5,11 +5,16 @@ from __future__ import annotations
 import functools
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .device import EMBED_BATCH, device_kind
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 
 class SentenceTransformersEmbedder:
@@ -29,7 +34,7 @@ class SentenceTransformersEmbedder:
         self._lock = threading.Lock()
 
     @functools.cached_property
-    def model(self):
+    def model(self) -> SentenceTransformer:
         """The loaded SentenceTransformer."""
         from sentence_transformers import SentenceTransformer
 
@@ -39,7 +44,7 @@ class SentenceTransformersEmbedder:
                              f"its pooling config says {self.dim}")
         return model
 
-    def encode(self, texts: list[str], *, batch_size: int | None = None, show_progress: bool = False) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None, show_progress: bool = False) -> np.ndarray:
         """Embeddings of `texts`, shape (len(texts), dim), unit-norm rows (`batch_size` None: the device's default,
         `device.EMBED_BATCH`)."""
         if isinstance(texts, str):
@@ -47,9 +52,10 @@ class SentenceTransformersEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
-            vecs = self.model.encode(list(texts), batch_size=batch_size or EMBED_BATCH[device_kind(self.device)],
-                                     show_progress_bar=show_progress, convert_to_numpy=True,
-                                     normalize_embeddings=True)
+            vecs: np.ndarray = self.model.encode(list(texts),
+                                                 batch_size=batch_size or EMBED_BATCH[device_kind(self.device)],
+                                                 show_progress_bar=show_progress, convert_to_numpy=True,
+                                                 normalize_embeddings=True)
         return vecs.astype(np.float32)
 
 

@@ -35,6 +35,7 @@ import numpy as np
 from ..jsonl import append_jsonl, read_jsonl
 from .call_log import LoggedCall
 from .config import GenerateConfig
+from .types import AnswerDistribution, Completion, TokenScores
 
 SPOT_FILE_ENV = "LLMCREATIVITY_SPOT_CHECK"
 """Environment variable naming the file a replay's spot-check comparisons are appended to (one per stage)."""
@@ -171,7 +172,7 @@ def teacher_forced(engine: Any, prompt: Any, ids: list[int]) -> list[float]:
     return [float(v) for v in scored]
 
 
-def check_generate(inner: Any, call: LoggedCall, completions: list[Any]) -> SpotResult:
+def check_generate(inner: Any, call: LoggedCall, completions: list[Completion]) -> SpotResult:
     """Teacher-force the recorded samples' token ids; their log-probabilities and text must agree with the record."""
     engine, tol = _engine(inner), logprob_tolerance(inner)
     if not hasattr(engine, "_read"):
@@ -201,7 +202,7 @@ def check_generate(inner: Any, call: LoggedCall, completions: list[Any]) -> Spot
     return _result(call, worst, tol)
 
 
-def check_score(inner: Any, call: LoggedCall, recorded: Any) -> SpotResult:
+def check_score(inner: Any, call: LoggedCall, recorded: TokenScores) -> SpotResult:
     """Score the continuation again; same tokens, log-probabilities within `LOGPROB_TOL`."""
     fresh, tol = inner.score(call.inputs["context"], call.inputs["continuation"]), logprob_tolerance(inner)
     if list(fresh.tokens) != list(recorded.tokens):
@@ -210,7 +211,7 @@ def check_score(inner: Any, call: LoggedCall, recorded: Any) -> SpotResult:
     return _result(call, float(diffs.max(initial=0.0)), tol)
 
 
-def check_answer_probs(inner: Any, call: LoggedCall, recorded: Any) -> SpotResult:
+def check_answer_probs(inner: Any, call: LoggedCall, recorded: AnswerDistribution) -> SpotResult:
     """Answer probabilities again, each within `PROB_TOL`."""
     fresh = inner.answer_probs(call.inputs["prompt"], list(call.inputs["answers"]))
     worst = max(abs(fresh.probs[a] - recorded.probs[a]) for a in recorded.probs)

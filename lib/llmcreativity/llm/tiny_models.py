@@ -55,8 +55,8 @@ def tiny_tokenizer(ascii_only: bool = False) -> PreTrainedTokenizerFast:
     else:
         alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
     vocab = {ch: i for i, ch in enumerate(alphabet)}
-    for tok in SPECIAL:
-        vocab[tok] = len(vocab)
+    for special in SPECIAL:
+        vocab[special] = len(vocab)
     core = Tokenizer(models.BPE(vocab=vocab, merges=[]))
     core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     core.decoder = decoders.ByteLevel()
@@ -65,7 +65,7 @@ def tiny_tokenizer(ascii_only: bool = False) -> PreTrainedTokenizerFast:
     return tok
 
 
-def _model(arch: str, tok: PreTrainedTokenizerFast):
+def _model(arch: str, tok: PreTrainedTokenizerFast) -> LlamaForCausalLM | Qwen2ForCausalLM | Gemma3ForCausalLM:
     common = {**SIZE, "vocab_size": len(tok), "initializer_range": 0.1, "eos_token_id": tok.eos_token_id,
               "pad_token_id": tok.pad_token_id, "bos_token_id": None}
     if arch == "llama":

@@ -22,7 +22,9 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -30,7 +32,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import torch
 from tqdm.auto import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer
-from transformers.cache_utils import DynamicCache
+from transformers.cache_utils import CacheLayerMixin, DynamicCache
 from transformers.utils import logging as hf_logging
 
 from ..paths import cache_dir
@@ -42,9 +44,15 @@ from .registry import local_identity
 from .row_sampling import next_tokens, row_generators
 from .types import Completion, Prompt
 
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig, PreTrainedModel
+
 hf_logging.set_verbosity_error()
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def convert_gguf(name: str, gguf_path: Path) -> Path:
@@ -61,7 +69,7 @@ def convert_gguf(name: str, gguf_path: Path) -> Path:
         AutoTokenizer.from_pretrained(gguf_path.parent, **kw).save_pretrained(tmp)
         model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32, **kw)
         # The weights are already dequantized to float32; drop the GGUF marker so they can be saved.
-        model.hf_quantizer = None
+        model.hf_quantizer = None  # type: ignore[assignment]  # torch types Module attributes as tensors or modules
         model.config.__dict__.pop("quantization_config", None)
         model.save_pretrained(tmp)
         Path(tmp, ".complete").write_text(str(gguf_path))
@@ -71,19 +79,29 @@ def convert_gguf(name: str, gguf_path: Path) -> Path:
     return target
 
 
-def _serialized(method):
+def _serialized(method: Callable[Concatenate[TransformersBackend, P], R]
+                ) -> Callable[Concatenate[TransformersBackend, P], R]:
     """Run `method` under the backend's lock (one call at a time per backend)."""
     @functools.wraps(method)
-    def locked(self, *args, **kwargs):
+    def locked(self: TransformersBackend, /, *args: P.args, **kwargs: P.kwargs) -> R:
         with self._lock:
             return method(self, *args, **kwargs)
     return locked
 
 
-def _has_windowed_layers(config) -> bool:
+def _has_windowed_layers(config: PretrainedConfig) -> bool:
     """Whether any attention layer sees only a window of the past (its state cannot be cut to a prefix)."""
     text = config.get_text_config(decoder=True)
     return any(t != "full_attention" for t in (getattr(text, "layer_types", None) or []))
+
+
+def _cache_state(cache: DynamicCache) -> KV:
+    """Each layer's (keys, values) of a filled cache of full-attention layers."""
+    state = []
+    for layer in cache.layers:
+        assert isinstance(layer, CacheLayerMixin) and layer.keys is not None and layer.values is not None
+        state.append((layer.keys, layer.values))
+    return tuple(state)
 
 
 class TransformersBackend(TeacherForcedScoring):
@@ -125,7 +143,9 @@ class TransformersBackend(TeacherForcedScoring):
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype]).to(self.device)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype])
+        # transformers wraps `PreTrainedModel.to` with functools.wraps, which mypy does not bind to the instance
+        self.model: PreTrainedModel = model.to(self.device)  # type: ignore[arg-type]
         self.model.eval()
         self.decoder = self.model.get_decoder()
         head = self.model.get_output_embeddings()
@@ -142,7 +162,7 @@ class TransformersBackend(TeacherForcedScoring):
     def _prompt_ids(self, prompt: Prompt) -> list[int]:
         return prompt_ids(self.tokenizer, prompt, chat=self.chat, name=self.name)
 
-    def _tensor(self, data) -> torch.Tensor:
+    def _tensor(self, data: Sequence[int] | Sequence[Sequence[int]]) -> torch.Tensor:
         """`data` as an integer tensor on the model's device."""
         return torch.tensor(data, dtype=torch.long, device=self.device)
 
@@ -151,7 +171,8 @@ class TransformersBackend(TeacherForcedScoring):
         return len(text_ids(self.tokenizer, text))
 
     # -- the forward pass over shared prefixes ------------------------------------------
-    def _decode(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache):
+    def _decode(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor,
+                cache: DynamicCache | None) -> tuple[torch.Tensor, DynamicCache]:
         """The decoder's last hidden states and updated cache for `ids` placed at `positions` after `cache`."""
         out = self.decoder(input_ids=ids, attention_mask=mask, position_ids=positions, cache=cache, use_cache=True)
         return out.last_hidden_state, out.cache
@@ -183,7 +204,7 @@ class TransformersBackend(TeacherForcedScoring):
             positions = torch.arange(start, len(ids), device=self.device)[None]
             _, cache = self._decode(rest, torch.ones(1, len(ids), dtype=torch.long, device=self.device), positions,
                                     cache)
-            kv = tuple((layer.keys, layer.values) for layer in cache.layers)
+            kv = _cache_state(cache)
             self.prefixes.put(ids, kv)
         return kv
 
@@ -236,7 +257,7 @@ class TransformersBackend(TeacherForcedScoring):
             out.extend(self._generate_batch(encoded[start:start + self.batch_size], config))
         return out
 
-    def _prefill(self, batch: list[list[int]]):
+    def _prefill(self, batch: list[list[int]]) -> tuple[torch.Tensor, DynamicCache, torch.Tensor, torch.Tensor]:
         """Read the prompts after their shared prefix; the suffixes are left-padded so their ends line up.
 
         Returns the last position's logits, the cache, the attention mask and the next position of each prompt.

@@ -222,7 +222,8 @@ def check_value(param: Parameter, value: Any, where: str) -> Any:
         value = float(value)
     if param.kind is tuple and isinstance(value, list):
         value = tuple(value)
-    if param.kind in (int, float) and isinstance(value, bool) or not isinstance(value, param.kind):
+    of_kind = isinstance(value, param.kind)  # a flag: narrowing by `param.kind` would hide that a number is checked
+    if param.kind in (int, float) and isinstance(value, bool) or not of_kind:
         raise ParameterError(f"{where}: {param.name}={value!r} is a {type(value).__name__}; {fix}")
     if param.kind is float and not math.isfinite(value):
         raise ParameterError(f"{where}: {param.name}={value!r} is not finite; {fix}")

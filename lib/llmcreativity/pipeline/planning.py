@@ -84,7 +84,8 @@ def load_notebook(stage: Stage) -> nbformat.NotebookNode:
     if not path.exists():
         raise FileNotFoundError(f"stage {stage.name!r}: notebook {stage.notebook} not found; "
                                 "fix the path in lib/llmcreativity/pipeline/stages.py")
-    return jupytext.read(path)
+    nb: nbformat.NotebookNode = jupytext.read(path)
+    return nb
 
 
 def parameters_cell_index(nb: nbformat.NotebookNode, where: str) -> int:
@@ -380,7 +381,8 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
             why = missing_input(p, name)
             if why is None:
                 continue
-            written_later = upstream and missing_path(params[name], value, results).resolve().is_relative_to(results)
+            missing = missing_path(params[name], value, results)  # not None: `why` found it missing
+            written_later = upstream and missing is not None and missing.resolve().is_relative_to(results)
             if not written_later:
                 problems.append(f"{why}; pass an existing path with -p {name} PATH")
         plans.append(p)
@@ -389,8 +391,8 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
             continue
         if key not in used:
             target, name = split_override(key, names)
-            scope = [s for s in selected if target in (None, s.name)]
-            known = sorted({n for s in scope for n in declared[s.name]})
+            in_scope = [s for s in selected if target in (None, s.name)]
+            known = sorted({n for s in in_scope for n in declared[s.name]})
             problems.append(f"-p {key}: no selected stage declares a parameter {name!r}; known: {known}")
     if not problems:
         problems = endpoint_problems(plans)

@@ -23,10 +23,13 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..hashing import sha256_file
 from ..paths import REPO_ROOT, data_dir, results_dir
+
+if TYPE_CHECKING:
+    from ..llm.roles import RoleUse
 
 PACKAGES = ("llmcreativity", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "torch", "transformers",
             "sentence-transformers", "llama_cpp_python", "sacrebleu", "matplotlib", "papermill")
@@ -103,7 +106,7 @@ class Provenance:
     """Id of the run (`current_run`); the claims this notebook recorded carry the same id."""
     params_sha256: str = ""
     """Hash of the parameter values the runner passed (`parameters_hash`); empty outside the runner."""
-    roles: tuple = ()
+    roles: tuple[RoleUse, ...] = ()
     """The model roles the kernel filled (`llm.roles.RoleUse`): role, spec, endpoint and the model it serves."""
 
 
@@ -224,7 +227,7 @@ def _models() -> list[ModelUse]:
     return sorted(uses.values(), key=lambda m: m.identity)
 
 
-def _roles() -> tuple:
+def _roles() -> tuple[RoleUse, ...]:
     """Each distinct model role the kernel filled, in the order first filled."""
     from ..llm.roles import role_uses
 

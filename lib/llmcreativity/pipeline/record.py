@@ -97,7 +97,8 @@ def code_commit() -> str:
 
 def cpu_description() -> dict[str, Any]:
     """The recording machine: processor model, cores and the flags that change arithmetic (AVX2, AVX-512, bf16)."""
-    model, flags = "", set()
+    model = ""
+    flags: set[str] = set()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name") and not model:
@@ -116,7 +117,7 @@ def _read_record_json(folder: Path) -> dict[str, Any]:
         raise RecordError(f"{path}: no record here (no {RECORD_FILE}); export one with `llmcreativity record export "
                           f"{folder}` or give the folder that holds {RECORD_FILE}")
     try:
-        record = json.loads(path.read_text())
+        record: dict[str, Any] = json.loads(path.read_text())
     except json.JSONDecodeError as e:
         raise RecordError(f"{path}: not valid JSON ({e}): the file is truncated or corrupted; restore it from git "
                           "(`git checkout -- <path>`) or export the record again") from e
@@ -157,7 +158,7 @@ def _save_embeddings(path: Path, keys: list[str], rows: list[np.ndarray]) -> Non
         arrays[f"keys_{dim}"] = np.array([keys[i] for i in idx])
         arrays[f"vectors_{dim}"] = np.stack([rows[i] for i in idx]).astype(np.float32)
     tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez_compressed(tmp, **arrays)
+    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]  # mypy matches **arrays to allow_pickle too
     os.replace(tmp, path)
 
 
@@ -266,8 +267,10 @@ def export_record(folder: str | Path, plans: list[Plan], profile: str, cache_pat
     """Export the stages of `plans` (run under `profile`) into the record at `folder`; returns the record.json."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    record = (_read_record_json(folder) if (folder / RECORD_FILE).exists()
-              else {"format": FORMAT, "version": VERSION, "profile": profile, "stages": {}})
+    if (folder / RECORD_FILE).exists():
+        record = _read_record_json(folder)
+    else:
+        record = {"format": FORMAT, "version": VERSION, "profile": profile, "stages": {}}
     if record.get("profile") != profile:
         raise RecordError(f"{folder}: a record of profile {record.get('profile')!r}; export profile {profile!r} into "
                           "another folder")
