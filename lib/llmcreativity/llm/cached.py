@@ -15,6 +15,7 @@ from typing import Literal, TypeVar
 
 import pandas as pd
 
+from ..json_records import from_json, to_json
 from . import spot_check
 from .backend import Backend, answer_probs_batch, check_prompt
 from .cache import ResponseCache, cache_key
@@ -125,7 +126,7 @@ class CachedBackend:
                  for p in prompts]
         stored = [self._lookup(call) for call in calls]
         results: list[list[Completion] | None] = [
-            [Completion.from_dict(h) for h in hits if h is not None] if all(h is not None for h in hits) else None
+            [from_json(Completion, h) for h in hits if h is not None] if all(h is not None for h in hits) else None
             for hits in stored]
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
@@ -136,8 +137,8 @@ class CachedBackend:
                 kept = []
                 for key, hit, c in zip(calls[i].keys, stored[i], samples, strict=True):
                     if hit is None and self.cache is not None:
-                        self.cache.put(key, c.to_dict())
-                    kept.append(c if hit is None else Completion.from_dict(hit))
+                        self.cache.put(key, to_json(c))
+                    kept.append(c if hit is None else from_json(Completion, hit))
                 results[i] = kept
         for i, (call, recorded) in enumerate(zip(calls, results, strict=True)):
             if i not in todo and recorded is not None:
@@ -163,7 +164,7 @@ class CachedBackend:
         if not continuation:
             raise ValueError("continuation is empty: there are no tokens to score")
         return self._single("score", (context, continuation), {"context": context, "continuation": continuation},
-                            lambda: self.inner.score(context, continuation), TokenScores.from_dict,
+                            lambda: self.inner.score(context, continuation), TokenScores,
                             spot_check.check_score)
 
     def answer_probs(self, prompt: Prompt, answers: list[str]) -> AnswerDistribution:
@@ -172,7 +173,7 @@ class CachedBackend:
         if len(answers) < 2 or len(set(answers)) != len(answers) or not all(a.strip() for a in answers):
             raise ValueError(f"answers={answers!r}: give at least two distinct, non-empty answers")
         return self._single("answer_probs", (prompt, answers), {"prompt": prompt, "answers": answers},
-                            lambda: self.inner.answer_probs(prompt, answers), AnswerDistribution.from_dict,
+                            lambda: self.inner.answer_probs(prompt, answers), AnswerDistribution,
                             spot_check.check_answer_probs)
 
     def answer_probs_batch(self, prompts: list[Prompt], answers: list[str]) -> list[AnswerDistribution]:
@@ -189,9 +190,9 @@ class CachedBackend:
         out: list[AnswerDistribution] = []
         computed = dict(zip(todo, fresh, strict=True))
         for i, (call, hit) in enumerate(zip(calls, hits, strict=True)):
-            result = AnswerDistribution.from_dict(hit) if hit is not None else computed[i]
+            result = from_json(AnswerDistribution, hit) if hit is not None else computed[i]
             if hit is None and self.cache is not None:
-                self.cache.put(call.keys[0], result.to_dict())
+                self.cache.put(call.keys[0], to_json(result))
             if hit is not None:
                 self._spot_check(call, spot_check.check_answer_probs, result)
             result.usage.cached = hit is not None
@@ -200,14 +201,14 @@ class CachedBackend:
         return out
 
     def _single(self, method: Method, args: tuple[object, ...], inputs: dict[str, object],
-                compute: Callable[[], Single], from_dict: Callable[[Stored], Single],
+                compute: Callable[[], Single], kind: type[Single],
                 check: Callable[[Backend, LoggedCall, Single], spot_check.SpotResult]) -> Single:
         """One cached call that returns one record (score, answer_probs)."""
         call = self._call(method, [cache_key(self.identity, method, *args)], inputs)
         (hit,) = self._lookup(call)
-        result = from_dict(hit) if hit is not None else compute()
+        result = from_json(kind, hit) if hit is not None else compute()
         if hit is None and self.cache is not None:
-            self.cache.put(call.keys[0], result.to_dict())
+            self.cache.put(call.keys[0], to_json(result))
         if hit is not None:
             self._spot_check(call, check, result)
         result.usage.cached = hit is not None

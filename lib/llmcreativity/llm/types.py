@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
 Message = dict[str, str]
 """One chat message in OpenAI form: {"role": "system" | "user" | "assistant", "content": str}."""
@@ -59,13 +59,6 @@ class Completion:
         """Length-normalized log-probability (1/L) sum_j log p(x_j | x_<j); -inf for an empty completion."""
         return self.sum_logprob / len(self.logprobs) if self.logprobs else -math.inf
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Completion:
-        return cls(**{**d, "usage": Usage(**d["usage"])})
-
 
 @dataclass
 class TokenScores:
@@ -76,13 +69,6 @@ class TokenScores:
     logprobs: list[float]
     """log p(x_j | context, x_<j), natural log, one per continuation token."""
     usage: Usage = field(default_factory=Usage)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TokenScores:
-        return cls(**{**d, "usage": Usage(**d["usage"])})
 
 
 @dataclass
@@ -103,10 +89,3 @@ class AnswerDistribution:
     def expected(self) -> float:
         """E[a] = sum_a a p(a) for numeric answers (e.g. the digits 0-5 of a rubric score)."""
         return float(sum(float(a) * p for a, p in self.probs.items()))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> AnswerDistribution:
-        return cls(**{**d, "usage": Usage(**d["usage"])})

@@ -102,7 +102,8 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
         return LedgerRow(claim_id, spec, claim, NOT_TESTABLE, spec.not_testable, (), "")
     if claim is None:
         return LedgerRow(claim_id, spec, None, NOT_RUN, not_run_reason(claim_id, manifest_stages), (), "")
-    verdict, note = claim.verdict, claim.reason
+    verdict: str = claim.verdict
+    note = claim.reason
     decided = verdict in ("supported", "not supported")
     if claim.reason.startswith(SAMPLE_TOO_SMALL):
         verdict = TOO_SMALL
@@ -247,7 +248,7 @@ def _tested(r: LedgerRow) -> bool:
 
 
 def _reached(r: LedgerRow) -> bool:
-    return r.spec is None or r.claim.n >= r.spec.min_n
+    return r.spec is None or (r.claim is not None and r.claim.n >= r.spec.min_n)
 
 
 def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
@@ -310,6 +311,7 @@ def forest_plot(rows: list[LedgerRow], path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(shown) + 1.2))
     for y, r in enumerate(reversed(shown)):
         c = r.claim
+        assert c is not None and c.statistic is not None  # `shown` holds only these
         color = "0.6" if r.stale else colors.get(r.verdict, "tab:gray")
         if c.ci_low is not None and c.ci_high is not None:
             ax.plot([c.ci_low, c.ci_high], [y, y], color=color, lw=2)
