@@ -18,10 +18,11 @@ models computed, so a run answered by the cache reports its calls as cache hits 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..json_records import to_json
 from ..jsonl import read_records, rewrite_jsonl
 from ..llm.usage_file import ModelUsage
 from ..paths import results_dir
@@ -121,7 +122,7 @@ def write_run_report(profile: str = "default", stages: list[Stage] | None = None
     """Rewrite `run_report_file(profile)` from the manifest, atomically; returns its path."""
     path = run_report_file(profile)
     rows = run_report(read_manifest(profile)["stages"], stages)
-    rewrite_jsonl(path, [{f.name: getattr(r, f.name) for f in fields(r)} for r in rows])
+    rewrite_jsonl(path, [to_json(r) for r in rows])
     return path
 
 
