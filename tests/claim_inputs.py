@@ -8,7 +8,7 @@ import pandas as pd
 
 from llmcreativity.data.hanna import CRITERIA, HannaHuman
 from llmcreativity.evaluation import JUDGE_COLUMNS, NOVELTY_COLUMNS
-from llmcreativity.judges import CallLog, CriterionVerdict, Judgement, judgement_table
+from llmcreativity.judges import CriterionVerdict, JudgeCall, Judgement, judgement_table
 from llmcreativity.writing import BASELINES
 
 LARGE = "single (big)"
@@ -64,7 +64,7 @@ def se_correlations(low: float = 0.2, high: float = 0.6) -> pd.DataFrame:
 
 def judgement(item: str, judge: str, verdict: bool | None, tokens: int = 10, confidence: float = 0.9) -> Judgement:
     """One judgement of one call of `tokens` tokens."""
-    call = CallLog("valid", "a", 1, "judge", [{"role": "user", "content": "x"}], "r", tokens - 1, 1, 0.5, False)
+    call = JudgeCall("valid", "a", 1, "judge", [{"role": "user", "content": "x"}], "r", tokens - 1, 1, 0.5, False)
     return Judgement(item, judge, verdict, [CriterionVerdict("valid", verdict, confidence, "a", 1, False, 0)], [call])
 
 

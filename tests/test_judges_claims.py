@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llmcreativity.judges import CallLog, CriterionVerdict, Judgement, criteria_set, judgement_table
+from llmcreativity.judges import CriterionVerdict, JudgeCall, Judgement, criteria_set, judgement_table
 from llmcreativity.judges.claims import (
     PAPER_HUMAN_ACCURACY,
     accuracy_claim,
@@ -35,7 +35,7 @@ def test_unknown_criteria_set_is_refused_listing_the_sets():
 
 
 def judgement(item, judge, verdict):
-    call = CallLog("valid", "a", 1, "judge", [{"role": "user", "content": "x"}], "r", 9, 1, 0.5, False)
+    call = JudgeCall("valid", "a", 1, "judge", [{"role": "user", "content": "x"}], "r", 9, 1, 0.5, False)
     return Judgement(item, judge, verdict, [CriterionVerdict("valid", verdict, 0.9, "a", 1, False, 0)], [call])
 
 

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import pandas as pd
 import pytest
 
-from llmcreativity.judges import CallLog, CriterionVerdict, Judgement, judgement_table
+from llmcreativity.judges import CriterionVerdict, JudgeCall, Judgement, judgement_table
 from llmcreativity.judges.claims import efficiency_claim, savings_table
 from llmcreativity.judges.criteria import MACGYVER_CRITERIA, PAPER_CRITERIA
 from llmcreativity.judges.divergent import (
@@ -29,7 +29,7 @@ from llmcreativity.pipeline.claims import claim_text
 
 
 def judgement(item, judge, verdict, tokens, confidence=0.5, round_=1):
-    call = CallLog("valid", "a", round_, "judge", [{"role": "user", "content": "x"}], "r", tokens - 1, 1, 0.5, False)
+    call = JudgeCall("valid", "a", round_, "judge", [{"role": "user", "content": "x"}], "r", tokens - 1, 1, 0.5, False)
     crit = CriterionVerdict("valid", verdict, confidence, "a", 1, False, 0 if verdict is not None else 1)
     return Judgement(item, judge, verdict, [crit], [call])
 

@@ -3,8 +3,8 @@ import math
 import pytest
 
 from llmcreativity.judges import (
-    CallLog,
     CriterionVerdict,
+    JudgeCall,
     Judgement,
     accuracy_difference,
     judgement_table,
@@ -14,7 +14,7 @@ from llmcreativity.judges import (
 
 
 def judgement(item, judge, verdict, tokens):
-    call = CallLog("valid", "a", 1, "judge", [{"role": "user", "content": "x"}], "r", tokens - 1, 1, 0.5, False)
+    call = JudgeCall("valid", "a", 1, "judge", [{"role": "user", "content": "x"}], "r", tokens - 1, 1, 0.5, False)
     crit = CriterionVerdict("valid", verdict, 0.5, "a", 1, False, 0 if verdict is not None else 1)
     return Judgement(item, judge, verdict, [crit], [call])
 

@@ -19,9 +19,9 @@ from .criteria import (
 from .parsing import ParsedVerdict, ask_verdict, parse_verdict
 from .records import (
     AgentVerdict,
-    CallLog,
     Criterion,
     CriterionVerdict,
+    JudgeCall,
     JudgeItem,
     Judgement,
     Retrieved,
@@ -40,7 +40,7 @@ from .vector_store import Fragment, Hit, NumpyVectorStore, VectorStore
 
 __all__ = [
     "CRITERIA_MODES", "CRITERIA_SETS", "PAPER_CRITERIA", "criteria_set", "joint_criterion",
-    "AgentVerdict", "AnswerProbabilityJudge", "CallLog", "accuracy_difference", "validity_score",
+    "AgentVerdict", "AnswerProbabilityJudge", "JudgeCall", "accuracy_difference", "validity_score",
     "ChatEvalJudge", "Criterion", "CriterionVerdict", "Fragment", "Hit", "JudgeItem",
     "Judge", "Judgement", "MACGYVER_CRITERIA", "MACGYVER_VALID", "NumpyVectorStore", "ParsedVerdict", "Retrieved",
     "RetrievalPanelJudge", "STORY_CRITERIA", "SingleCallJudge", "VectorStore", "ask_verdict", "judgement_table",

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..llm.backend import Backend
 from ..llm.config import GenerateConfig
 from .criteria import CRITERIA_MODES, joint_criterion
-from .records import CallLog, Criterion, CriterionVerdict, JudgeItem, Judgement, combine
+from .records import Criterion, CriterionVerdict, JudgeCall, JudgeItem, Judgement, combine
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,6 +66,6 @@ class CriterionJudge:
             calls += log
         return Judgement(item.item_id, self.name, combine(d.verdict for d in decisions), decisions, calls)
 
-    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
+    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         """The verdict on one criterion and the log of every call it took."""
         raise NotImplementedError

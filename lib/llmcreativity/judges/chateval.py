@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .base import CriterionJudge
 from .parsing import REPLY_TEMPLATE, ask_verdict
-from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem
+from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem
 from .retrieval_panel import AGENTS, PERSPECTIVES, shared_input
 
 REFEREE_SYSTEM = ("You are one of three referees debating whether a proposed solution meets a criterion. Every referee "
@@ -66,10 +66,10 @@ class ChatEvalJudge(CriterionJudge):
         "[per_criterion]" appended for several criteria)."""
         return self.label or self._named(f"chateval(R={self.rounds},L={self.max_tokens})")
 
-    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
+    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         history: list[str] = []
         said: list[AgentVerdict] = []
-        calls: list[CallLog] = []
+        calls: list[JudgeCall] = []
         failures = 0
         for r in range(1, self.rounds + 1):
             for referee in AGENTS:

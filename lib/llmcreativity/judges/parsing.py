@@ -17,7 +17,7 @@ from ..llm.backend import Backend
 from ..llm.config import GenerateConfig
 from ..llm.types import Message
 from .asking import Attempt, ask, remind_until_readable
-from .records import CallLog, Retrieved, TurnPurpose
+from .records import JudgeCall, Retrieved, TurnPurpose
 
 FORMAT = "VERDICT: yes or no\nCONFIDENCE: how sure you are of that verdict, from 0 to 100"
 """The two lines every judge prompt asks for."""
@@ -88,7 +88,7 @@ class Answer:
     """Verdict and confidence of the best attempt (complete if any attempt was)."""
     failures: int
     """Attempts whose reply was not complete."""
-    calls: list[CallLog]
+    calls: list[JudgeCall]
     """One log per attempt."""
 
 
@@ -138,10 +138,10 @@ def ask_verdicts(
     return out
 
 
-def _call_log(a: Ask, k: int, attempt: Attempt[ParsedVerdict], criterion: str) -> CallLog:
+def _call_log(a: Ask, k: int, attempt: Attempt[ParsedVerdict], criterion: str) -> JudgeCall:
     """The log of attempt `k` (0 = the first ask, later ones are retries) of conversation `a`."""
     c = attempt.completion
-    return CallLog(
+    return JudgeCall(
         criterion=criterion, agent=a.agent, round=a.round, purpose=a.purpose if k == 0 else "retry",
         messages=list(attempt.messages), reply=c.text, prompt_tokens=c.usage.prompt_tokens,
         completion_tokens=c.usage.completion_tokens, seconds=c.usage.seconds, cached=c.usage.cached,
@@ -149,14 +149,14 @@ def _call_log(a: Ask, k: int, attempt: Attempt[ParsedVerdict], criterion: str) -
     )
 
 
-def _forced_choice(lm: Backend, a: Ask, reply: str, criterion: str, calls: list[CallLog]) -> ParsedVerdict:
+def _forced_choice(lm: Backend, a: Ask, reply: str, criterion: str, calls: list[JudgeCall]) -> ParsedVerdict:
     """The verdict from p(yes) vs p(no) after the unreadable `reply`; logs the scoring call into `calls`."""
     closing = list(a.messages) + [{"role": "assistant", "content": reply},
                                     {"role": "user", "content": FORCED_QUESTION.format(criterion=criterion)}]
     dist = lm.answer_probs(closing, ["yes", "no"])
     choice = max(dist.probs, key=dist.probs.__getitem__)
     u = dist.usage
-    calls.append(CallLog(
+    calls.append(JudgeCall(
         criterion=criterion, agent=a.agent, round=a.round, purpose="forced-choice", messages=closing,
         reply=f"{choice} (p_yes={dist.probs['yes']:.3f}, coverage={dist.coverage:.3f})", prompt_tokens=u.prompt_tokens,
         completion_tokens=u.completion_tokens, seconds=u.seconds, cached=u.cached,

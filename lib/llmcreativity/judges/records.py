@@ -58,7 +58,7 @@ class Retrieved:
 
 
 @dataclass(frozen=True)
-class CallLog:
+class JudgeCall:
     """One model call made by a judge."""
 
     criterion: str
@@ -135,7 +135,7 @@ class Judgement:
     """True when every criterion is met; None when any criterion has no verdict."""
     criteria: list[CriterionVerdict]
     """One decision per criterion."""
-    calls: list[CallLog]
+    calls: list[JudgeCall]
     """Every model call, in order."""
 
     @property

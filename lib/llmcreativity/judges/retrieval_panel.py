@@ -34,7 +34,7 @@ import numpy as np
 from ..llm.backend import TextEmbedder
 from .base import CriterionJudge
 from .parsing import FORMAT, REPLY_TEMPLATE, Ask, ask_verdicts
-from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem, Retrieved
+from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem, Retrieved
 from .vector_store import Fragment, NumpyVectorStore, VectorStore
 
 PROBLEM, SOLUTION, CRITERION = "Problem analyst", "Solution analyst", "Criterion analyst"
@@ -203,9 +203,9 @@ class RetrievalPanelJudge(CriterionJudge):
         if kept:
             store.add([Fragment(f"r{r}-{agent}-{i}", findings[i], agent, r) for i in kept], vectors[kept])
 
-    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
+    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         store = self.store_factory()
-        calls: list[CallLog] = []
+        calls: list[JudgeCall] = []
         said: list[AgentVerdict] = []
         pending: dict[str, list[str]] = {a: [] for a in AGENTS}
         failures, rounds_used, stopped = 0, 0, False

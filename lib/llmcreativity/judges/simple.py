@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .base import CriterionJudge
 from .parsing import FORMAT, ask_verdict
-from .records import AgentVerdict, CallLog, Criterion, CriterionVerdict, JudgeItem
+from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem
 
 SYSTEM = "You are a careful judge of proposed solutions."
 """System message of the single-agent judges."""
@@ -34,7 +34,7 @@ class SingleCallJudge(CriterionJudge):
         """"cot" or "single" ("[joint]" or "[per_criterion]" appended for several criteria)."""
         return self.label or self._named("cot" if self.reasoning else "single")
 
-    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
+    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         how = ("Think step by step in 2 to 4 short points, then answer. Reply in exactly this format:\n"
                f"- <step>\n- <step>\n{FORMAT}" if self.reasoning
                else f"Answer without explanation. Reply in exactly this format:\n{FORMAT}")
@@ -66,7 +66,7 @@ class AnswerProbabilityJudge(CriterionJudge):
         """"p(yes)" ("[joint]" or "[per_criterion]" appended for several criteria)."""
         return self.label or self._named("p(yes)")
 
-    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[CallLog]]:
+    def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         question = f"{_question(item, criterion)} Answer with one word, {self.answers[0]} or {self.answers[1]}."
         messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
         dist = self.lm.answer_probs(messages, list(self.answers))
@@ -74,7 +74,7 @@ class AnswerProbabilityJudge(CriterionJudge):
         verdict = p_yes >= 0.5
         confidence = p_yes if verdict else 1 - p_yes
         u = dist.usage
-        call = CallLog(criterion=criterion.name, agent=self.name, round=0, purpose="answer-probs", messages=messages,
+        call = JudgeCall(criterion=criterion.name, agent=self.name, round=0, purpose="answer-probs", messages=messages,
                        reply=f"{self.answers[0] if verdict else self.answers[1]} (p_yes={p_yes:.3f}, "
                              f"coverage={dist.coverage:.3f})",
                        prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, seconds=u.seconds,
