@@ -1,8 +1,13 @@
-"""Every stage in the smoke profile with every language-model role on a llama.cpp server on loopback (slow).
+"""Every stage notebook end to end in the smoke profile, live, with every language-model role on a llama.cpp server
+on loopback (slow).
 
 One `llmcreativity run --profile smoke -p base_url URL -p model smollm2-135m` against llama-cpp-python serving
 the packaged 135M GGUF, with $LLMCREATIVITY_NO_LOCAL_LM set so that any local language model would fail its
-stage. Embedders stay local. The call cache starts empty, so every model call reaches the server.
+stage. Embedders stay local. The call cache starts empty, so every model call reaches the server. It is the test
+suite's one live run of every notebook: besides what ran where, it checks what any smoke run must do (no error
+output, outputs and run report inside the smoke folder, no claim recorded). The same notebooks on the embedded
+models are run by `test_record_guard.py`, which replays the committed smoke record through every stage and
+recomputes a spot check of its calls live on those models.
 
 It is part of `make test`; `pytest -m e2e` runs it alone. It checks what ran where, not how fast (the run's
 seconds per stage are printed): on this project's 2-core machine the served smoke run takes about 11 minutes, because
@@ -12,6 +17,7 @@ token's log-probability after sorting the whole vocabulary in Python.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -22,6 +28,7 @@ from llmcreativity.llm.local_engine import NO_LOCAL_LM_ENV
 from llmcreativity.paths import cache_dir
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.manifest import read_manifest
+from llmcreativity.pipeline.run_report import read_run_report
 from llmcreativity.pipeline.stages import STAGES
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
@@ -55,10 +62,16 @@ def _provenance(folder, stage: str) -> str:
     return nb.cells[-1].outputs[0]["data"]["text/markdown"]
 
 
-def test_every_stage_ran_on_the_server(served):
+def test_every_stage_ran_on_the_server_to_the_end_without_an_error_output(served):
     folder, manifest, _, _ = served
     assert sorted(manifest) == sorted(s.name for s in STAGES)
-    assert all(manifest[s.name]["status"] == "ok" for s in STAGES)
+    for stage in STAGES:
+        assert manifest[stage.name]["status"] == "ok", stage.name
+        nb = nbformat.read(folder / "executed" / f"{stage.name}.ipynb", as_version=4)
+        errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                  if o.get("output_type") == "error"]
+        assert errors == [], f"{stage.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}" if errors else ""
+        assert "profile `smoke`" in _provenance(folder, stage.name)
 
 
 def test_every_stage_that_computes_wrote_its_outputs(served):
@@ -68,6 +81,29 @@ def test_every_stage_that_computes_wrote_its_outputs(served):
         assert all((folder / rel).is_file() for rel in outputs), stage.name
         if stage.name != "backends":
             assert outputs, stage.name
+
+
+def test_a_smoke_run_writes_nothing_outside_its_folder_and_records_no_claims(served):
+    folder, _, _, _ = served
+    results = folder.parent
+    assert [p.name for p in results.iterdir()] == ["smoke"]
+    assert not (results / "claims.jsonl").exists()
+    recorded = folder / "claims.jsonl"
+    assert not recorded.exists(), [json.loads(line)["claim_id"] for line in recorded.read_text().splitlines()]
+
+
+def test_every_stage_reports_its_model_calls_and_items_in_the_smoke_folders_run_report(served):
+    folder, manifest, _, _ = served
+    lines = {r.stage: r for r in read_run_report("smoke")}
+    assert (folder / "run_report.jsonl").is_file() and sorted(lines) == sorted(manifest)
+    for stage in STAGES:
+        line = lines[stage.name]
+        assert line.lm_calls + line.texts_embedded > 0, f"{stage.name}: no model call was counted"
+        assert line.lm_cache_hits <= line.lm_calls and line.seconds == manifest[stage.name]["seconds"]
+        if stage.items_unit:
+            assert line.items, f"{stage.name}: no {stage.items_unit} in {[o.path for o in stage.outputs if o.items]}"
+        else:
+            assert line.items is None
 
 
 def test_no_local_language_model_was_loaded_and_every_role_names_the_endpoint_and_its_served_model(served):
