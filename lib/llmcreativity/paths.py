@@ -21,8 +21,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PROFILE_ENV = "LLMCREATIVITY_PROFILE"
 """Environment variable through which a stage's kernel learns the profile it runs under."""
 
-SCRATCH_PROFILES = frozenset({"smoke"})
-"""Profiles that test the code path only: their outputs live in `results/<profile>/` and they record no claims."""
+SCRATCH_PROFILES = frozenset({"smoke", "pilot"})
+"""Profiles whose numbers are no evidence: their outputs live in `results/<profile>/` and they record no claims
+(smoke tests the code path; pilot times the published run's choices on a few items, see `pipeline.stages`)."""
 
 
 def data_dir() -> Path:

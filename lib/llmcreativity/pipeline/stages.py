@@ -8,7 +8,10 @@ for the ledger). Adding a stage means writing its notebook and one entry here.
 
 Profiles: `default` runs on the embedded models within this machine's time budget; `paper` uses the papers' sizes;
 `smoke` tests the code path in seconds per stage (the smallest model in every model role, the fewest items) and
-writes under `results/smoke/`, apart from the real run (see `paths.results_dir`).
+writes under `results/smoke/`, apart from the real run (see `paths.results_dir`); `pilot` runs the published run's
+generating choices (`PUBLISHED_CHOICES`: models, lengths, judges) on a few items per stage, to time them on this
+machine and to estimate the variances the published run is sized from; it writes under `results/pilot/` and
+records no claims.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ RUN_SETTINGS: dict[str, dict[str, str]] = {
     "default": RECORDED_SETTINGS,
     "paper": RECORDED_SETTINGS,
     "smoke": RECORDED_SETTINGS,
+    "pilot": RECORDED_SETTINGS,
 }
 """Profile -> its run-wide settings of the local models (`dtype`, `device`), which every stage kernel gets as the
 defaults of `get_backend` and `get_embedder`; `-p dtype` / `-p device` override them (on a GPU:
@@ -41,6 +45,54 @@ SCIFI_CATEGORIES = 10
 """SciFi-100's categories (a `None` category count means all of them)."""
 SCIFI_PER_CATEGORY = 10
 """Prompts per SciFi-100 category (a `None` per-category count means all of them)."""
+
+
+PUBLISHED_WRITER = "llama.cpp:qwen2.5-coder-0.5b"
+"""The published run's writer: the largest model that writes a prompt's stories of every framework in minutes here
+(the 135M model mostly misses the story format)."""
+PUBLISHED_LARGE_WRITER = "llama.cpp:qwen2.5-coder-1.5b"
+"""The larger Single Agent of claim A3: three times the writer's parameters."""
+PUBLISHED_ENTAILMENT_JUDGE = "qwen2.5-coder-0.5b"
+"""The published run's LLM entailment judge (semantic entropy's clustering, and B7). On 30 MuseScorer ideas the
+1.5B judge asks about 870 questions at about 3 s each on this machine, the 0.5B one at about 1 s."""
+PUBLISHED_CONVERGENT_JUDGE = "llama.cpp:qwen2.5-coder-0.5b"
+"""The published run's convergent judges' model; B10's weaker model is the 135M one."""
+
+PUBLISHED_CHOICES: dict[str, dict[str, Any]] = {
+    "backends": {},
+    "scifi100": {},
+    "baselines": {"writer": PUBLISHED_WRITER, "large_writer": PUBLISHED_LARGE_WRITER, "rounds": 2,
+                  "max_story_words": 300, "feedback_max_tokens": 200},
+    "review": {"writer": PUBLISHED_WRITER, "max_story_words": 300, "feedback_max_tokens": 200},
+    "corpus": {},
+    "entailment_validation": {"entailment_judges": [PUBLISHED_ENTAILMENT_JUDGE],
+                              "entailment_judge": PUBLISHED_ENTAILMENT_JUDGE},
+    "semantic_entropy": {"se_models": ["llama.cpp:smollm2-135m", "gemma3-270m", "llama.cpp:qwen2.5-coder-0.5b",
+                                       "llama.cpp:qwen2.5-coder-1.5b"],
+                         "judge": "llm", "entailment_judge": PUBLISHED_ENTAILMENT_JUDGE, "n_samples": 6,
+                         "max_tokens": 48, "novelty_judge": "llama.cpp:qwen2.5-coder-1.5b"},
+    "judge_validation": {"convergent_judge": PUBLISHED_CONVERGENT_JUDGE,
+                         "weak_convergent_judge": "llama.cpp:smollm2-135m", "k_sweep": [2], "se_judge": "retrieval"},
+    "evaluation": {"judge_prompts": None, "stories_per_run": None, "a2_kl": "whole"},
+}
+"""Stage -> the published run's generating choices (models, story lengths, rounds, judges) that are not sizes: the
+`pilot` profile runs them on a few items, the published run at the sizes its pre-registration derives from the
+pilot. The rubric judge (qwen2.5-coder-1.5b on llama.cpp) and the corpus are the default profile's."""
+
+PILOT_SIZES: dict[str, dict[str, Any]] = {
+    "baselines": {"n_categories": 2, "per_category": 1, "large_prompts": None},
+    "review": {"n_categories": 2, "per_category": 1},
+    "entailment_validation": {"llm_sample": 30, "b7_sets": 3},
+    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 1, "n_hypogen": 1, "step_cap": 2},
+    "judge_validation": {"n_items": 30},
+    "evaluation": {"hanna_n": 30},
+}
+"""Stage -> the pilot's sizes: a few items per stage, and 30 labelled items for every judge that gates a claim (the
+rubric judge on HANNA, the entailment judges on MuseScorer, the convergent judges on MacGyver)."""
+
+
+def _pilot(stage: str) -> dict[str, Any]:
+    return PUBLISHED_CHOICES[stage] | PILOT_SIZES.get(stage, {})
 
 
 def _all(value: int | None, total: int) -> int:
@@ -107,6 +159,7 @@ STAGES: list[Stage] = [
         scale=Scale(lambda p: p["n_samples"] * len(p["temperatures"]), "n_samples x temperatures"),
         profiles={
             "default": {},
+            "pilot": _pilot("backends"),
             "smoke": {"n_samples": 2, "max_tokens": 12},
             "paper": {"writer": "qwen2.5-coder-1.5b", "n_samples": 10},
         },
@@ -120,6 +173,7 @@ STAGES: list[Stage] = [
         scale=Scale(lambda p: p["n_dimensions"] * p["n_candidates"], "n_dimensions x n_candidates"),
         profiles={
             "default": {},
+            "pilot": _pilot("scifi100"),
             "smoke": {"writer": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
             "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10},
         },
@@ -134,6 +188,7 @@ STAGES: list[Stage] = [
                     lambda p: (1 + p["rounds"]) * p["max_story_words"], "(1 + rounds) x max_story_words"),
         profiles={
             "default": {},
+            "pilot": _pilot("baselines"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40,
                       "large_writer": SMOKE_MODEL},
             "paper": {"n_categories": None, "per_category": None, "rounds": 3, "feedback_max_tokens": 400,
@@ -151,6 +206,7 @@ STAGES: list[Stage] = [
         claims=("A4",),
         profiles={
             "default": {},
+            "pilot": _pilot("review"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40},
             "paper": {"n_categories": None, "per_category": None, "feedback_max_tokens": 400, "max_story_words": 300},
         },
@@ -165,6 +221,7 @@ STAGES: list[Stage] = [
         scale=Scale(lambda p: p["n_surprisal"], "n_surprisal"),
         profiles={
             "default": {},
+            "pilot": _pilot("corpus"),
             "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 1, "surprisal_words": 40,
                       "projection_sample": 500},
             "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96, "n_surprisal": 96,
@@ -182,6 +239,7 @@ STAGES: list[Stage] = [
         claims=("B7",),
         profiles={
             "default": {},
+            "pilot": _pilot("entailment_validation"),
             "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6],
                       "entailment_judges": [SMOKE_MODEL], "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1,
                       "b7_sets": 3, "b7_set_size": 3, "entailment_judge": SMOKE_MODEL},
@@ -202,6 +260,7 @@ STAGES: list[Stage] = [
         claims=("B1", "B2", "B3", "B4", "B8"),
         profiles={
             "default": {},
+            "pilot": _pilot("semantic_entropy"),
             "smoke": {"se_models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
                       "n_scifi": 0, "n_samples": 4, "step_cap": 1, "max_tokens": 16, "entailment_judge": SMOKE_MODEL,
                       "llm_check_steps": 0, "n_resamples": 200, "novelty_judge": SMOKE_MODEL},
@@ -222,6 +281,7 @@ STAGES: list[Stage] = [
         claims=("B5", "B6", "B9", "B10", "B11"),
         profiles={
             "default": {},
+            "pilot": _pilot("judge_validation"),
             "smoke": {"n_items": 2, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
                       "max_tokens": 32, "n_resamples": 200},
             "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
@@ -242,6 +302,7 @@ STAGES: list[Stage] = [
         claims=("A1", "A2", "A3", "A5"),
         profiles={
             "default": {},
+            "pilot": _pilot("evaluation"),
             "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
                       "repeats": 2, "kl_window": 20, "surprisal_words": 10},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
