@@ -48,6 +48,10 @@ FORMAT = "llmcreativity-record"
 """The `format` field of every record.json."""
 VERSION = 1
 """The record layout's version; a record of another version is refused with the fix."""
+PUBLISHED_RECORD = "published/run"
+"""The record the book is built from, relative to the project root: `make book` replays it into `results/replay/`
+first, and every chapter's re-analysis exercise runs one stage again against it (`llmcreativity run --replay
+published/run --stage S -p NAME VALUE`; `tests/test_notebook_shape.py` holds the exercises to this name)."""
 RECORD_FILE = "record.json"
 SIZE_CAP_BYTES = 150 * 1024 * 1024
 """A record larger than this is refused at export (records are committed to the repository)."""
