@@ -252,8 +252,7 @@ STAGES: list[Stage] = [
         title="Semantic clusters against human 'same idea' judgements",
         depends=("backends",),
         outputs=(out.EMBEDDING_SWEEP, out.LLM_JUDGES),
-        scale=Scale(_entailment_calls, "entailment questions: entailment_judges x llm_repeats x llm_thresholds x "
-                    "llm_sample (llm_sample - 1) + b7_sets x b7_set_size (b7_set_size - 1)"),
+        scale=Scale(_entailment_calls, "entailment questions (judges x repeats x thresholds x llm_sample^2, B7 sets)"),
         claims=("B7",),
         profiles={
             "default": {},
@@ -270,8 +269,7 @@ STAGES: list[Stage] = [
         title="Semantic entropy by temperature and scale",
         depends=("backends", "baselines", "review"),
         outputs=(out.CHAIN_RECORDS, out.STEPS, out.CHAIN_TABLE, out.DRAFTS),
-        scale=Scale(_se_calls, "model calls: chains (se_models x temperatures x problems) x step_cap x (n_samples + "
-                    "1 + n_samples (n_samples - 1) for judge llm) + llm_check_steps questions + novelty ratings",
+        scale=Scale(_se_calls, "model calls (chains x step_cap x n_samples, n_samples^2 for judge llm)",
                     lambda p: p["max_tokens"], "max_tokens"),
         claims=("B1", "B2", "B3", "B4", "B8"),
         profiles={
@@ -292,8 +290,7 @@ STAGES: list[Stage] = [
         title="Convergent creativity: validating the judges",
         depends=("backends", "semantic_entropy"),
         outputs=(out.JUDGE_RUNS,),
-        scale=Scale(_judge_calls, "judge calls: n_items x arms (single, CoT, p(yes), ChatEval, retrieval x 2) + "
-                    "ablation, sweep and weaker-judge discussions + se_judge x semantic_entropy's chains",
+        scale=Scale(_judge_calls, "judge calls (n_items x arms, discussions, SE chains judged)",
                     lambda p: p["max_tokens"], "max_tokens"),
         claims=("B5", "B6", "B9", "B10", "B11"),
         profiles={
@@ -313,7 +310,7 @@ STAGES: list[Stage] = [
         title="Evaluating the stories: rubric judge, novelty metrics and the paper's claims",
         depends=("corpus", "baselines", "review"),
         outputs=(out.RUBRIC_SCORES, out.RUBRIC_HANNA, out.RESULTS_TABLE, out.STORY_SCORES),
-        scale=Scale(_gradings, "rubric gradings: (judged stories + hanna_n) x dimensions",
+        scale=Scale(_gradings, "rubric gradings ((judged stories + hanna_n) x dimensions)",
                     lambda p: p["repeats"] + 1, "repeats + 1"),
         claims=("A1", "A2", "A3", "A5"),
         profiles={
