@@ -144,3 +144,20 @@ def test_the_user_cache_option_belongs_to_the_live_mode(capsys):
     assert "--user-cache imports a record into your call cache: use it with --from-record" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["run", "--replay", "x", "--from-record", "y"])
+
+
+SMOKE_RECORD = Path(__file__).parent / "data" / "records" / "smoke"
+
+
+def test_the_live_mode_prints_the_projected_cost_before_anything_runs(fresh, capsys):
+    """Against the committed smoke record, `--dry-run` plans and projects, and runs nothing."""
+    assert main(["run", "--from-record", str(SMOKE_RECORD), "-p", "semantic_entropy.n_samples", "6", "-p", "keep", "1",
+                 "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    # 19.1 recorded seconds x (4 chains x (6 + 1) calls + 4 novelty ratings = 32) / (4 x (4 + 1) + 4 = 24)
+    assert "[cost] semantic_entropy: n_samples changed: at most 25 s (recorded 19 s x model calls" in out
+    assert " 24 -> 32 x max_tokens x1; calls the record holds are answered from it)" in out
+    assert "[cost] backends: no generating parameter changed: every call from the record" in out
+    assert "[re-analysis] scifi100: keep: recorded 2, now 1" in out
+    assert out.index("[cost]") < out.index("backends (notebooks/backends.md)") < out.index("nothing was run")
+    assert not (fresh / "results" / LIVE_FOLDER / "smoke" / "semantic_entropy").exists()

@@ -120,8 +120,8 @@ def _check_upstream(plans: list[Plan], folder: Path) -> None:
         for name in p.stage.depends:
             if name in planned:
                 continue
-            entry = read_manifest(p.profile)["stages"].get(name, {})
-            made = entry.get("against_record", {}).get("record")
+            entry = read_manifest(p.profile)["stages"].get(name, {})  # a replay before `against_record`: `replay`
+            made = entry.get("against_record", entry.get("replay", {})).get("record")
             if made != str(folder):
                 raise RecordError(f"stage {p.stage.name!r} reads the outputs of {name!r}, which in "
                                   f"{results_dir(p.profile)} come from {made or 'no run against a record'}, not from "
@@ -350,7 +350,8 @@ def _against_record(p: Plan, replay: Replay, run_id: str) -> dict[str, Any]:
 
 def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Replay | None = None) -> dict[str, Any]:
     """Execute one planned stage as part of run `run_id` (a fresh one when None); returns its manifest entry or
-    raises StageFailed. With `replay`, every model call is answered from the record (see `Replay`)."""
+    raises StageFailed. With `replay`, the stage runs against a record (see `Replay`): from an empty folder, every
+    call answered from the record (a replay) or the calls it lacks computed (live)."""
     run_id = new_run_id() if run_id is None else run_id
     params = parameters_hash(p.parameters)
     import papermill

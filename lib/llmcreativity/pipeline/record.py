@@ -2,7 +2,9 @@
 
 `llmcreativity record export DEST` writes, for every stage of a profile that ran, what its kernel's call log
 (`llm.call_log`) says it asked for, and the cached answers of those calls; `llmcreativity run --replay DEST`
-rebuilds the stages from the record alone (`replay_environment`). The folder:
+rebuilds the stages from the record alone (`execution.prepare_replay`); with `-p NAME VALUE` of analysis parameters
+it re-analyses the record (`check_parameters` refuses generating ones), and `llmcreativity run --from-record DEST`
+runs live against it, computing only the calls it lacks (`execution.prepare_from_record`). The folder:
 
     record.json                      format, version, the exporting commit, CPU, and per stage: the commit it ran
                                      at, parameters (as run and
@@ -175,7 +177,7 @@ def _load_embeddings(path: Path) -> list[tuple[str, np.ndarray]]:
 
 
 def stored_keys(folder: Path, record: dict[str, Any]) -> set[str]:
-    """Keys whose answers some shard of the record at `folder` holds: the calls a run against it is answered."""
+    """Keys whose answers some shard of the record at `folder` holds: the calls a run against it finds answered."""
     keys: set[str] = set()
     for entry in record.get("stages", {}).values():
         for shard in entry.get("shards", []):
@@ -368,10 +370,12 @@ def check_parameters(record: dict[str, Any], plans: list[Plan], folder: Path) ->
 
     A replay answers every call from the record, so a changed generating parameter would only miss: the message
     names the mode that computes the changed calls, a run live against the record (`run --from-record`).
-    `parameter_differences` says what is compared.
+    `parameter_differences` says what is compared. An analysis parameter the plan sets otherwise than the recording
+    did (a `-p` of the recorded run, or of this one) re-analyses the record, and the manifest, the `[replay]` line
+    and the claims page say so; `-p NAME VALUE` with the recorded value reproduces the record instead.
     """
     for p in plans:
-        generating, analysis = parameter_differences(record["stages"][p.stage.name]["resolved_parameters"], p)
+        generating, _ = parameter_differences(record["stages"][p.stage.name]["resolved_parameters"], p)
         if generating:
             can = sorted(n for n, q in p.declared.items() if q.analysis)
             raise RecordError(
