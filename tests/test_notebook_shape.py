@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 
 import jupytext
 import pytest
 
 from llmcreativity.paths import REPO_ROOT
+from llmcreativity.pipeline.parameters import parse_cli_value
+from llmcreativity.pipeline.planning import declared_parameters
+from llmcreativity.pipeline.record import PUBLISHED_RECORD
 from llmcreativity.pipeline.stages import STAGES
 
 MAX_CELL_LINES = 16
@@ -72,5 +76,22 @@ def test_chapter_ends_with_exercises_whose_commands_rerun_this_stage(stage):
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     exercises = text[text.rindex("## Exercises"):]
     commands = re.findall(r"^llmcreativity run --stage (\S+) --profile smoke( -p \S+ .+)?$", exercises, re.M)
-    assert 2 <= exercises.count("{dropdown}") <= 3
+    assert 3 <= exercises.count("{dropdown}") <= 4
     assert stage.name in {s for s, _ in commands}
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=[s.name for s in STAGES])
+def test_chapter_has_an_exercise_re_analysing_the_published_record_with_an_analysis_parameter(stage):
+    _, nb = code_cells(stage)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    exercises = text[text.rindex("## Exercises"):]
+    commands = [shlex.split(line) for line in exercises.splitlines()
+                if line.startswith("llmcreativity run --replay")]
+    declared = declared_parameters(stage)
+    assert commands and "`make book` replays" in exercises
+    for command in commands:
+        assert command[:6] == ["llmcreativity", "run", "--replay", PUBLISHED_RECORD, "--stage", stage.name]
+        assert command[6] == "-p" and len(command) == 9, command
+        param = declared[command[7]]
+        assert param.analysis, f"{command[7]} is not an analysis parameter of {stage.name}: a replay refuses it"
+        assert parse_cli_value(param, command[8], stage.notebook) != param.default

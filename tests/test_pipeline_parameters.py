@@ -13,6 +13,7 @@ from llmcreativity.pipeline.parameters import (
     parse_cli_value,
     parse_parameters,
     registry_problems,
+    unstated_kinds,
 )
 
 CELL = '''smoke: bool = False
@@ -165,5 +166,38 @@ def test_an_endpoint_spec_is_not_checked_against_the_registry_but_must_be_well_f
     ("m: int = 3  # registry: model", "must be a str or a list of str"),
 ])
 def test_parse_rejects_a_malformed_registry_comment(cell, message):
+    with pytest.raises(ParameterError, match=message):
+        parse_parameters(cell, "nb.md")
+
+
+KINDS_CELL = '''n_resamples: int = 1000  # range: [100, 100000]; analysis; bootstrap resamples
+temperature: float = 0.8  # generating
+# the cut-off applied to answers already computed
+# analysis
+cut: float = 0.5
+writer: str = "smollm2-135m"  # registry: model
+note: str = "x"  # the analysis of it; not a kind: no clause is exactly a kind word
+'''
+
+
+def test_parse_reads_each_parameters_kind_from_a_clause_of_its_comment():
+    params = parse_parameters(KINDS_CELL, "nb.md")
+    assert [n for n, p in params.items() if p.analysis] == ["n_resamples", "cut"]
+    assert (params["temperature"].effect, params["writer"].effect, params["note"].effect) == ("generating", None, None)
+    assert (params["n_resamples"].low, params["n_resamples"].high) == (100, 100000)  # the other clauses still read
+    assert params["cut"].describe().endswith("analysis only (changes no model call)")
+
+
+def test_unstated_kinds_names_every_parameter_but_a_model_role_that_states_none():
+    (problem,) = unstated_kinds(parse_parameters(KINDS_CELL, "nb.md"), "notebooks/x.md")
+    assert problem.startswith("notebooks/x.md, parameter 'note': its comment states no kind; add `; analysis`")
+    assert unstated_kinds(parse_parameters("n: int = 3  # generating\n", "nb.md"), "nb.md") == []
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    ('m: str = "x"  # registry: model; analysis', "a model role .* remove `analysis`"),
+    ("n: int = 3  # analysis; generating", "states both `analysis` and `generating`"),
+])
+def test_parse_rejects_a_kind_that_cannot_be_true(cell, message):
     with pytest.raises(ParameterError, match=message):
         parse_parameters(cell, "nb.md")

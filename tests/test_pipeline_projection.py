@@ -1,20 +1,36 @@
-"""The paper profile's projected token use: measured tokens per unit of work times the target's units and lengths."""
+"""Projected cost: the paper profile's token use (measured tokens per unit of work times the target's units and
+lengths), a run against a record's seconds, and the units of work each stage's scale counts."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from llmcreativity.pipeline.manifest import update_manifest
+from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.projection import (
     paper_projection_markdown,
     project,
     projection_markdown,
+    scale_parameters,
+    seconds_lines,
+    seconds_projection,
     stage_parameters,
 )
+from llmcreativity.pipeline.record import read_record
 from llmcreativity.pipeline.run_report import run_report, write_run_report
-from llmcreativity.pipeline.stages import STAGES
+from llmcreativity.pipeline.stages import STAGES, Scale, Stage
 
 pytestmark = pytest.mark.usefixtures("results")  # conftest: a fresh results folder per test
+
+BOOK = Path(__file__).parent / "data" / "book"
+SMOKE_RECORD = Path(__file__).parent / "data" / "records" / "smoke"
+JUDGED = Stage("judge_validation", "nb.md", "Judged",
+               scale=Scale(lambda p: p["n_items"], "n_items", lambda p: p["max_tokens"], "max_tokens"))
+SURPRISAL = Stage("corpus", "nb.md", "Corpus", scale=Scale(lambda p: p["n_surprisal"], "n_surprisal"))
+SIMPLE = [SURPRISAL, JUDGED]
+"""Two stages with the scales these tests compute by hand (the real stages' scales are tested below)."""
 
 
 def lm(calls, hits, prompt, completion, cached_prompt=0, cached_completion=0):
@@ -33,7 +49,7 @@ def test_tokens_scale_with_the_units_and_the_length_of_a_unit():
                        "corpus": entry([lm(2, 0, 400, 0)])})
     measured = {"judge_validation": {"n_items": 4, "max_tokens": 128}, "corpus": {"n_surprisal": 8}}
     target = {"judge_validation": {"n_items": 300, "max_tokens": 256}, "corpus": {"n_surprisal": 96}}
-    corpus, judges = project(rows, measured, target)
+    corpus, judges = project(rows, measured, target, SIMPLE)
     # 1,100 tokens needed (100 of them answered by the cache) x 300 / 4 items x 256 / 128 tokens per reply
     assert (judges.measured_tokens, judges.units_measured, judges.units_target, judges.length_ratio) \
         == (1100, 4, 300, 2.0)
@@ -47,7 +63,8 @@ def test_tokens_scale_with_the_units_and_the_length_of_a_unit():
 def test_a_stage_whose_outputs_were_read_back_is_listed_not_projected():
     rows = run_report({"corpus": entry([lm(2, 0, 400, 0)]), "judge_validation": entry([])})  # a warm re-run
     projections = project(rows, {"corpus": {"n_surprisal": 8}, "judge_validation": {"n_items": 4, "max_tokens": 1}},
-                          {"corpus": {"n_surprisal": 16}, "judge_validation": {"n_items": 300, "max_tokens": 1}})
+                          {"corpus": {"n_surprisal": 16}, "judge_validation": {"n_items": 300, "max_tokens": 1}},
+                          SIMPLE)
     table = projection_markdown(projections, "default", "paper", "r2")
     assert "| judge_validation | 0 | n_items | 4 → 300 | max_tokens: x1 | not measured |" in table
     assert "| **total** | **400** | | | | **800** |" in table
@@ -58,19 +75,83 @@ def test_a_stage_whose_outputs_were_read_back_is_listed_not_projected():
 
 def test_a_stage_without_a_scale_or_without_target_parameters_is_left_out():
     rows = run_report({"corpus": entry([lm(2, 0, 400, 0)]), "unknown_stage": entry([lm(1, 0, 5, 5)])})
-    assert project(rows, {"corpus": {"n_surprisal": 8}}, {}) == []
+    assert project(rows, {"corpus": {"n_surprisal": 8}}, {}, SIMPLE) == []
     assert projection_markdown([], "default", "paper", "r1") == \
         "*Run `r1` has no stage with a known scale to project to the `paper` profile.*"
-    assert [p.stage for p in project(rows, {"corpus": {"n_surprisal": 8}}, {"corpus": {"n_surprisal": 8}})] \
+    assert [p.stage for p in project(rows, {"corpus": {"n_surprisal": 8}}, {"corpus": {"n_surprisal": 8}}, SIMPLE)] \
         == ["corpus"]
 
 
-def test_every_stage_has_a_scale_that_reads_its_default_and_paper_parameters():
+def resolved(profile: str, **changes: dict) -> dict[str, dict]:
+    """Every stage's parameters under `profile`, with `changes` (stage -> values) on top."""
+    return {s.name: stage_parameters(s, {**s.profiles[profile], **changes.get(s.name, {})}) for s in STAGES}
+
+
+def units(stage_name: str, params: dict[str, dict]) -> float:
+    stage = next(s for s in STAGES if s.name == stage_name)
+    return stage.scale.units(scale_parameters(stage, params))
+
+
+@pytest.mark.parametrize("profile", ["smoke", "default", "paper"])
+def test_every_stage_has_a_scale_that_reads_its_parameters_and_its_upstream_stages(profile):
+    params = resolved(profile)
     for stage in STAGES:
-        scale = stage.scale
-        for profile in ("default", "paper"):
-            params = stage_parameters(stage, stage.profiles[profile])
-            assert scale.units(params) > 0 and scale.length(params) > 0, (stage.name, profile)
+        read = scale_parameters(stage, params)
+        assert stage.scale.units(read) > 0 and stage.scale.length(read) > 0, (stage.name, profile)
+
+
+@pytest.mark.parametrize(("stage", "profile", "changes", "expected"), [
+    # 1 judge x 1 repeat x 1 threshold x 4 x 3 questions + 3 B7 sets x 3 x 2
+    ("entailment_validation", "smoke", {}, 12 + 18),
+    # 2 judges x 3 repeats x 2 thresholds x 60 x 59 + 30 sets x 5 x 4
+    ("entailment_validation", "paper", {}, 2 * 3 * 2 * 60 * 59 + 30 * 20),
+    # chains: 2 models x 2 temperatures x (5 + 5) problems = 40, x 2 steps x (6 samples + the greedy step)
+    ("semantic_entropy", "default", {}, 40 * 2 * 7),
+    # judge "llm" asks up to 6 x 5 entailment questions per step besides
+    ("semantic_entropy", "default", {"semantic_entropy": {"judge": "llm"}}, 40 * 2 * (7 + 30)),
+    # the embedding judge with 3 steps re-clustered by the LLM judge, and a novelty rating per chain
+    ("semantic_entropy", "default", {"semantic_entropy": {"llm_check_steps": 3, "novelty_judge": "smollm2-135m"}},
+     40 * 2 * 7 + 3 * 30 + 40),
+    # 4 items x (single, CoT, p(yes), ChatEval 3 x 3, retrieval 3 x 3 + 1 twice) + 2 ablation items x 10 + the sweep's
+    # (k 1, T 0.8) on 4 items x 10 + p(yes) on the 40 chains of the semantic-entropy stage
+    ("judge_validation", "default", {}, 4 * (1 + 1 + 1 + 9 + 2 * 10) + 2 * 10 + 4 * 10 + 40),
+    ("judge_validation", "default", {"judge_validation": {"se_judge": "retrieval"}}, 188 + 40 * 10),
+    ("judge_validation", "default", {"judge_validation": {"criteria": "macgyver", "criteria_mode": "per_criterion"}},
+     228 * 3),
+    # the semantic-entropy stage's chains are read from its parameters: 3 models instead of 2
+    ("judge_validation", "default", {"semantic_entropy": {"se_models": ["a", "b", "c"]}}, 188 + 60),
+    # 1 of review's 2 prompts judged: Single Agent's story, 1 of each 3-writer framework's 4, the bigger Single Agent's,
+    # and 12 HANNA stories, each on 5 dimensions
+    ("evaluation", "default", {}, (1 + 4 + 1 + 12) * 5),
+    ("evaluation", "default", {"evaluation": {"judge_prompts": None, "stories_per_run": None}},
+     (2 * (1 + 4 * 3) + 1 + 12) * 5),
+])
+def test_the_scales_count_the_expensive_calls(stage, profile, changes, expected):
+    assert units(stage, resolved(profile, **changes)) == expected
+
+
+def test_the_rubric_scale_counts_the_gradings_the_smoke_record_made():
+    """One expected-score pass per grading: the smoke record's evaluation asked exactly that many."""
+    record = read_record(SMOKE_RECORD)
+    assert units("evaluation", resolved("smoke")) == record["stages"]["evaluation"]["calls"]["rubric_judge"][
+        "answer_probs"]
+
+
+def test_the_seconds_of_a_run_against_a_record_scale_from_the_recorded_parameters(results):
+    stage = Stage("recorded", str(BOOK / "recorded_stage.md"), "Recorded", (), {"default": {}},
+                  scale=Scale(lambda p: p["n"], "n"))
+    record = {"stages": {"recorded": {"resolved_parameters": {"n": 3}, "seconds": 30.0}}}
+    [doubled] = seconds_projection(record, plan("default", [("n", "6")], stages=[stage]), [stage])
+    assert (doubled.changed, doubled.units_recorded, doubled.units_target, doubled.projected_seconds) \
+        == (("n",), 3, 6, 60.0)
+    [same] = seconds_projection(record, plan("default", [], stages=[stage]), [stage])
+    assert same.changed == () and same.projected_seconds == 0.0
+    assert seconds_lines([doubled, same]) == [
+        "[cost] recorded: n changed: at most 60 s (recorded 30 s x n 3 -> 6; calls the record holds are answered "
+        "from it)",
+        "[cost] recorded: no generating parameter changed: every call from the record (recorded 30 s cold; now a "
+        "replay's time)",
+        "[cost] projected at most 60 s (1.0 minutes) of new model work"]
 
 
 def test_the_page_section_projects_the_latest_run_with_the_parameters_it_ran_with(results):
@@ -79,7 +160,8 @@ def test_the_page_section_projects_the_latest_run_with_the_parameters_it_ran_wit
     write_run_report()
     text = paper_projection_markdown()
     assert "run `r1` (profile `default`), projected to the `paper` profile" in text
-    assert "| judge_validation | 1,200 | n_items | 8 → 300 | max_tokens: x2 | 90,000 |" in text
+    # judge calls 396 with 8 items (the semantic-entropy stage at its defaults), 79,600 in the paper profile
+    assert "| 396 → 79600 | max_tokens: x2 | 482,424 |" in text
 
 
 def test_the_rerun_guide_has_the_line_the_projection_replaces():

@@ -1,9 +1,11 @@
 """The `llmcreativity` command: run the stage notebooks, build the book, print it to PDF.
 
     llmcreativity run [--profile default|paper|smoke] [-p NAME VALUE]... [--stage NAME] [--dry-run]
-                      [--replay RECORD]
+                      [--replay RECORD | --from-record RECORD [--user-cache]]
         (ends with a table per stage: status, seconds, items, model calls, cache hits, tokens; see
-        `pipeline.run_report`; --replay answers every model call from a record, see `pipeline.record`)
+        `pipeline.run_report`; --replay answers every model call from a record, with -p changing analysis
+        parameters only (a re-analysis); --from-record runs live against a record, computing only the calls it
+        lacks, after printing their projected cost; see `pipeline.execution` and `pipeline.record`)
     llmcreativity record export DEST [--profile P] [--stage NAME]
     llmcreativity record import RECORD
     llmcreativity build [--output DIR]
@@ -15,8 +17,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .paths import REPO_ROOT
+
+if TYPE_CHECKING:
+    from .pipeline.execution import Replay
+    from .pipeline.planning import Plan
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,9 +37,19 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--stage", help="run only this stage (in the smoke profile after the stages it reads from, when "
                                      "they have not run)")
     run.add_argument("--dry-run", action="store_true", help="validate and print the parameters, run nothing")
-    run.add_argument("--replay", type=Path, metavar="RECORD",
-                     help="answer every model call from the record folder RECORD (its profile; writes under "
-                          "results/replay/), spot-checking a few calls live")
+    against = run.add_mutually_exclusive_group()
+    against.add_argument("--replay", type=Path, metavar="RECORD",
+                         help="answer every model call from the record folder RECORD (its profile; writes under "
+                              "results/replay/), spot-checking a few calls live; -p may change analysis parameters "
+                              "only (a re-analysis; with --stage after a full replay only that stage runs again)")
+    against.add_argument("--from-record", type=Path, metavar="RECORD",
+                         help="run live against the record folder RECORD (its profile; writes under "
+                              "results/from-record/): its answers are imported into the run's own call cache, so only "
+                              "the calls a changed generating parameter asks anew are computed; prints their "
+                              "projected cost first")
+    run.add_argument("--user-cache", action="store_true",
+                     help="with --from-record: import the record into your call cache (~/.cache/llmcreativity) and "
+                          "run with it, instead of the run's own")
     record = sub.add_parser("record", help="export a run's model calls to a record folder, or import one")
     rsub = record.add_subparsers(dest="action", required=True)
     export = rsub.add_parser("export", help="add the calls of the stages that ran to the record folder DEST")
@@ -49,18 +66,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _replay(args: argparse.Namespace):
-    """The plans and the `Replay` of `--replay RECORD` (its profile; results under `results/replay/`)."""
-    from .pipeline.execution import prepare_replay
+def _against_record(args: argparse.Namespace) -> tuple[list[Plan], Replay]:
+    """The plans and the `Replay` of `--replay RECORD` (results under `results/replay/`) or `--from-record RECORD`
+    (under `results/from-record/`), in the record's profile."""
+    from .pipeline.execution import prepare_from_record, prepare_replay
     from .pipeline.record import RecordError, read_record
 
-    profile = read_record(args.replay)["profile"]
+    folder = args.replay if args.replay is not None else args.from_record
+    profile = read_record(folder)["profile"]
     if args.profile not in ("default", profile):
-        raise RecordError(f"--profile {args.profile} but {args.replay} is a record of profile {profile!r}: "
-                          "leave --profile out when replaying")
+        raise RecordError(f"--profile {args.profile} but {folder} is a record of profile {profile!r}: "
+                          "leave --profile out when running against a record")
     args.profile = profile
-    plans, replay = prepare_replay(args.replay, [tuple(p) for p in args.parameter], args.stage)
-    print(f"replaying {replay.folder} (profile {profile}): every model call from the record")
+    overrides = [tuple(p) for p in args.parameter]
+    if args.replay is not None:
+        plans, replay = prepare_replay(folder, overrides, args.stage)
+        print(f"replaying {replay.folder} (profile {profile}): every model call from the record")
+    else:
+        plans, replay = prepare_from_record(folder, overrides, args.stage, user_cache=args.user_cache)
+        print(f"running live against {replay.folder} (profile {profile}): the calls it holds from the record, "
+              f"the others computed; call cache {replay.calls}")
     return plans, replay
 
 
@@ -79,15 +104,33 @@ def _record(args: argparse.Namespace) -> None:
         print(f"imported {args.source} into {cache.path} ({len(cache)} answers in all)")
 
 
+def _print_against_record(replay: Replay, plans: list[Plan]) -> None:
+    """Before a run against a record starts: the analysis parameters each stage re-analyses with, and for a run live
+    against it the projected cost of what it computes anew (`projection.seconds_projection`)."""
+    from .pipeline.projection import seconds_lines, seconds_projection
+    from .pipeline.record import describe_changes, parameter_differences
+
+    for p in plans:
+        _, analysis = parameter_differences(replay.record["stages"][p.stage.name]["resolved_parameters"], p)
+        if analysis:
+            print(f"[re-analysis] {p.stage.name}: {describe_changes(analysis)}")
+    if replay.live:
+        print(*seconds_lines(seconds_projection(replay.record, plans)), sep="\n")
+
+
 def _run(args: argparse.Namespace) -> None:
     from .pipeline.execution import new_run_id, run_stage
     from .pipeline.manifest import read_manifest
+    from .pipeline.parameters import ParameterError
     from .pipeline.planning import plan, upstream_line
     from .pipeline.run_report import report_text, run_report, run_report_file
 
     replay = None
-    if args.replay is not None:
-        plans, replay = _replay(args)
+    if args.user_cache and args.from_record is None:
+        raise ParameterError("--user-cache imports a record into your call cache: use it with --from-record RECORD")
+    if args.replay is not None or args.from_record is not None:
+        plans, replay = _against_record(args)
+        _print_against_record(replay, plans)
     else:  # a --stage run in a scratch profile (smoke) runs the stages it reads from first, when they have not run
         plans = plan(args.profile, [tuple(p) for p in args.parameter], args.stage, run_upstream=True)
         if upstream_line(plans, args.stage):
@@ -116,9 +159,9 @@ def _run(args: argparse.Namespace) -> None:
             print(f"\nrun {run_id}, profile {args.profile}:\n{report_text(ran)}\n"
                   f"(every stage's latest line: {run_report_file(args.profile)})")
         if replay is not None:
-            from .pipeline.record import replay_summary
+            from .pipeline.record import record_summary
 
-            print(*replay_summary(replay.record, read_manifest(args.profile)["stages"], run_id), sep="\n")
+            print(*record_summary(replay.record, read_manifest(args.profile)["stages"], run_id), sep="\n")
     print(f"all {len(plans)} stage(s) ran; build the book with `llmcreativity build`")
 
 

@@ -11,17 +11,35 @@ of its parameters; the kernel gets both through the environment (`provenance.cur
 also learns its usage file ($LLMCREATIVITY_USAGE_FILE, emptied before the stage starts), where its cached
 models count calls, cache hits and tokens; after the stage the runner adds that usage and the stage's
 items to the manifest entry and rewrites the run report (`run_report`) after every change of an entry.
+
+Three ways to run against a record (`pipeline.record`), each into a results folder of its own:
+
+- **replay** (`prepare_replay`, `run --replay RECORD`): every call answered from the record alone (a miss stops the
+  stage), a few spot-checked live; under `results/replay/`.
+- **re-analysis**: a replay with analysis parameters changed (`-p NAME VALUE`, `parameters` says which parameters
+  are analysis-only); with `--stage S` after a full replay only S runs again, reading its upstream outputs from
+  the earlier replay. Generating parameters are refused (`record.check_parameters`).
+- **live against the record** (`prepare_from_record`, `run --from-record RECORD`): the record's answers are
+  imported into the run's own call cache, and the stages run live: the calls the record holds are cache hits,
+  the others are computed; under `results/from-record/`.
+
+A stage run against a record starts from an empty folder of its own (`_clear_stage_folder`), so that no output of
+an earlier run under other parameters is resumed; its calls come back from the record or the run's call cache. Its
+manifest entry says what differs from the record (`against_record`: the analysis and generating parameters
+changed) and how many of the calls it asked the record held (`record_calls`), which the claims page shows
+(`record.record_origin`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shutil
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,46 +47,101 @@ import nbformat
 
 from ..hashing import sha256_file
 from ..json_records import to_json
-from ..llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, CALLS_ENV, STAGE_ENV, read_call_log
+from ..llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, CALLS_ENV, STAGE_ENV, LoggedCall, calls_path, read_call_log
 from ..llm.device import RUN_SETTING_ENV
 from ..llm.endpoint_settings import ENDPOINT_SETTING_ENV
 from ..llm.spot_check import SPOT_FILE_ENV, read_spot_checks, summarize
 from ..llm.usage_file import USAGE_FILE_ENV, read_usage
-from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, results_dir
+from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, cache_dir, results_dir, results_root
 from .manifest import executed_dir, read_manifest, update_manifest
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
 from .provenance import PARAMS_ENV, RUN_ENV, parameters_hash
 from .record import (
+    RecordError,
     call_log_file,
     calls_by_role,
     check_parameters,
     code_commit,
     import_record,
+    parameter_differences,
     read_record,
     spot_check_file,
+    stored_keys,
     verify_record,
 )
 from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_path, write_run_report
 from .stages import Stage
 
-__all__ = ["STAGE_ENV", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_notebook", "prepare_replay",
-           "run", "run_stage"]
+__all__ = ["STAGE_ENV", "LIVE_FOLDER", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_from_record",
+           "prepare_notebook", "prepare_replay", "run", "run_stage"]
 
 REPLAY_FOLDER = "replay"
-"""A replay writes under `results_root()/replay/`, never over a live run's results."""
+"""A replay (and a re-analysis) writes under `results_root()/replay/`, never over a live run's results."""
+LIVE_FOLDER = "from-record"
+"""A run live against a record writes under `results_root()/from-record/`, apart from live runs and replays."""
+RECORD_CALLS = "record_calls.sqlite"
+"""The call cache a run against a record imports the record into, in its `executed/` folder."""
 
 
 @dataclass(frozen=True)
 class Replay:
-    """A replay of a record: the stages answer every model call from `calls` and spot-check a few live."""
+    """A run against a record: a replay (every model call answered from `calls`, a few spot-checked live) or, with
+    `live`, a live run whose call cache `calls` holds the record's answers, so only the calls the record lacks are
+    computed."""
 
     folder: Path
     """The record folder."""
     record: dict[str, Any]
     """Its record.json (`record.read_record`)."""
     calls: Path
-    """The call cache imported from it."""
+    """The call cache the record was imported into."""
+    live: bool = False
+    """False: a replay (cache-only, spot-checked); True: a run live against the record (`prepare_from_record`)."""
+    keys: frozenset[str] = frozenset()
+    """Every call key the record holds an answer for (`record.stored_keys`): a stage's calls are counted as from the
+    record or new against it."""
+
+
+def _use_results_folder(name: str) -> None:
+    """Make `results_root()/name` this process's results folder (and so its stage kernels'), beside a live run's;
+    a results folder that is already a replay's or a live-against-record run's is replaced by its sibling."""
+    root = results_root()
+    if root.name in (REPLAY_FOLDER, LIVE_FOLDER):
+        root = root.parent
+    os.environ["LLMCREATIVITY_RESULTS"] = str(root / name)
+
+
+def _check_upstream(plans: list[Plan], folder: Path) -> None:
+    """Refuse `--stage S` against the record at `folder` when a stage S reads from has, in this results folder,
+    outputs that were not made against this record (a replay of another record, or none), naming the fix."""
+    planned = {p.stage.name for p in plans}
+    for p in plans:
+        for name in p.stage.depends:
+            if name in planned:
+                continue
+            entry = read_manifest(p.profile)["stages"].get(name, {})  # a replay before `against_record`: `replay`
+            made = entry.get("against_record", entry.get("replay", {})).get("record")
+            if made != str(folder):
+                raise RecordError(f"stage {p.stage.name!r} reads the outputs of {name!r}, which in "
+                                  f"{results_dir(p.profile)} come from {made or 'no run against a record'}, not from "
+                                  f"{folder}: run every stage against this record first (the same command without "
+                                  "--stage)")
+
+
+def _load_record(folder: str | Path, results: str, overrides: list[tuple[str, str]] | None, only: str | None,
+                 stages: list[Stage] | None) -> tuple[Path, dict[str, Any], list[Plan]]:
+    """The record folder, its checked record.json and the plans of a run against it writing under
+    `results_root()/results`; refused with a `RecordError` naming the file or stage and the fix: a record of another
+    version, a truncated or altered file, a stage the plan runs but the record lacks, an upstream stage whose
+    outputs here are not this record's."""
+    folder = Path(folder).resolve()
+    record = read_record(folder)
+    _use_results_folder(results)
+    plans = plan(record["profile"], overrides or [], only, stages)
+    record = verify_record(folder, [p.stage.name for p in plans])
+    _check_upstream(plans, folder)
+    return folder, record, plans
 
 
 def prepare_replay(folder: str | Path, overrides: list[tuple[str, str]] | None = None, only: str | None = None,
@@ -76,22 +149,31 @@ def prepare_replay(folder: str | Path, overrides: list[tuple[str, str]] | None =
     """Check the record at `folder` against the code and load it, before anything runs; the plans and the `Replay`.
 
     The results folder becomes `results_root()/replay` (set in this process's environment, so the stage kernels
-    write there too). Refused with a `RecordError` naming the file or stage and the fix: a record of another version,
-    a truncated or altered file, a stage the plan runs but the record lacks, parameters that differ from the
-    recorded ones.
+    write there too). Refused as `_load_record` says, and when a generating parameter differs from the recorded one
+    (`record.check_parameters`: only analysis parameters may change in a replay, which re-analyses the record).
     """
-    from ..paths import results_root
-
-    folder = Path(folder).resolve()
-    record = read_record(folder)
-    if results_root().name != REPLAY_FOLDER:
-        os.environ["LLMCREATIVITY_RESULTS"] = str(results_root() / REPLAY_FOLDER)
-    plans = plan(record["profile"], overrides or [], only, stages)
-    check_parameters(verify_record(folder, [p.stage.name for p in plans]), plans, folder)
-    calls = executed_dir(record["profile"]) / "record_calls.sqlite"
+    folder, record, plans = _load_record(folder, REPLAY_FOLDER, overrides, only, stages)
+    check_parameters(record, plans, folder)
+    calls = executed_dir(record["profile"]) / RECORD_CALLS
     calls.parent.mkdir(parents=True, exist_ok=True)
     import_record(folder, calls, [p.stage.name for p in plans])
-    return plans, Replay(folder, record, calls)
+    return plans, Replay(folder, record, calls, keys=frozenset(stored_keys(folder, record)))
+
+
+def prepare_from_record(folder: str | Path, overrides: list[tuple[str, str]] | None = None, only: str | None = None,
+                        stages: list[Stage] | None = None, *, user_cache: bool = False) -> tuple[list[Plan], Replay]:
+    """Load the record at `folder` for a run live against it, before anything runs; the plans and the `Replay`.
+
+    Any parameter may differ from the record. The results folder becomes `results_root()/from-record`; the record's
+    answers are added to that run's own call cache (`executed/record_calls.sqlite`, kept between sittings, so a call
+    computed once is not computed again), or with `user_cache` to the user's call cache
+    (`cache_dir()/calls.sqlite`, as `record import` does). Refused as `_load_record` says.
+    """
+    folder, record, plans = _load_record(folder, LIVE_FOLDER, overrides, only, stages)
+    calls = calls_path(cache_dir() / "calls.sqlite") if user_cache else executed_dir(record["profile"]) / RECORD_CALLS
+    calls.parent.mkdir(parents=True, exist_ok=True)
+    import_record(folder, calls, [p.stage.name for p in plans], fresh=False)
+    return plans, Replay(folder, record, calls, live=True, keys=frozenset(stored_keys(folder, record)))
 
 
 class StageFailed(RuntimeError):
@@ -177,18 +259,31 @@ def _kernel_environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+def record_calls(calls: list[LoggedCall], keys: frozenset[str]) -> dict[str, Any]:
+    """How many of the distinct calls a stage asked (its call log) the record holds (`keys`): `from_record`, `new`
+    (computed, or answered by the run's own cache from an earlier sitting) and the new ones per role and method."""
+    new = [replace(c, keys=[k for k in c.keys if k not in keys]) for c in calls]
+    new = [c for c in new if c.keys]
+    asked = {k for c in calls for k in c.keys}
+    fresh = {k for c in new for k in c.keys}
+    return {"from_record": len(asked - fresh), "new": len(fresh), "new_calls": calls_by_role(new)}
+
+
 def _work(p: Plan, usage: Path, replay: Replay | None) -> dict[str, Any]:
     """The manifest fields of what the stage did: its models' usage rows, its items, the calls it asked for per role
-    and method, and in a replay the spot check. Never raises, so a file it cannot read leaves a note in the entry
-    instead of an entry stuck at "running"."""
+    and method, and against a record how many of them it held (`record_calls`), in a replay the spot check. Never
+    raises, so a file it cannot read leaves a note in the entry instead of an entry stuck at "running"."""
     work: dict[str, Any] = {}
     try:
         work["usage"] = [to_json(u) for u in read_usage(usage)]
     except (OSError, ValueError) as e:
         work.update(usage=[], usage_error=str(e))
     try:
-        work["calls"] = calls_by_role(read_call_log(call_log_file(p.stage.name, p.profile)))
+        calls = read_call_log(call_log_file(p.stage.name, p.profile))
+        work["calls"] = calls_by_role(calls)
         if replay is not None:
+            work["record_calls"] = record_calls(calls, replay.keys)
+        if replay is not None and not replay.live:
             work["spot_check"] = summarize(read_spot_checks(spot_check_file(p.stage.name, p.profile)))
     except (OSError, ValueError, TypeError) as e:
         work.update(calls_error=str(e))
@@ -205,33 +300,58 @@ def new_run_id() -> str:
 
 
 def _stage_variables(p: Plan, run_id: str, params: str, usage: Path, replay: Replay | None) -> dict[str, str]:
-    """The kernel's environment for one stage; a replay's stage runs under the recorded run id."""
+    """The kernel's environment for one stage. Against a record its call cache is the one the record was imported
+    into; a replay's stage is also cache-only, spot-checked, and runs under the recorded run id and, unless it is
+    re-analysed with other analysis parameters, the recorded parameter hash."""
     values = {PROFILE_ENV: p.profile, STAGE_ENV: p.stage.name, RUN_ENV: run_id, PARAMS_ENV: params,
               USAGE_FILE_ENV: str(usage), CALL_LOG_ENV: str(call_log_file(p.stage.name, p.profile)),
               CACHE_ONLY_ENV: "0"}
     values.update({RUN_SETTING_ENV[name]: value for name, value in p.settings.items()})
     values.update({ENDPOINT_SETTING_ENV[name]: str(value) for name, value in p.endpoint.items()})
     if replay is not None:
+        values[CALLS_ENV] = str(replay.calls)
+    if replay is not None and not replay.live:
         recorded = replay.record["stages"][p.stage.name]
-        values.update({RUN_ENV: recorded["run_id"], PARAMS_ENV: recorded["parameters_sha256"], CACHE_ONLY_ENV: "1",
-                       CALLS_ENV: str(replay.calls),
-                       SPOT_FILE_ENV: str(spot_check_file(p.stage.name, p.profile))})
+        _, analysis = parameter_differences(recorded["resolved_parameters"], p)
+        values.update({RUN_ENV: recorded["run_id"], PARAMS_ENV: params if analysis else recorded["parameters_sha256"],
+                       CACHE_ONLY_ENV: "1", SPOT_FILE_ENV: str(spot_check_file(p.stage.name, p.profile))})
     return values
 
 
 def _start_logs(p: Plan, replay: Replay | None) -> None:
     """Empty the stage's call log, unless the stage's last attempt was killed or failed (a resumed stage keeps the
-    calls it logged before, since it does not ask for what it reads back); a replay's spot checks start anew."""
+    calls it logged before, since it does not ask for what it reads back); against a record the log always starts
+    anew (the stage starts from an empty folder, `_clear_stage_folder`), and so do a replay's spot checks."""
     before = read_manifest(p.profile)["stages"].get(p.stage.name, {}).get("status")
-    if before not in ("running", "failed"):
+    if before not in ("running", "failed") or replay is not None:
         call_log_file(p.stage.name, p.profile).unlink(missing_ok=True)
     if replay is not None:
         spot_check_file(p.stage.name, p.profile).unlink(missing_ok=True)
 
 
+def _clear_stage_folder(p: Plan) -> None:
+    """Remove the folder of the stage's outputs before it runs against a record, so that nothing an earlier run wrote
+    there under other parameters is resumed (its calls come back from the record or the run's call cache); refused
+    outside a replay's or a live-against-record run's results folder, so a live run's outputs are never touched."""
+    if results_root().name not in (REPLAY_FOLDER, LIVE_FOLDER):
+        raise RecordError(f"{results_root()}: a run against a record writes under a folder named {REPLAY_FOLDER!r} "
+                          f"or {LIVE_FOLDER!r}; prepare it with prepare_replay or prepare_from_record")
+    shutil.rmtree(results_dir(p.profile) / p.stage.name, ignore_errors=True)
+
+
+def _against_record(p: Plan, replay: Replay, run_id: str) -> dict[str, Any]:
+    """The manifest's `against_record` of a stage run against `replay`'s record by run `run_id`: the record, the mode
+    (replay or live) and the parameters that differ from the recorded ones, by kind, as {name: [recorded, now]}."""
+    generating, analysis = parameter_differences(replay.record["stages"][p.stage.name]["resolved_parameters"], p)
+    return {"record": str(replay.folder), "mode": "live" if replay.live else "replay", "run": run_id,
+            "analysis_changed": {k: list(v) for k, v in analysis.items()},
+            "generating_changed": {k: list(v) for k, v in generating.items()}}
+
+
 def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Replay | None = None) -> dict[str, Any]:
     """Execute one planned stage as part of run `run_id` (a fresh one when None); returns its manifest entry or
-    raises StageFailed. With `replay`, every model call is answered from the record (see `Replay`)."""
+    raises StageFailed. With `replay`, the stage runs against a record (see `Replay`): from an empty folder, every
+    call answered from the record (a replay) or the calls it lacks computed (live)."""
     run_id = new_run_id() if run_id is None else run_id
     params = parameters_hash(p.parameters)
     import papermill
@@ -258,6 +378,9 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
     usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's
     _start_logs(p, replay)
     if replay is not None:
+        _clear_stage_folder(p)
+        entry["against_record"] = _against_record(p, replay, run_id)
+    if replay is not None and not replay.live:
         entry["replay"] = {"record": str(replay.folder), "replay_id": run_id}
         entry["run_id"] = replay.record["stages"][p.stage.name]["run_id"]
     update_manifest(p.stage.name, entry, p.profile)

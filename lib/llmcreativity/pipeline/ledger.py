@@ -11,7 +11,10 @@ the recorded judge agreements (`judge_validity`) and the run manifest:
   agreement with human labels is unmeasured or has a 95 % CI that reaches 0 (chance); only agreements
   measured by the latest successful run of their stage count (`current_validity`);
 - *stale* when the run that recorded it is not the latest run of its stage in the manifest (a `--stage`
-  re-run is the latest for that stage), or that run failed: a stale verdict is never shown as current.
+  re-run is the latest for that stage), or that run failed: a stale verdict is never shown as current;
+- *recorded* or *fresh* when its stage ran against a record (`run --replay`, `run --from-record`): whether the
+  stage asked any call the record does not hold, and the analysis parameters it was re-analysed with
+  (`record.record_origin`).
 
 Each row says whether it is a paper's claim or a check of this project's own (`ClaimSpec.kind`) and which
 estimator decides it (`ClaimSpec.estimator`). `claims_markdown` writes a compact table, the forest plot
@@ -27,7 +30,7 @@ from typing import Any
 from .claim_table import CLAIMS, ClaimSpec
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .judge_validity import KINDS, JudgeValidity, judges_for
-from .record import replay_markdown
+from .record import record_markdown, record_origin
 from .stages import recorder_of
 
 NOT_RUN = "not run"
@@ -54,6 +57,10 @@ class LedgerRow:
     """The judge agreements the claim was gated on."""
     stale: str
     """Why the record is stale; empty when it comes from the latest run of its stage."""
+    origin: str = ""
+    """Whether its stage asked anything the record it ran against does not hold (`record.record_origin`:
+    "recorded", or "fresh: N of M calls new"; with the analysis parameters it was re-analysed with); empty when the
+    stage ran against no record."""
 
 
 def stale_reason(claim: Claim, manifest_stages: dict[str, Any]) -> str:
@@ -117,7 +124,8 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
             why = ("no agreement with human labels is recorded for the " + spec.judge + " judge" if not judges
                    else "its CI reaches chance: " + "; ".join(v.describe() for v in failing))
             verdict, note = JUDGE_NOT_VALIDATED, f"the stage's rule said {claim.verdict}, but {why}"
-    return LedgerRow(claim_id, spec, claim, verdict, note, judges, stale_reason(claim, manifest_stages))
+    return LedgerRow(claim_id, spec, claim, verdict, note, judges, stale_reason(claim, manifest_stages),
+                     record_origin(manifest_stages.get(claim.stage, {})))
 
 
 def ledger_rows(claims: list[Claim], validity: list[JudgeValidity],
@@ -163,7 +171,7 @@ def _table_row(r: LedgerRow) -> str:
     min_n = f" / {spec.min_n}" if spec else ""
     n = "" if c.verdict == "not testable here" else f"{c.n}{min_n}"
     verdict = f"**{r.verdict}**" + (" *(stale)*" if r.stale else "")
-    run = c.profile + (", **stale**" if r.stale else "")
+    run = c.profile + (", **stale**" if r.stale else "") + (f", {r.origin}" if r.origin else "")
     return f"| {r.claim_id} | {short} | {verdict} | {stat} | {n} | {_paper_cell(spec)} | {run} |"
 
 
@@ -196,6 +204,8 @@ def _details(r: LedgerRow) -> str:
                      f"`{c.params_sha256 or 'unknown'}`, recorded {c.recorded_at}; models: {models}.")
         if c.roles:
             items.append("Model roles: " + ", ".join(f"`{r}`" for r in c.roles) + ".")
+        if r.origin:
+            items.append(f"Against the record its stage ran with: {r.origin}.")
         if r.stale:
             items.append(f"**Stale**: {r.stale}.")
     return head + "\n\n" + "\n".join(f"- {_cell(x)}" for x in items)
@@ -271,7 +281,7 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
     """The page body: a 7-column table of every claim, the forest plot `figure` (a path relative to the page;
     left out when None) and each claim's long text and provenance."""
     rows = ledger_rows(claims, validity or [], manifest_stages or {})
-    replayed = replay_markdown(manifest_stages or {})
+    replayed = record_markdown(manifest_stages or {})
     out = [sample_summary(rows).sentence(), *(["", replayed] if replayed else []), "",
            "| id | claim | verdict | statistic [95 % CI] | n / min | paper | profile |",
            "|---|---|---|---|---|---|---|"]

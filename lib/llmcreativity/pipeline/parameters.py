@@ -25,6 +25,26 @@ a profile or `-p` sets one, it must exist (absolute, or relative to the project 
 run, or to the results folder) unless empty. A notebook's own default path is the notebook's business
 (it may be an optional input).
 Names starting with `out` are outputs.
+
+**Every parameter states its kind**, as a comment clause of its own (between semicolons, or a comment line alone):
+
+    n_resamples: int = 1000  # range: [100, 100000]; analysis; bootstrap resamples of every CI
+    temperature: float = 0.8  # generating
+
+- `analysis`: changing it changes no model call of its stage: it only reads what the calls answered (a bootstrap
+  size, a CI level, a threshold or cut-off applied to answers already computed, an estimator, a seed that draws
+  only resamples). A replay of a record accepts a changed analysis parameter (`record.check_parameters`), so a
+  chapter is re-analysed against the published record without computing anything. What it changes in the stage's
+  output files reaches a later stage only as data read from them; a later stage whose calls change with that data
+  asks them live (`run --from-record`) or stops on a replay miss, never answers them wrongly.
+- `generating`: changing it may change a model call (a prompt, a sample size, a sampling setting, which items are
+  judged, a threshold that decides which questions are asked next). When unsure, it is generating.
+
+A model role (`# registry:`) names a model: it is generating by nature and states nothing more (stating
+`analysis` for it is an error). The rule, checked over every stage's notebook by `unstated_kinds` (a test), is
+that every other parameter states one of the two words, so no parameter reaches the stage table unclassified.
+Outside the stage table (a notebook of the tests), a parameter that states nothing reads as generating, the safe
+default: a replay compares it with the record.
 """
 
 from __future__ import annotations
@@ -47,6 +67,9 @@ _SIMPLE_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str
 _PATH_SUFFIXES = ("_path", "_file", "_dir")
 Role = Literal["model", "embedder"]
 """What a `# registry:` comment says a parameter names."""
+Effect = Literal["analysis", "generating"]
+"""A parameter's kind as its comment states it: `analysis` (changes no model call) or `generating`."""
+EFFECTS: tuple[Effect, ...] = ("analysis", "generating")
 _ROLE_KINDS: dict[str, ModelKind] = {"model": "causal-lm", "embedder": "embedder"}
 
 
@@ -75,6 +98,15 @@ class Parameter:
     registry: Role | None = None
     """From a `# registry:` comment: a model role; the value (each item of a list) names a language model or an
     embedder, local or `URL#MODEL`."""
+    effect: Effect | None = None
+    """The kind its comment states (`analysis` or `generating`); None when it states none (a model role, or a
+    notebook outside the stage table): generating."""
+
+    @property
+    def analysis(self) -> bool:
+        """True when changing it changes no model call (its comment says `analysis`); everything else is
+        generating."""
+        return self.effect == "analysis"
 
     @property
     def is_input_path(self) -> bool:
@@ -91,6 +123,8 @@ class Parameter:
         if self.registry is not None:
             text += f", {'an' if self.registry == 'embedder' else 'a'} {self.registry} role: a local {self.registry} " \
                     "name or URL#MODEL"
+        if self.analysis:
+            text += ", analysis only (changes no model call)"
         return text
 
 
@@ -141,14 +175,25 @@ def _constraints(comment: str, where: str) -> dict[str, Any]:
     return found
 
 
-def _comment(lines: list[str], lineno: int) -> str:
-    """The comment of the statement on line `lineno` (1-based): the comment lines directly above it, then its own."""
+def _comment_lines(lines: list[str], lineno: int) -> list[str]:
+    """The comment lines of the statement on line `lineno` (1-based): those directly above it, then its own
+    trailing comment (each without its `#`)."""
     first = lineno - 1
     while first > 0 and lines[first - 1].lstrip().startswith("#"):
         first -= 1
     own = lines[lineno - 1]
     above = [line.lstrip()[1:] for line in lines[first:lineno - 1]]
-    return " ".join([*above, own.split("#", 1)[1] if "#" in own else ""])
+    return [*above, own.split("#", 1)[1] if "#" in own else ""]
+
+
+def _effect(comment_lines: list[str], where: str) -> Effect | None:
+    """The kind a parameter's comment states: a clause (text between semicolons on one comment line) that is exactly
+    `analysis` or `generating`; None when none is."""
+    stated = {clause.strip() for line in comment_lines for clause in line.split(";")} & set(EFFECTS)
+    if len(stated) > 1:
+        raise ParameterError(f"{where}: its comment states both `analysis` and `generating`; keep the one that is "
+                             "true (generating when it may change a model call)")
+    return next((e for e in EFFECTS if e in stated), None)
 
 
 def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
@@ -173,12 +218,25 @@ def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
         except ValueError:
             raise ParameterError(f"{at}: the default {ast.unparse(value)!r} is not a plain literal") from None
         kind, optional = _kind_of(annotation, default, at)
-        param = Parameter(name, default, kind, optional, **_constraints(_comment(lines, stmt.lineno), at))
+        comment = _comment_lines(lines, stmt.lineno)
+        param = Parameter(name, default, kind, optional, **_constraints(" ".join(comment), at),
+                          effect=_effect(comment, at))
         if param.registry is not None and kind not in (str, list):
             raise ParameterError(f"{at}: a `# registry:` parameter must be a str or a list of str, not {kind.__name__}")
+        if param.registry is not None and param.analysis:
+            raise ParameterError(f"{at}: a model role (`# registry:`) names a model, so changing it changes model "
+                                 "calls: remove `analysis` from its comment")
         check_value(param, default, f"{at} (its own default)")
         params[name] = param
     return params
+
+
+def unstated_kinds(params: dict[str, Parameter], where: str) -> list[str]:
+    """One message per parameter of `params` (a stage notebook's, `where` names it) whose comment states no kind
+    although it must: every parameter but a model role (`# registry:`) says `analysis` or `generating`."""
+    return [f"{where}, parameter {p.name!r}: its comment states no kind; add `; analysis` when changing it changes no "
+            "model call (it only reads what the calls answered), else `; generating` (when unsure, generating)"
+            for p in params.values() if p.effect is None and p.registry is None]
 
 
 def registry_problems(params: dict[str, Parameter], values: dict[str, Any], where: str) -> list[str]:

@@ -2,7 +2,9 @@
 
 `llmcreativity record export DEST` writes, for every stage of a profile that ran, what its kernel's call log
 (`llm.call_log`) says it asked for, and the cached answers of those calls; `llmcreativity run --replay DEST`
-rebuilds the stages from the record alone (`replay_environment`). The folder:
+rebuilds the stages from the record alone (`execution.prepare_replay`); with `-p NAME VALUE` of analysis parameters
+it re-analyses the record (`check_parameters` refuses generating ones), and `llmcreativity run --from-record DEST`
+runs live against it, computing only the calls it lacks (`execution.prepare_from_record`). The folder:
 
     record.json                      format, version, the exporting commit, CPU, and per stage: the commit it ran
                                      at, parameters (as run and
@@ -48,6 +50,10 @@ FORMAT = "llmcreativity-record"
 """The `format` field of every record.json."""
 VERSION = 1
 """The record layout's version; a record of another version is refused with the fix."""
+PUBLISHED_RECORD = "published/run"
+"""The record the book is built from, relative to the project root: `make book` replays it into `results/replay/`
+first, and every chapter's re-analysis exercise runs one stage again against it (`llmcreativity run --replay
+published/run --stage S -p NAME VALUE`; `tests/test_notebook_shape.py` holds the exercises to this name)."""
 RECORD_FILE = "record.json"
 SIZE_CAP_BYTES = 150 * 1024 * 1024
 """A record larger than this is refused at export (records are committed to the repository)."""
@@ -170,8 +176,8 @@ def _load_embeddings(path: Path) -> list[tuple[str, np.ndarray]]:
                 for k, v in zip(z[f"keys_{d}"], z[f"vectors_{d}"], strict=True)]
 
 
-def _stored_keys(folder: Path, record: dict[str, Any]) -> set[str]:
-    """Keys whose answers some shard of the record already holds."""
+def stored_keys(folder: Path, record: dict[str, Any]) -> set[str]:
+    """Keys whose answers some shard of the record at `folder` holds: the calls a run against it finds answered."""
     keys: set[str] = set()
     for entry in record.get("stages", {}).values():
         for shard in entry.get("shards", []):
@@ -208,7 +214,7 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
     if previous and previous.get("keys_file") and (folder / previous["keys_file"]).exists() and \
             _read_gz_jsonl(folder / previous["keys_file"]) == json.loads(json.dumps(rows, sort_keys=True)):
         return None
-    stored = _stored_keys(folder, record)
+    stored = stored_keys(folder, record)
     k = _next_index(folder, stage)
     (folder / stage).mkdir(parents=True, exist_ok=True)
     lm_rows, emb_keys, emb_rows, missing = [], [], [], []
@@ -323,22 +329,62 @@ def verify_record(folder: str | Path, stages: list[str]) -> dict[str, Any]:
     return record
 
 
-def check_parameters(record: dict[str, Any], plans: list[Plan], folder: Path) -> None:
-    """Refuse a replay whose planned parameters differ from the recorded ones (naming stage, parameters and fix).
+Change = tuple[Any, Any]
+"""A parameter that differs from the record: (recorded value, value now)."""
 
-    Compared: every parameter the stage's notebook declares now (one the record lacks is a difference: it may
-    change a call). Not compared: a recorded parameter the notebook no longer declares, since no code reads it any
-    more; for example the endpoint settings (`planning.ENDPOINT_OPTIONS`, operational and run-wide since) and
-    minimum sample sizes that moved to the claim table (`claim_table.ClaimSpec.min_n`).
+
+def parameter_differences(recorded: dict[str, Any], p: Plan) -> tuple[dict[str, Change], dict[str, Change]]:
+    """(generating, analysis): the parameters plan `p`'s notebook declares whose value differs from `recorded` (the
+    stage's recorded resolved parameters), name -> (recorded, now), split by kind (`Parameter.analysis`).
+
+    Values are compared as JSON. A generating parameter the record lacks is a difference (it may change a call),
+    its recorded value shown as "(none)"; an analysis parameter the record lacks counts as its notebook default (it
+    was added after the recording, and an added analysis parameter defaults to what the code did before). Not
+    compared: a recorded parameter the notebook no longer declares, since no code reads it any more; for example the
+    endpoint settings (`planning.ENDPOINT_OPTIONS`, operational and run-wide since) and minimum sample sizes that
+    moved to the claim table (`claim_table.ClaimSpec.min_n`).
+    """
+    now = json.loads(json.dumps(resolved_parameters(p), default=str))
+    generating: dict[str, Change] = {}
+    analysis: dict[str, Change] = {}
+    for name, value in now.items():
+        param = p.declared[name]
+        if param.analysis:
+            was = recorded.get(name, json.loads(json.dumps(param.default, default=str)))
+            if was != value:
+                analysis[name] = (was, value)
+        elif name not in recorded or recorded[name] != value:
+            generating[name] = (recorded.get(name, "(none)"), value)
+    return dict(sorted(generating.items())), dict(sorted(analysis.items()))
+
+
+def describe_changes(changes: dict[str, Change], most: int | None = None) -> str:
+    """`name: recorded X, now Y` for each change, comma-separated (the first `most` when given)."""
+    shown = list(changes.items())[:most]
+    return ", ".join(f"{k}: recorded {was!r}, now {now!r}" for k, (was, now) in shown)
+
+
+def check_parameters(record: dict[str, Any], plans: list[Plan], folder: Path) -> None:
+    """Refuse a replay whose planned *generating* parameters differ from the recorded ones (naming stage, parameters
+    and the fix); analysis parameters may differ, since they change no model call (`parameters`).
+
+    A replay answers every call from the record, so a changed generating parameter would only miss: the message
+    names the mode that computes the changed calls, a run live against the record (`run --from-record`).
+    `parameter_differences` says what is compared. An analysis parameter the plan sets otherwise than the recording
+    did (a `-p` of the recorded run, or of this one) re-analyses the record, and the manifest, the `[replay]` line
+    and the claims page say so; `-p NAME VALUE` with the recorded value reproduces the record instead.
     """
     for p in plans:
-        recorded = record["stages"][p.stage.name]["resolved_parameters"]
-        now = json.loads(json.dumps(resolved_parameters(p), default=str))
-        differ = sorted(k for k in now if k not in recorded or recorded[k] != now[k])
-        if differ:
-            shown = ", ".join(f"{k}: recorded {recorded.get(k, '(none)')!r}, now {now[k]!r}" for k in differ[:4])
-            raise RecordError(f"stage {p.stage.name!r}: the parameters differ from the record {folder} ({shown}): "
-                              "replay with the recorded values (-p NAME VALUE), or re-record the stage")
+        generating, _ = parameter_differences(record["stages"][p.stage.name]["resolved_parameters"], p)
+        if generating:
+            can = sorted(n for n, q in p.declared.items() if q.analysis)
+            raise RecordError(
+                f"stage {p.stage.name!r}: the parameters differ from the record {folder} in generating parameters, "
+                f"which change model calls ({describe_changes(generating, 4)}). A replay answers every call from the "
+                f"record, so it changes analysis parameters only (this stage's: {', '.join(can) or 'none'}). To "
+                f"compute the changed calls, run live against the record: the same command with `--from-record "
+                f"{folder}` in place of `--replay` (it prints the projected cost first); or replay with the recorded "
+                "values (-p NAME VALUE), or re-record the stage")
 
 
 def import_record(folder: str | Path, target: str | Path, stages: list[str] | None = None, *,
@@ -374,42 +420,92 @@ def import_record(folder: str | Path, target: str | Path, stages: list[str] | No
     return cache
 
 
-def replay_summary(record: dict[str, Any], stages: dict[str, Any], replay_id: str) -> list[str]:
-    """One line per stage of replay `replay_id`: calls asked against the record's count per role and method, and
-    the spot check (compared, matched, worst difference)."""
+def _calls(entry: dict[str, Any]) -> int:
+    """Distinct calls a stage asked for, over its roles and methods (a manifest entry's `calls`)."""
+    return sum(n for m in entry.get("calls", {}).values() for n in m.values())
+
+
+def record_summary(record: dict[str, Any], stages: dict[str, Any], run_id: str) -> list[str]:
+    """One line per stage that run `run_id` ran against `record` (its manifest entries `stages`): a replay's calls
+    asked against the record's count per role and method, its spot check (compared, matched, worst difference) and
+    the analysis parameters it changed; a live run's calls from the record and new ones, and the generating
+    parameters it changed."""
     lines = []
     for name, entry in stages.items():
-        if entry.get("replay", {}).get("replay_id") != replay_id:
+        against = entry.get("against_record", {})
+        if against.get("run") != run_id:
+            continue
+        counted = entry.get("record_calls", {})
+        if against.get("mode") == "live":
+            changed = describe_changes(against.get("generating_changed", {})) or "none"
+            lines.append(f"[from-record] {name}: {entry.get('status')} in {entry.get('seconds')} s, "
+                         f"{counted.get('from_record', 0)} calls from the record, {counted.get('new', 0)} new; "
+                         f"generating parameters changed: {changed}")
             continue
         asked, recorded = entry.get("calls", {}), record["stages"][name]["calls"]
         same = "the recorded calls" if asked == recorded else f"calls {asked} but the record has {recorded}"
         spot = entry.get("spot_check", {})
         worst = ", ".join(f"{m} {w:.2g}" for m, w in sorted(spot.get("worst", {}).items())) or "-"
-        lines.append(f"[replay] {name}: {entry.get('status')}, {same}; spot check {spot.get('matched', 0)}/"
-                     f"{spot.get('compared', 0)} matched (worst difference: {worst})")
+        analysis = describe_changes(against.get("analysis_changed", {}))
+        lines.append(f"[replay] {name}: {entry.get('status')} in {entry.get('seconds')} s, {same}; spot check "
+                     f"{spot.get('matched', 0)}/"
+                     f"{spot.get('compared', 0)} matched (worst difference: {worst})"
+                     + (f"; re-analysed with {analysis}" if analysis else ""))
     return lines
 
 
-def replay_markdown(stages: dict[str, Any]) -> str:
-    """A sentence for the claims page when the stages were replayed from a record: which record and run, the calls
-    answered from it, and the live spot check (computed again, matched, worst difference); "" for a live run."""
-    replayed = {n: e for n, e in stages.items() if e.get("replay")}
-    if not replayed:
+def record_origin(entry: dict[str, Any]) -> str:
+    """What a stage's manifest entry says about the record it ran against, for a claim of that stage: "recorded"
+    (every call it asked was in the record: a replay, or a live run that asked nothing new) or "fresh: N of M calls
+    new" (a live run that computed calls the record does not hold), then the analysis parameters it was re-analysed
+    with (`; re-analysed with name: recorded X, now Y`); "" when it ran against no record."""
+    if "against_record" not in entry:
         return ""
-    records = sorted({Path(e["replay"]["record"]).name for e in replayed.values()})
-    runs = sorted({e.get("run_id", "") for e in replayed.values()})
-    calls = sum(n for e in replayed.values() for m in e.get("calls", {}).values() for n in m.values())
-    spots = [e.get("spot_check", {}) for e in replayed.values()]
-    compared, matched = sum(s.get("compared", 0) for s in spots), sum(s.get("matched", 0) for s in spots)
-    worst: dict[str, float] = {}
-    for s in spots:
-        for method, w in s.get("worst", {}).items():
-            worst[method] = max(worst.get(method, 0.0), w)
-    shown = "; ".join(f"{m} {w:.2g}" for m, w in sorted(worst.items())) or "none"
-    return (f"These results were rebuilt from the record {', '.join(f'`{r}`' for r in records)} of run "
-            f"{', '.join(f'`{r}`' for r in runs)}: {len(replayed)} stage(s), {calls:,} model calls answered from the "
-            f"record. Live spot check: {compared} recorded calls computed again, {matched} matched within tolerance "
-            f"(largest difference by method: {shown}).")
+    new = entry.get("record_calls", {}).get("new", 0)
+    origin = "recorded" if not new else f"fresh: {new} of {_calls(entry)} calls new"
+    analysis = describe_changes(entry["against_record"].get("analysis_changed", {}))
+    return origin + (f"; re-analysed with {analysis}" if analysis else "")
+
+
+def _live_counts(name: str, entry: dict[str, Any]) -> str:
+    """`name: N calls from the record, M new (the generating parameters changed)` of a live stage's entry."""
+    counted, changed = entry.get("record_calls", {}), entry["against_record"].get("generating_changed", {})
+    return (f"{name}: {counted.get('from_record', 0):,} calls from the record, {counted.get('new', 0):,} new"
+            + (f" ({describe_changes(changed)})" if changed else ""))
+
+
+def record_markdown(stages: dict[str, Any]) -> str:
+    """Sentences for the claims page about the stages run against a record (`stages`: the manifest entries): a
+    replay's record and run, the calls answered from it, the live spot check, the analysis parameters a stage was
+    re-analysed with; a live run's calls from the record and new ones per stage; "" for a plain live run."""
+    replayed = {n: e for n, e in stages.items() if e.get("replay")}
+    live = {n: e for n, e in stages.items() if e.get("against_record", {}).get("mode") == "live"}
+    out = []
+    if replayed:
+        records = sorted({Path(e["replay"]["record"]).name for e in replayed.values()})
+        runs = sorted({e.get("run_id", "") for e in replayed.values()})
+        calls = sum(_calls(e) for e in replayed.values())
+        spots = [e.get("spot_check", {}) for e in replayed.values()]
+        compared, matched = sum(s.get("compared", 0) for s in spots), sum(s.get("matched", 0) for s in spots)
+        worst: dict[str, float] = {}
+        for s in spots:
+            for method, w in s.get("worst", {}).items():
+                worst[method] = max(worst.get(method, 0.0), w)
+        shown = "; ".join(f"{m} {w:.2g}" for m, w in sorted(worst.items())) or "none"
+        out.append(f"These results were rebuilt from the record {', '.join(f'`{r}`' for r in records)} of run "
+                   f"{', '.join(f'`{r}`' for r in runs)}: {len(replayed)} stage(s), {calls:,} model calls answered "
+                   f"from the record. Live spot check: {compared} recorded calls computed again, {matched} matched "
+                   f"within tolerance (largest difference by method: {shown}).")
+        reanalysed = {n: e["against_record"]["analysis_changed"] for n, e in replayed.items()
+                      if e.get("against_record", {}).get("analysis_changed")}
+        if reanalysed:
+            out.append("Re-analysed against the record, no call computed: " + "; ".join(
+                f"{n} with {describe_changes(c)}" for n, c in reanalysed.items()) + ".")
+    if live:
+        records = sorted({Path(e["against_record"]["record"]).name for e in live.values()})
+        out.append(f"Run live against the record {', '.join(f'`{r}`' for r in records)} (the calls it holds answered "
+                   "from it, the others computed): " + "; ".join(_live_counts(n, e) for n, e in live.items()) + ".")
+    return " ".join(out)
 
 
 WALL_CLOCK_CLAIM_FIELDS = ("recorded_at",)

@@ -99,9 +99,82 @@ def _all(value: int | None, total: int) -> int:
     return total if value is None else value
 
 
-def _prompts(p: dict[str, Any]) -> int:
-    """SciFi-100 prompts a writing stage writes for: n_categories x per_category (None: all)."""
-    return _all(p["n_categories"], SCIFI_CATEGORIES) * _all(p["per_category"], SCIFI_PER_CATEGORY)
+def _prompts(p: dict[str, Any], stage: str = "") -> int:
+    """SciFi-100 prompts a writing stage writes for: n_categories x per_category (None: all); `stage` "review" reads
+    the review stage's as a later stage sees them (`review.n_categories`, `projection.scale_parameters`)."""
+    at = f"{stage}." if stage else ""
+    return _all(p[f"{at}n_categories"], SCIFI_CATEGORIES) * _all(p[f"{at}per_category"], SCIFI_PER_CATEGORY)
+
+
+def _questions(n: int) -> int:
+    """Most yes/no questions bidirectional entailment clustering of n texts asks: each text against every earlier
+    representative, both directions, n (n - 1) (`entropy.clustering`)."""
+    return n * (n - 1)
+
+
+def _se_chains(p: dict[str, Any], stage: str = "") -> float:
+    """Chains the semantic-entropy stage samples: se_models x temperatures x (n_problems + n_hypogen + n_scifi);
+    `stage` "semantic_entropy" reads them as a later stage sees them (`semantic_entropy.se_models`, ...)."""
+    at = f"{stage}." if stage else ""
+    problems: int = p[f"{at}n_problems"] + p[f"{at}n_hypogen"] + p[f"{at}n_scifi"]
+    return len(p[f"{at}se_models"]) * len(p[f"{at}temperatures"]) * problems
+
+
+def _se_calls(p: dict[str, Any]) -> float:
+    """The semantic-entropy stage's model calls: per chain and step n_samples candidates and the greedy
+    continuation, plus with judge "llm" up to n_samples (n_samples - 1) entailment questions; with the embedding
+    judge, the llm_check_steps steps re-clustered by the LLM judge; one novelty rating per chain when a novelty
+    judge is set."""
+    chains, questions = _se_chains(p), _questions(p["n_samples"])
+    per_step: int = p["n_samples"] + 1 + (questions if p["judge"] == "llm" else 0)
+    check: int = p["llm_check_steps"] * questions if p["judge"] == "embedding" else 0
+    steps: int = p["step_cap"]
+    return chains * steps * per_step + check + (chains if p["novelty_judge"] else 0)
+
+
+def _entailment_calls(p: dict[str, Any]) -> float:
+    """The entailment-validation stage's judge questions, at most: each LLM judge clusters llm_sample ideas
+    llm_repeats times at each p(Yes) threshold (n (n - 1) questions each; thresholds share the questions both ask),
+    and the B7 judge clusters b7_sets sets of b7_set_size ideas. Embeddings are cheap beside them and not counted."""
+    judges: int = len(p["entailment_judges"]) * p["llm_repeats"] * len(p["llm_thresholds"])
+    sets: int = p["b7_sets"]
+    return judges * _questions(p["llm_sample"]) + sets * _questions(p["b7_set_size"])
+
+
+def _judge_calls(p: dict[str, Any]) -> float:
+    """The judge-validation stage's judge calls, about (unreadable replies add forced choices): per labelled item a
+    single call, a CoT call, a p(yes) pass, a ChatEval discussion (3 agents x rounds) and two retrieval discussions
+    (3 x rounds + 1: with and without early stopping); the partitioned ablation on its n_ablation items; a retrieval
+    discussion per item for each other (k, T) of the sweep and for the weaker judge when set; the se_judge's calls
+    on every chain of the semantic-entropy stage; all times the criteria when each is decided apart."""
+    from ..judges.criteria import criteria_set
+    from ..judges.retrieval_panel import AGENTS
+
+    items: int = p["n_items"]
+    talk: int = len(AGENTS) * p["rounds"]
+    per_arm = {"single": 1, "cot": 1, "p_yes": 1, "chateval": talk, "retrieval": talk + 1}
+    ablation = items if p["n_ablation"] == 0 else min(p["n_ablation"], items)
+    sweep = {(k, t) for k in p["k_sweep"] for t in p["t_sweep"]} - {(p["k"], p["stop_confidence"]), (p["k"], 1.01)}
+    arms = sum(per_arm.values()) + per_arm["retrieval"]  # every kind once, and retrieval without early stopping
+    discussions = ablation + len(sweep) * items + (items if p["weak_convergent_judge"] else 0)
+    calls: float = items * arms + discussions * per_arm["retrieval"]
+    calls += _se_chains(p, "semantic_entropy") * per_arm[p["se_judge"]]
+    return calls * (len(criteria_set(p["criteria"])) if p["criteria_mode"] == "per_criterion" else 1)
+
+
+def _gradings(p: dict[str, Any]) -> float:
+    """Rubric gradings (one story on one dimension): the stories judged on the first judge_prompts prompts the review
+    stage wrote for (on each, Single Agent's one story, up to stories_per_run of the three of Teacher, Debate,
+    Discussion and Review, and the bigger Single Agent's on the first large_prompts of them), and hanna_n HANNA
+    stories, each on every rubric dimension."""
+    from ..judges.rubric import DIMENSIONS
+
+    written = _prompts(p, "review")
+    judged = min(written, _all(p["judge_prompts"], written))
+    per_run = min(_all(p["stories_per_run"], 3), 3)
+    large = min(judged, _all(p["baselines.large_prompts"], judged))
+    hanna: int = p["hanna_n"]
+    return (judged * (1 + 4 * per_run) + large + hanna) * len(DIMENSIONS)
 
 
 @dataclass(frozen=True)
@@ -109,7 +182,9 @@ class Scale:
     """How one stage's work grows with its parameters (see `projection`)."""
 
     units: Callable[[dict[str, Any]], float]
-    """Independent pieces of work, from the stage's resolved parameters."""
+    """Independent pieces of work, from the stage's resolved parameters (and, as `STAGE.NAME`, those of the stages
+    it reads from: `projection.scale_parameters`). Where the stage's cost is its model calls of a few expensive
+    kinds, they are counted alike (an order of magnitude, not a quote)."""
     units_formula: str
     """`units` as the parameters it multiplies, for the table."""
     length: Callable[[dict[str, Any]], float] = lambda p: 1.0
@@ -234,8 +309,7 @@ STAGES: list[Stage] = [
         title="Semantic clusters against human 'same idea' judgements",
         depends=("backends",),
         outputs=(out.EMBEDDING_SWEEP, out.LLM_JUDGES),
-        scale=Scale(lambda p: p["llm_sample"] * p["llm_repeats"] * len(p["entailment_judges"]),
-                    "llm_sample x llm_repeats x entailment_judges"),
+        scale=Scale(_entailment_calls, "entailment questions (judges x repeats x thresholds x llm_sample^2, B7 sets)"),
         claims=("B7",),
         profiles={
             "default": {},
@@ -253,10 +327,8 @@ STAGES: list[Stage] = [
         title="Semantic entropy by temperature and scale",
         depends=("backends", "baselines", "review"),
         outputs=(out.CHAIN_RECORDS, out.STEPS, out.CHAIN_TABLE, out.DRAFTS),
-        scale=Scale(lambda p: len(p["se_models"]) * len(p["temperatures"])
-                    * (p["n_problems"] + p["n_hypogen"] + p["n_scifi"]),
-                    "se_models x temperatures x (n_problems + n_hypogen + n_scifi)",
-                    lambda p: (p["n_samples"] + 1) * p["step_cap"], "(n_samples + 1) x step_cap"),
+        scale=Scale(_se_calls, "model calls (chains x step_cap x n_samples, n_samples^2 for judge llm)",
+                    lambda p: p["max_tokens"], "max_tokens"),
         claims=("B1", "B2", "B3", "B4", "B8"),
         profiles={
             "default": {},
@@ -277,7 +349,8 @@ STAGES: list[Stage] = [
         title="Convergent creativity: validating the judges",
         depends=("backends", "semantic_entropy"),
         outputs=(out.JUDGE_RUNS,),
-        scale=Scale(lambda p: p["n_items"], "n_items", lambda p: p["max_tokens"], "max_tokens"),
+        scale=Scale(_judge_calls, "judge calls (n_items x arms, discussions, SE chains judged)",
+                    lambda p: p["max_tokens"], "max_tokens"),
         claims=("B5", "B6", "B9", "B10", "B11"),
         profiles={
             "default": {},
@@ -297,8 +370,8 @@ STAGES: list[Stage] = [
         title="Evaluating the stories: rubric judge, novelty metrics and the paper's claims",
         depends=("corpus", "baselines", "review"),
         outputs=(out.RUBRIC_SCORES, out.RUBRIC_HANNA, out.RESULTS_TABLE, out.STORY_SCORES),
-        scale=Scale(lambda p: _all(p["judge_prompts"], SCIFI_CATEGORIES * SCIFI_PER_CATEGORY) + p["hanna_n"],
-                    "judge_prompts + hanna_n"),
+        scale=Scale(_gradings, "rubric gradings ((judged stories + hanna_n) x dimensions)",
+                    lambda p: p["repeats"] + 1, "repeats + 1"),
         claims=("A1", "A2", "A3", "A5"),
         profiles={
             "default": {},
