@@ -128,12 +128,13 @@ class Pilot:
     hanna: HannaHuman | None = None
     """HANNA's human ratings; None: read from the data folder when first needed."""
 
-    def path(self, output: OutputFile, **fields: str) -> Path:
-        """Where the stage that writes `output` put it in this folder; NotEstimable when it is not there."""
-        stage = writer_of(output).name
-        path = self.results / stage / output.relative(**fields)
+    def path(self, output: OutputFile, stage: str | None = None) -> Path:
+        """Where the stage that writes `output` (`stage`, of an output two stages write) put it in this folder;
+        NotEstimable when it is not there."""
+        name = writer_of(output, stage).name
+        path = self.results / name / output.path
         if not path.exists():
-            raise NotEstimable(f"{stage}/{output.relative(**fields)} is missing ({output.holds})")
+            raise NotEstimable(f"{name}/{output.path} is missing ({output.holds})")
         return path
 
     def item_labels(self) -> Mapping[str, bool]:
@@ -214,8 +215,11 @@ class MeanPart:
     """Per-unit values whose mean is tested against `boundary` (paired differences, convergence Deltas)."""
 
     label: str
+    """What the part is."""
     values: np.ndarray
+    """One value per unit (NaN left out)."""
     boundary: float = 0.0
+    """The value the mean's interval must clear."""
     tests: int = 1
     """The family's size: z is Bonferroni over it."""
 
@@ -237,11 +241,17 @@ class CorrelationPart:
     whole (problems), and the pilot's design effect enters."""
 
     label: str
+    """What the part is."""
     x: np.ndarray
+    """One value per point."""
     y: np.ndarray
+    """The paired value per point (pairs with a NaN are left out)."""
     groups: np.ndarray | None = None
+    """The unit (problem) of each point; None: every point is a unit."""
     boundaries: tuple[float, ...] = (0.0,)
+    """The values of rho the interval must clear."""
     tests: int = 1
+    """The family's size: z is Bonferroni over it."""
     flat: str = ""
     """Why a side barely varies (`verdicts.barely_varies`): the rule then says "inconclusive" at any n."""
 
@@ -286,9 +296,13 @@ class RatioPart:
     """Per-unit (a_i, b_i) whose saving 1 - sum a / sum b is tested against `boundary`."""
 
     label: str
+    """What the part is."""
     numerator: np.ndarray
+    """a_i per unit (the judge's tokens)."""
     denominator: np.ndarray
+    """b_i per unit (the baseline's tokens)."""
     boundary: float
+    """The saving the interval must clear."""
 
     def size(self, rule: PrecisionRule, confidence: float) -> PartSize:
         a, b = self.numerator, self.denominator
@@ -307,10 +321,15 @@ class PairedPart:
     """Per-unit paired successes (judge 1 right, judge 2 right) whose difference is tested against `boundary`."""
 
     label: str
+    """What the part is."""
     first: np.ndarray
+    """Whether the first judge was right, per unit."""
     second: np.ndarray
+    """Whether the second judge was right on the same units."""
     boundary: float = 0.0
+    """The difference the interval must clear."""
     tests: int = 1
+    """The family's size: z is Bonferroni over it."""
 
     def size(self, rule: PrecisionRule, confidence: float) -> PartSize:
         d = self.first.astype(float) - self.second.astype(float)
@@ -328,8 +347,11 @@ class ProportionPart:
     """Per-unit successes whose share is tested against `boundary`."""
 
     label: str
+    """What the part is."""
     successes: np.ndarray
+    """Whether each unit is a success (the judge was right)."""
     boundary: float
+    """The share the interval must clear."""
 
     def size(self, rule: PrecisionRule, confidence: float) -> PartSize:
         c = self.successes.astype(float)
@@ -350,12 +372,14 @@ def _story_parts(pilot: Pilot, measures: Sequence[str], others: Sequence[str] | 
     Bonferroni over them all."""
     from ..evaluation.claims import REFERENCE, with_kl
     from ..evaluation.comparison import prompt_means
+    from ..outputs import large_single_system
 
     table = pd.read_parquet(pilot.path(out.STORY_SCORES))
     if kl is not None:
         table = with_kl(table, kl)
     systems = set(table["system"])
-    chosen = list(others) if others is not None else sorted(s for s in systems if s.startswith("single ("))
+    larger = large_single_system("").removesuffix(")")  # "single (" opens every larger Single Agent's name
+    chosen = list(others) if others is not None else sorted(s for s in systems if s.startswith(larger))
     absent = [s for s in (REFERENCE, *chosen) if s not in systems]
     if absent or not chosen:
         raise NotEstimable(f"the story table has no stories of {', '.join(absent) or 'a larger Single Agent'}")
@@ -397,7 +421,7 @@ def read_a4(pilot: Pilot) -> list[Part]:
     minus Review's (Review converges less; Bonferroni over the four)."""
     from ..writing.convergence import HOMOGENIZATION_MEASURES, INTERACTIVE, convergence
 
-    homog = pd.concat([pd.read_csv(_homogenization(pilot, stage)) for stage in ("baselines", "review")],
+    homog = pd.concat([pd.read_csv(pilot.path(out.HOMOGENIZATION, stage)) for stage in ("baselines", "review")],
                       ignore_index=True)
     delta = convergence(homog)
     missing = [f for f in ("review", *INTERACTIVE) if f not in set(delta["framework"])]
@@ -412,14 +436,6 @@ def read_a4(pilot: Pilot) -> list[Part]:
                        tests=family)
               for f in INTERACTIVE for m in HOMOGENIZATION_MEASURES]
     return parts
-
-
-def _homogenization(pilot: Pilot, stage: str) -> Path:
-    """A writing stage's homogenization table (the two stages write one each)."""
-    path = pilot.results / stage / out.HOMOGENIZATION.relative()
-    if not path.exists():
-        raise NotEstimable(f"{stage}/{out.HOMOGENIZATION.path} is missing ({out.HOMOGENIZATION.holds})")
-    return path
 
 
 def read_a5(pilot: Pilot) -> list[Part]:
@@ -470,8 +486,9 @@ def read_b4(pilot: Pilot) -> list[Part]:
     return _se_part(pilot, out.STEPS, "mean_cosine", "rho(mean cosine, SE) over steps")
 
 
-JUDGE_NAME = re.compile(r"retrieval-full\(R=(?P<R>\d+),k=(?P<k>\d+),T=(?P<T>[\d.]+),L=(?P<L>\d+)\)")
-"""The name of a full-view retrieval judge: its rounds, k, early-stop threshold T and reply length."""
+JUDGE_NAME = re.compile(r"retrieval-full\(R=(?P<R>\d+),k=(?P<k>\d+),T=(?P<T>[\d.]+),L=(?P<L>\d+)\)(?P<mode>\[\w+\])?")
+"""The name of a full-view retrieval judge: its rounds, k, early-stop threshold T, reply length and criteria mode
+("[joint]" or "[per_criterion]" with several criteria)."""
 
 
 def _judgements(pilot: Pilot) -> pd.DataFrame:
@@ -498,7 +515,8 @@ def _reference(judges: set[str]) -> str:
     twin."""
     named = {j: m for j in judges if (m := JUDGE_NAME.fullmatch(j))}
     stopping = [j for j, m in named.items() if float(m["T"]) <= 1 and any(
-        float(o["T"]) > 1 and (o["R"], o["k"], o["L"]) == (m["R"], m["k"], m["L"]) for o in named.values())]
+        float(o["T"]) > 1 and o.group("R", "k", "L", "mode") == m.group("R", "k", "L", "mode")
+        for o in named.values())]
     if len(stopping) != 1:
         raise NotEstimable(f"{len(stopping)} full-view retrieval judges with a twin without early stopping ran; "
                            "expected one")
@@ -521,7 +539,7 @@ def _tokens(per_item: pd.DataFrame, first: str, second: str) -> tuple[np.ndarray
 
 
 def _named(judges: set[str], prefix: str) -> str:
-    found = sorted(j for j in judges if j == prefix or j.startswith(prefix + "("))
+    found = sorted(j for j in judges if re.fullmatch(rf"{re.escape(prefix)}(\(.*\))?(\[\w+\])?", j))
     if not found:
         raise NotEstimable(f"no {prefix} judge ran in the pilot")
     return found[0]
@@ -748,14 +766,19 @@ class ClaimRegistration:
     """One claim's registered minimum sample and the pilot figures it comes from."""
 
     claim_id: str
+    """The claim."""
     unit: str
     """What n counts (the claim table's unit)."""
     status: Status
+    """Sized, judge not validated, not estimable from the pilot, or not reachable here."""
     note: str
-    """Why it is not sized, or what to know about its size; empty otherwise."""
+    """Why it is not sized, or its deciding part."""
     quantity: str
+    """Its target's per-unit quantity."""
     target: str
+    """Its target's precision."""
     reason: str
+    """Why that precision."""
     pilot_n: int | None
     """Units the pilot had for the deciding part (the one needing the most)."""
     statistic: float | None
@@ -777,7 +800,9 @@ class ClaimRegistration:
     judge: str
     """The claim table's judge kind."""
     terms: ClaimTerms
+    """Its registered minimum (None when not sized), estimator and verdict rule."""
     parts: tuple[PartSize, ...] = ()
+    """Every part, sized; empty when its judge was not validated or its values could not be read."""
 
 
 @dataclass(frozen=True)
@@ -789,6 +814,7 @@ class Preregistration:
     pilot: dict[str, Any]
     """The pilot's folder name and the run id of each stage in its manifest."""
     claims: tuple[ClaimRegistration, ...]
+    """Every claim of `TARGETS`, in the claim table's order."""
     terms: Terms
     """The parser, the tested and the not-testable claims (per-claim terms live with each claim)."""
 
@@ -931,17 +957,17 @@ def preregister(results: Path, *, rule: PrecisionRule = "pilot distance", confid
     validity_file = results / "judge_validity.jsonl"
     validity = read_judge_validity(validity_file) if gate and validity_file.exists() else None
     names = dict(gate_judges or {})
-    claims = tuple(_register(TARGETS[c], pilot, rule, confidence,
-                             _gate(CLAIMS[c], validity, names.get(CLAIMS[c].judge, "")) if gate else "")
-                   for c in CLAIMS if c in TARGETS)
+    sized = (_register(TARGETS[c], pilot, rule, confidence,
+                       _gate(CLAIMS[c], validity, names.get(CLAIMS[c].judge, "")) if gate else "")
+             for c in CLAIMS if c in TARGETS)
+    claims = tuple(replace(c, terms=replace(c.terms, min_n=c.min_n)) for c in sized)  # the registered minimum
     now = current_terms()
-    terms = Terms({c.claim_id: ClaimTerms(c.min_n, c.terms.estimator, c.terms.verdict_rule, c.terms.rule_functions)
-                   for c in claims}, now.parser, now.tested, now.not_testable)
+    terms = Terms({c.claim_id: c.terms for c in claims}, now.parser, now.tested, now.not_testable)
     gate_note = ("off" if not gate else "on, no judge agreement recorded in the pilot (not applied)"
                  if validity is None else "on")
     options = {"precision_rule": rule, "alternative_rule": next(r for r in PRECISION_RULES if r != rule),
                "confidence": confidence, "judge_gate": gate_note, "gate_judges": names}
-    return Preregistration(options, {"results": results.name, "runs": _manifest_runs(results)}, claims, terms)
+    return Preregistration(options, {"results": results.name, "stage_runs": _manifest_runs(results)}, claims, terms)
 
 
 # writing and comparing ---------------------------------------------------------------------------------------
@@ -979,7 +1005,7 @@ def registration_markdown(registration: Preregistration, digest: str) -> str:
     """The registration as a page: the hash, the options, the claims table, the targets, each claim's parts and
     its estimator and rule."""
     o, t = registration.options, registration.terms
-    runs = ", ".join(f"{s} {r['run_id']}" for s, r in registration.pilot["runs"].items()) or "no manifest"
+    runs = ", ".join(f"{s} {r['run_id']}" for s, r in registration.pilot["stage_runs"].items()) or "no manifest"
     lines = [
         "# Pre-registration of the published run", "",
         f"Registration hash (SHA-256 of `{REGISTRATION_JSON}`): `{digest}`", "",
@@ -1025,8 +1051,7 @@ def read_terms(registered: Path) -> Terms:
     """The terms a committed registration fixed (`registered`: its JSON file or folder)."""
     file = registered / REGISTRATION_JSON if registered.is_dir() else registered
     data = json.loads(file.read_text(encoding="utf-8"))
-    claims = {c["claim_id"]: ClaimTerms(c["min_n"], c["terms"]["estimator"], c["terms"]["verdict_rule"],
-                                        dict(c["terms"]["rule_functions"])) for c in data["claims"]}
+    claims = {c["claim_id"]: ClaimTerms(**c["terms"]) for c in data["claims"]}
     return Terms(claims, dict(data["parser"]), tuple(data["tested"]), dict(data["not_testable"]))
 
 
