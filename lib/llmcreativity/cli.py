@@ -10,6 +10,8 @@
     llmcreativity record import RECORD
     llmcreativity build [--output DIR]
     llmcreativity pdf [--output DIR]
+    llmcreativity preregister --results DIR [--out DIR]
+        (each claim's minimum sample from a pilot's results, `pipeline.preregistration`)
 """
 
 from __future__ import annotations
@@ -63,6 +65,11 @@ def _parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text)
         p.add_argument("--output", type=Path, default=REPO_ROOT,
                        help="folder that receives _build/ (default: the project root)")
+    pre = sub.add_parser("preregister", help="derive each claim's minimum sample from a pilot's results folder and "
+                                             "write preregistration.json and .md")
+    pre.add_argument("--results", type=Path, required=True, help="the pilot's results folder (results/pilot)")
+    pre.add_argument("--out", type=Path, default=REPO_ROOT / "published" / "preregistration",
+                     help="folder that receives the registration (default: published/preregistration)")
     return parser
 
 
@@ -179,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
             _run(args)
         elif args.command == "record":
             _record(args)
+        elif args.command == "preregister":
+            from .pipeline.preregistration import preregister, write_preregistration
+
+            digest = write_preregistration(preregister(args.results), args.out)
+            print(f"pre-registration written to {args.out} (SHA-256 {digest})")
         elif args.command == "build":
             from llmcreativity_book.site import build
 

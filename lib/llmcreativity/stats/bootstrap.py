@@ -191,15 +191,27 @@ def cluster_bootstrap_spearman_ci(x: Sequence[float], y: Sequence[float], groups
                                   n_resamples: int = 2000, confidence: float = 0.95,
                                   seed: int = 0) -> ConfidenceInterval:
     """`cluster_bootstrap_ci` of Spearman's rho (`stats.spearman`), every resample at once: the same draws give the
-    same interval, about a hundred times faster.
+    same interval, about a hundred times faster. The draws are `cluster_bootstrap_spearman_draws`'."""
+    from .agreement import spearman
+
+    rho = cluster_bootstrap_spearman_draws(x, y, groups, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    n_groups = len(np.unique(np.asarray(groups, dtype=object).astype(str)))
+    return _percentile_ci(spearman(np.asarray(x, dtype=float), np.asarray(y, dtype=float))[0], rho, confidence,
+                          n_groups)
+
+
+def cluster_bootstrap_spearman_draws(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray,
+                                     groups: Sequence[object] | np.ndarray, *,
+                                     n_resamples: int = 2000, confidence: float = 0.95,
+                                     seed: int = 0) -> np.ndarray:
+    """Spearman's rho on each of the B = `n_resamples` cluster-bootstrap resamples of `cluster_bootstrap_ci` with
+    this seed (NaN where undefined); with one group per row it is the plain bootstrap of the rows.
 
     Resample b holds row i w_bi times (the times its group was drawn). There the average rank of x_i is
     r_bi = sum_j w_bj [x_j < x_i] + (sum_j w_bj [x_j = x_i] + 1) / 2, and rho_b is the Pearson correlation of the
     x- and y-ranks weighted by w_b: the Pearson correlation of the resample's ranks, ties averaged. rho_b is
-    undefined (left out) where a side is constant or the resample has fewer than 3 rows, as in `spearman`.
+    undefined (NaN) where a side is constant or the resample has fewer than 3 rows, as in `spearman`.
     """
-    from .agreement import spearman
-
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     codes, picked = _group_draws([a, b], groups, n_resamples, confidence, seed)
     n_groups = picked.shape[1]
@@ -217,12 +229,12 @@ def cluster_bootstrap_spearman_ci(x: Sequence[float], y: Sequence[float], groups
     present = w > 0
     constant = [np.where(present, v, np.inf).min(1) == np.where(present, v, -np.inf).max(1) for v in (a, b)]
     with np.errstate(invalid="ignore", divide="ignore"):
-        rho = (w * dx * dy).sum(1) / np.sqrt((w * dx * dx).sum(1) * (w * dy * dy).sum(1))
+        rho: np.ndarray = (w * dx * dy).sum(1) / np.sqrt((w * dx * dx).sum(1) * (w * dy * dy).sum(1))
     rho[constant[0] | constant[1] | (total[:, 0] < 3)] = np.nan
-    return _percentile_ci(spearman(a, b)[0], rho, confidence, n_groups)
+    return rho
 
 
-def _group_draws(arrays: list[np.ndarray], groups: Sequence[object], n_resamples: int, confidence: float,
+def _group_draws(arrays: list[np.ndarray], groups: Sequence[object] | np.ndarray, n_resamples: int, confidence: float,
                  seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(each row's group code, the B x G group indices drawn with replacement), after checking the inputs."""
     labels = np.asarray(groups, dtype=object)

@@ -1,0 +1,251 @@
+"""The pre-registration: each testable claim sized from a pilot's results folder, written with the project's own
+formats; gated, degenerate and missing inputs; the hash; the deviations a later change shows."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from claim_inputs import hanna, homogenization, judgement, story_table
+from llmcreativity.cli import main
+from llmcreativity.evaluation.comparison import prompt_means
+from llmcreativity.evaluation.scores import JUDGE_COLUMNS, NOVELTY_COLUMNS
+from llmcreativity.json_records import to_json
+from llmcreativity.jsonl import append_jsonl, upsert
+from llmcreativity.judges.records import CriterionVerdict, Judgement
+from llmcreativity.judges.rubric.scores import RubricScore
+from llmcreativity.pipeline import preregistration as pr
+from llmcreativity.pipeline.claim_table import CLAIMS
+from llmcreativity.pipeline.judge_validity import JudgeValidity
+from llmcreativity.stats.sample_size import n_for_mean
+from llmcreativity.writing import BASELINES
+
+REFERENCE = "retrieval-full(R=3,k=2,T=0.8,L=128)"
+TWIN = "retrieval-full(R=3,k=2,T=1.01,L=128)"
+CHATEVAL = "chateval(R=3,L=128)"
+N_ITEMS = 12
+HANNA_N = 12
+
+
+def _write_stories(results: Path, table: pd.DataFrame) -> None:
+    (results / "evaluation").mkdir(parents=True, exist_ok=True)
+    table.assign(lexical_kl_whole=table["lexical_kl"], lexical_kl_windowed=table["lexical_kl"]).to_parquet(
+        results / "evaluation" / "story_scores.parquet")
+
+
+def _chains(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Chains of two domains (8 problems each, 3 model sizes x 2 temperatures) whose SE rises with temperature, and
+    two steps per chain."""
+    chains, steps = [], []
+    for domain in ("macgyver", "hypogen-astro"):
+        for p in range(8):
+            effect = rng.normal(0, 0.2)
+            for params in (135, 270, 500):
+                for temperature in (0.3, 1.0):
+                    chain = f"{domain}-{p}-{params}-{temperature}"
+                    se = 0.4 + 0.6 * temperature + effect + rng.normal(0, 0.15)
+                    chains.append({"chain": chain, "model_name": f"m{params}", "params_m": params, "domain": domain,
+                                   "problem_id": f"{domain}-{p}", "temperature": temperature, "se_probability": se,
+                                   "problem": "a problem", "solution_steps": ["step one"], "ended": "stop"})
+                    steps += [{"chain": chain, "problem_id": f"{domain}-{p}", "domain": domain, "step": k,
+                               "n_clusters": 1 + int(2 * se + k), "se_probability": se + rng.normal(0, 0.1),
+                               "mean_cosine": 0.9 - 0.3 * se + rng.normal(0, 0.05)} for k in range(2)]
+    return pd.DataFrame(chains), pd.DataFrame(steps)
+
+
+def _chain_judgement(chain: str, p_valid: float) -> Judgement:
+    return Judgement(f"chain-{chain}", REFERENCE, True, [CriterionVerdict("valid", True, p_valid, "a", 1, False, 0)],
+                     [])
+
+
+def write_pilot(results: Path, *, convergent_validated: bool = False, seed: int = 0) -> dict[str, bool]:
+    """A pilot's results folder in the stages' own formats; returns the MacGyver labels of its judged items."""
+    rng = np.random.default_rng(seed)
+    _write_stories(results, story_table(n_prompts=6, seed=seed))
+    for stage, deltas in (("baselines", {"debate": 0.10, "discussion": 0.12}), ("review", {"review": -0.05})):
+        (results / stage).mkdir(parents=True, exist_ok=True)
+        homogenization(deltas, n_prompts=6, seed=seed).to_csv(results / stage / "homogenization.csv", index=False)
+    human, quality = hanna(HANNA_N, seed=seed)
+    append_jsonl(results / "evaluation" / "rubric_hanna.jsonl", [
+        to_json(RubricScore(str(i), dim, "sampled", "judge-x", float(np.clip(q + rng.normal(0, 0.8), 0, 5))))
+        for i, q in enumerate(quality) for dim in JUDGE_COLUMNS])
+    chains, steps = _chains(rng)
+    (results / "semantic_entropy").mkdir(parents=True, exist_ok=True)
+    chains.to_parquet(results / "semantic_entropy" / "chains.parquet")
+    steps.to_parquet(results / "semantic_entropy" / "steps.parquet")
+    runs = results / "judge_validation" / "runs"
+    labels = {f"i{i}": i % 2 == 0 for i in range(N_ITEMS)}
+    right = {REFERENCE: 0.9, TWIN: 0.9, CHATEVAL: 0.6, "single": 0.5, "cot": 0.7}
+    for judge, share in right.items():
+        tokens = 400 if judge == REFERENCE else 1000
+        append_jsonl(runs / f"{judge}.jsonl", [
+            to_json(judgement(item, judge, y if rng.uniform() < share else not y, tokens + int(rng.integers(0, 300))))
+            for item, y in labels.items()])
+    for domain in ("macgyver", "hypogen-astro"):
+        mine = chains[chains["domain"] == domain]
+        append_jsonl(runs / f"se-chains-{domain}-{REFERENCE}.jsonl", [
+            to_json(_chain_judgement(c, float(np.clip(0.5 + 0.1 * se + rng.normal(0, 0.15), 0.01, 0.99))))
+            for c, se in zip(mine["chain"], mine["se_probability"], strict=True)])
+    validity = [JudgeValidity("rubric", "judge-x", "rho", 0.5, 0.2, 0.8, HANNA_N, "evaluation", "r"),
+                JudgeValidity("entailment", "LLM j", "ARI", 0.4, 0.1, 0.6, 30, "entailment_validation", "r"),
+                JudgeValidity("convergent", REFERENCE, "kappa", 0.3, 0.05 if convergent_validated else -0.1, 0.6,
+                              N_ITEMS, "judge_validation", "r")]
+    upsert(results / "judge_validity.jsonl", validity, key=lambda v: (v.kind, v.judge), what="judge-validity")
+    return labels
+
+
+@pytest.fixture(scope="module")
+def pilot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bool]]:
+    results = tmp_path_factory.mktemp("pilot")
+    return results, write_pilot(results)
+
+
+def _register(pilot: tuple[Path, dict[str, bool]], **options) -> pr.Preregistration:
+    results, labels = pilot
+    return pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0], **options)
+
+
+def _by_id(registration: pr.Preregistration) -> dict[str, pr.ClaimRegistration]:
+    return {c.claim_id: c for c in registration.claims}
+
+
+def test_every_testable_claim_has_one_target():
+    assert set(pr.TARGETS) == {c for c, s in CLAIMS.items() if not s.not_testable}
+    for t in pr.TARGETS.values():
+        assert t.quantity and t.target and t.reason and t.sample_size
+
+
+def test_a_synthetic_pilot_sizes_every_claim_its_files_allow(pilot):
+    claims = _by_id(_register(pilot))
+    assert list(claims) == list(pr.TARGETS)
+    for cid in ("A1", "A2", "A3", "A4", "A5", "B1", "B2", "B3", "B4", "B9"):
+        c = claims[cid]
+        assert c.status in (pr.SIZED, pr.BEYOND), (cid, c.note)
+        assert c.derived_n is not None and c.parts
+        if c.status == pr.SIZED:
+            assert c.min_n == max(c.derived_n, CLAIMS[cid].min_n)
+    for cid in ("B5", "B6", "B11"):  # the convergent judge's kappa reaches chance
+        assert claims[cid].status == pr.JUDGE_NOT_VALIDATED and claims[cid].min_n is None
+        assert REFERENCE in claims[cid].note
+    assert claims["B7"].status == pr.NOT_ESTIMABLE and "per-set table" in claims["B7"].note
+    assert claims["B8"].status == pr.NOT_ESTIMABLE and "novelty" in claims["B8"].note
+    assert claims["B10"].status == pr.NOT_ESTIMABLE and "weaker" in claims["B10"].note
+
+
+def test_a2s_minimum_is_the_largest_comparison_at_bonferroni_z(pilot):
+    results, _ = pilot
+    table = pd.read_parquet(results / "evaluation" / "story_scores.parquet")
+    means = prompt_means(table.assign(lexical_kl=table["lexical_kl_whole"]), NOVELTY_COLUMNS)
+    needed = []
+    for m in NOVELTY_COLUMNS:
+        wide = means.pivot(index="prompt_id", columns="system", values=m)
+        for b in BASELINES:
+            d = (wide["review"] - wide[b]).to_numpy(float)
+            needed.append(n_for_mean(float(d.std(ddof=1)), abs(float(d.mean())), tests=16))
+    a2 = _by_id(_register(pilot))["A2"]
+    assert a2.derived_n == max(needed)
+    assert len(a2.parts) == 16 and all(p.boundary == "0" for p in a2.parts)
+
+
+def test_the_alternative_rule_sets_a_fixed_half_width(pilot):
+    a2 = _by_id(_register(pilot, rule="smallest effect"))["A2"]
+    assert a2.derived_n == math.ceil((2.955 / pr.SMALLEST_EFFECT_SD) ** 2)  # z for 16 tests, d_z = 0.5
+    assert _by_id(_register(pilot))["A2"].alternative_n == a2.derived_n
+    with pytest.raises(ValueError, match="pilot distance"):
+        _register(pilot, rule="round number")
+
+
+def test_the_minimum_never_falls_below_the_claim_tables(pilot, monkeypatch):
+    monkeypatch.setitem(CLAIMS, "A5", replace(CLAIMS["A5"], min_n=95))
+    a5 = _by_id(_register(pilot))["A5"]
+    assert a5.derived_n is not None and a5.derived_n < 95
+    assert a5.min_n == 95 and a5.table_min_n == 95
+
+
+def test_without_the_gate_a_failed_judges_claims_are_sized(pilot):
+    claims = _by_id(_register(pilot, gate=False))
+    assert claims["B5"].status == pr.SIZED and claims["B5"].min_n >= 30
+    assert [p.boundary for p in claims["B5"].parts] == ["0.5", "-0.05"]
+    assert {p.part.split(":")[0] for p in claims["B6"].parts} == {"macgyver", "hypogen-astro"}
+    assert all(p.boundary == "+-0.3" for p in claims["B6"].parts)
+    assert len(claims["B11"].parts) == 4
+
+
+def test_a_pilot_that_validates_the_judge_sizes_its_claims(tmp_path):
+    labels = write_pilot(tmp_path, convergent_validated=True)
+    claims = _by_id(pr.preregister(tmp_path, labels=labels, hanna=hanna(HANNA_N)[0]))
+    assert claims["B5"].status == pr.SIZED
+
+
+def test_a_zero_variance_pilot_is_not_estimable(tmp_path):
+    table = story_table(n_prompts=3)
+    table.loc[table["system"] == "review", "surprisal"] = 5.0
+    table.loc[table["system"] != "review", "surprisal"] = 4.0  # every difference exactly 1: sd 0
+    _write_stories(tmp_path, table)
+    a2 = _by_id(pr.preregister(tmp_path, gate=False, labels={}, hanna=hanna(3)[0]))["A2"]
+    assert a2.status == pr.NOT_ESTIMABLE and a2.min_n is None
+    assert "standard deviation is 0" in a2.note
+
+
+def test_one_prompt_and_missing_files_are_not_estimable(tmp_path):
+    _write_stories(tmp_path, story_table(n_prompts=1))
+    claims = _by_id(pr.preregister(tmp_path, gate=False, labels={}, hanna=hanna(3)[0]))
+    assert "no variance" in claims["A1"].note and claims["A1"].status == pr.NOT_ESTIMABLE
+    assert "is missing" in claims["A4"].note and "is missing" in claims["B1"].note
+    assert all(c.min_n is None for c in claims.values())
+
+
+def test_the_hash_is_stable_and_changes_with_a_minimum(pilot, tmp_path, monkeypatch):
+    first = pr.write_preregistration(_register(pilot), tmp_path / "a")
+    assert pr.write_preregistration(_register(pilot), tmp_path / "b") == first
+    assert pr.registration_hash(tmp_path / "a") == first
+    assert first in (tmp_path / "a" / "preregistration.md").read_text()
+    monkeypatch.setitem(CLAIMS, "A5", replace(CLAIMS["A5"], min_n=95))
+    assert pr.write_preregistration(_register(pilot), tmp_path / "c") != first
+
+
+def test_the_registration_holds_the_parser_and_the_claims_tested(pilot, tmp_path):
+    pr.write_preregistration(_register(pilot), tmp_path)
+    data = json.loads((tmp_path / "preregistration.json").read_text())
+    assert data["parser"]["name"] == "llmcreativity.writing.parsing.extract_story"
+    assert len(data["parser"]["sha256"]) == 16
+    assert set(data["not_testable"]) == {"B12", "B13", "B14", "B15"}
+    assert data["tested"] == list(pr.TARGETS)
+    b6 = next(c for c in data["claims"] if c["claim_id"] == "B6")
+    assert "weak_verdict" in b6["terms"]["rule_functions"] and "inside (-0.3, 0.3)" in b6["terms"]["verdict_rule"]
+
+
+def test_deviations_list_every_change_since_registration(pilot, tmp_path, monkeypatch):
+    pr.write_preregistration(_register(pilot), tmp_path)
+    registered = pr.read_terms(tmp_path)
+    assert pr.deviations(tmp_path, registered) == []
+    minimums = pr.registered_min_n(tmp_path)
+    for cid, n in minimums.items():  # the claim table adopts the registered minimums: no deviation
+        monkeypatch.setitem(CLAIMS, cid, replace(CLAIMS[cid], min_n=n))
+    assert pr.deviations(tmp_path) == []
+    monkeypatch.setitem(CLAIMS, "A1", replace(CLAIMS["A1"], min_n=minimums["A1"] + 1,
+                                              estimator=CLAIMS["A1"].estimator.replace("Holm", "Bonferroni")))
+    monkeypatch.setitem(CLAIMS, "B3", replace(CLAIMS["B3"], not_testable="no problems here"))
+    found = pr.deviations(tmp_path)
+    assert any(f.startswith("A1: minimum sample") for f in found)
+    assert any(f.startswith("A1: estimator changed") for f in found)
+    assert any(f.startswith("B3: registered as tested") and "data do not exist" in f for f in found)
+    changed_parser = replace(pr.current_terms(), parser={"name": "x", "sha256": "0" * 16})
+    assert any(f.startswith("story parser") for f in pr.deviations(tmp_path, changed_parser))
+
+
+def test_the_command_writes_the_registration(pilot, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LLMCREATIVITY_DATA", str(tmp_path / "no-data"))  # no human labels: those claims say so
+    results, _ = pilot
+    assert main(["preregister", "--results", str(results), "--out", str(tmp_path / "out")]) == 0
+    digest = pr.registration_hash(tmp_path / "out")
+    assert digest in capsys.readouterr().out
+    claims = {c["claim_id"]: c for c in json.loads((tmp_path / "out" / "preregistration.json").read_text())["claims"]}
+    assert claims["A5"]["status"] == pr.NOT_ESTIMABLE and "HANNA" in claims["A5"]["note"]
+    assert claims["A2"]["min_n"] is not None
