@@ -84,6 +84,17 @@ def test_record_claims_writes_nothing_under_a_scratch_profile(monkeypatch):
     assert not claims_path().exists() and read_claims() == []
 
 
+def test_the_pilot_records_its_claims_in_its_own_folder_apart_from_the_real_runs(monkeypatch):
+    from llmcreativity.paths import results_dir
+
+    monkeypatch.setenv("LLMCREATIVITY_PROFILE", "pilot")
+    record("se", "B1", v("supported", 0.5, 0.1, 0.9, 5))
+    assert claims_path() == results_dir("pilot") / "claims.jsonl" != results_dir("default") / "claims.jsonl"
+    assert [r.claim_id for r in read_claims()] == ["B1"]
+    monkeypatch.setenv("LLMCREATIVITY_PROFILE", "default")
+    assert read_claims() == []
+
+
 def test_record_claims_records_each_and_returns_one_row_per_claim():
     table = record_claims("se", {"B1": v("supported", 0.5, 0.1, 0.9, 5), "B2": v("inconclusive", 0.0, -0.3, 0.3, 5)})
     assert list(table["claim"]) == ["B1", "B2"] and list(table["verdict"]) == ["supported", "inconclusive"]

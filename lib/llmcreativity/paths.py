@@ -22,8 +22,12 @@ PROFILE_ENV = "LLMCREATIVITY_PROFILE"
 """Environment variable through which a stage's kernel learns the profile it runs under."""
 
 SCRATCH_PROFILES = frozenset({"smoke", "pilot"})
-"""Profiles whose numbers are no evidence: their outputs live in `results/<profile>/` and they record no claims
-(smoke tests the code path; pilot times the published run's choices on a few items, see `pipeline.stages`)."""
+"""Profiles whose numbers are not the book's evidence: their outputs live in `results/<profile>/` (smoke tests the code
+path; pilot times the published run's choices on a few items and measures the gating judges, see
+`pipeline.stages`)."""
+UNRECORDED_PROFILES = frozenset({"smoke"})
+"""Scratch profiles that record no claims and no judge agreement at all (smoke: its numbers mean nothing). The pilot
+records both in its own folder, where the pre-registration reads them (`pipeline.preregistration`)."""
 
 
 def data_dir() -> Path:
@@ -39,6 +43,11 @@ def cache_dir() -> Path:
 def current_profile() -> str:
     """The profile this process runs under: $LLMCREATIVITY_PROFILE, else "interactive" (a notebook opened by hand)."""
     return os.environ.get(PROFILE_ENV, "interactive")
+
+
+def records_claims(profile: str | None = None) -> bool:
+    """True when `profile` (default: the current one) records claims and judge agreement (into `results_dir`)."""
+    return (current_profile() if profile is None else profile) not in UNRECORDED_PROFILES
 
 
 def is_scratch(profile: str | None = None) -> bool:

@@ -7,9 +7,9 @@ of the claim table (`claim_table.ClaimSpec.text`, filled with the verdict's fact
 record carries the run it came from (`provenance.current_run`: run id, profile, parameter hash, models),
 so the page can tell a claim of the latest run of its stage from a stale one (`ledger.stale_reason`). A
 verdict whose n is below the claim's minimum sample size (`ClaimSpec.min_n`) is recorded as "inconclusive"
-with the reason "sample too small", the stage's statistic and CI kept. Under a scratch profile (smoke)
-nothing is written: its numbers are no evidence. The claims page itself is built by
-`ledger.claims_markdown`.
+with the reason "sample too small", the stage's statistic and CI kept. Under smoke nothing is written: its
+numbers are no evidence (the pilot records into its own folder, `results/pilot/`). The claims page itself is built
+by `ledger.claims_markdown`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..jsonl import read_records, record_interval, upsert
-from ..paths import current_profile, is_scratch, results_dir
+from ..paths import current_profile, records_claims, results_dir
 from ..verdicts import LABELS, Label, Verdict
 from .claim_table import CLAIMS
 from .provenance import current_run
@@ -156,12 +156,12 @@ def record_claims(stage: str, verdicts: Mapping[str, Verdict], *, judge: str = "
     rest on when the stage names it (the page then gates them on that judge's agreement with humans alone, see
     `judge_validity.judges_for`). Every verdict is checked before anything is written; the file is rewritten
     atomically (`jsonl.upsert`), so a killed run leaves the old or the new version and recording a claim twice keeps
-    one line. Under a scratch profile (`paths.is_scratch()`, e.g. smoke) nothing is written.
+    one line. Under smoke (`paths.records_claims()` is False) nothing is written.
     """
     if not stage.strip() or not all(str(c).strip() for c in verdicts):
         raise ValueError("record_claims needs a non-empty stage and claim ids")
     claims = [_claim(stage, claim_id, verdict, judge) for claim_id, verdict in verdicts.items()]
-    if not is_scratch():
+    if records_claims():
         upsert(claims_path(), claims, key=lambda c: c.claim_id, what="claim")
     return pd.DataFrame([{"claim": c.claim_id, "verdict": c.verdict, "statistic": c.statistic, "low": c.ci_low,
                           "high": c.ci_high, "n": c.n, "reason": c.reason} for c in claims])

@@ -10,7 +10,7 @@ a judge is *validated* when the lower end of its CI lies above 0:
     validated  <=>  low > 0 (and the interval is defined).
 
 Records go to `results_dir()/judge_validity.jsonl`, one per (kind, judge), replaced when recorded again
-(`jsonl.upsert`); a scratch profile (smoke) writes nothing, as for claims.
+(`jsonl.upsert`); smoke writes nothing, as for claims (`paths.records_claims`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..jsonl import read_records, record_interval, upsert
-from ..paths import is_scratch, results_dir
+from ..paths import records_claims, results_dir
 from ..stats.bootstrap import ConfidenceInterval
 from .claim_table import JudgeKind
 from .provenance import current_run
@@ -78,7 +78,7 @@ def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, ci: Confi
     record.
 
     `statistic` names what was measured; `ci` is its value with its 95 % CI (`estimate`, `low`, `high`; NaN is
-    stored as undefined) over `ci.n` items. Nothing is written under a scratch profile.
+    stored as undefined) over `ci.n` items. Nothing is written under smoke (`paths.records_claims`).
     """
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r} is not a judge kind; use one of {sorted(KINDS)}")
@@ -90,7 +90,7 @@ def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, ci: Confi
     est, lo, hi, n = record_interval(f"judge {judge!r}", ("estimate", "low", "high"), ci.estimate, ci.low, ci.high,
                                      ci.n)
     record = JudgeValidity(kind, judge.strip(), statistic.strip(), est, lo, hi, n, stage.strip(), current_run().run_id)
-    if not is_scratch():
+    if records_claims():
         upsert(validity_path(), [record], key=lambda v: (v.kind, v.judge), what="judge-validity")
     return record
 
