@@ -10,10 +10,9 @@ import shlex
 import jupytext
 import pytest
 
-from llmcreativity.paths import REPO_ROOT
+from llmcreativity.paths import PUBLISHED_RECORD, REPO_ROOT
 from llmcreativity.pipeline.parameters import parse_cli_value
 from llmcreativity.pipeline.planning import declared_parameters
-from llmcreativity.pipeline.record import PUBLISHED_RECORD
 from llmcreativity.pipeline.stages import STAGES
 
 MAX_CELL_LINES = 16

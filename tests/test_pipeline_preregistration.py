@@ -249,3 +249,16 @@ def test_the_command_writes_the_registration(pilot, tmp_path, monkeypatch, capsy
     claims = {c["claim_id"]: c for c in json.loads((tmp_path / "out" / "preregistration.json").read_text())["claims"]}
     assert claims["A5"]["status"] == pr.NOT_ESTIMABLE and "HANNA" in claims["A5"]["note"]
     assert claims["A2"]["min_n"] is not None
+
+
+def test_the_claims_page_states_the_registration_hash_and_its_deviations(pilot, tmp_path, monkeypatch):
+    from llmcreativity.pipeline.ledger import claims_markdown
+
+    digest = pr.write_preregistration(_register(pilot), tmp_path)
+    for cid, n in pr.registered_min_n(tmp_path).items():
+        monkeypatch.setitem(CLAIMS, cid, replace(CLAIMS[cid], min_n=n))
+    page = claims_markdown([], registration=tmp_path)
+    assert f"SHA-256 of its JSON `{digest}`" in page and "Deviations since: none." in page
+    assert "Pre-registered" not in claims_markdown([])  # a run not recorded under a registration says nothing
+    monkeypatch.setitem(CLAIMS, "A1", replace(CLAIMS["A1"], min_n=CLAIMS["A1"].min_n + 1))
+    assert "A1: minimum sample" in claims_markdown([], registration=tmp_path)

@@ -84,6 +84,7 @@ def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded
             "answered from the record") in page
     # the first answer_probs and encode call are computed again; a scripted generation cannot be teacher-forced
     assert "Live spot check: 2 recorded calls computed again, 2 matched" in page
+    assert f"The record holds 1 stage(s) of profile `default` from 1 run(s) (`{entry['run_id']}`" in page
 
 
 def test_a_replay_that_meets_an_unrecorded_call_stops_naming_stage_and_fix(recorded, fresh, tmp_path):
@@ -209,3 +210,17 @@ def test_a_failed_export_leaves_no_file_behind(recorded, tmp_path, monkeypatch):
     with pytest.raises(RecordError, match="have no answer in the call cache"):
         export_record(tmp_path / "new", plan("default", [], stages=[STAGE]), "default", empty, log=lambda *_: None)
     assert [p for p in (tmp_path / "new").rglob("*") if p.is_file()] == []
+
+
+def test_the_record_provenance_names_its_runs_dates_commits_machine_and_hours():
+    from llmcreativity.pipeline.record import record_provenance
+
+    record = {"profile": "published", "cpu": {"model": "AMD EPYC 9B14", "cores": 2},
+              "stages": {"a": {"run_id": "20261201T170909-2784a6", "commit": "bf6b3a02e5e9", "seconds": 5400.0},
+                         "b": {"run_id": "20261203T090000-aaaaaa", "commit": "bf6b3a02e5e9", "seconds": 1800.0},
+                         "c": {"run_id": "20261203T090000-aaaaaa", "commit": "1234567890ab", "seconds": 3600.0}}}
+    text = record_provenance(record)
+    assert "3 stage(s) of profile `published` from 2 run(s)" in text
+    assert "2026-12-01 to 2026-12-03" in text and "`1234567` " not in text
+    assert "`bf6b3a0`" in text and "`1234567`" in text
+    assert "AMD EPYC 9B14, 2 cores: 3.00 hours of computing" in text

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .paths import REPO_ROOT
+from .paths import PUBLISHED_REGISTRATION, REPO_ROOT
 
 if TYPE_CHECKING:
     from .pipeline.execution import Replay
@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     pre = sub.add_parser("preregister", help="derive each claim's minimum sample from a pilot's results folder and "
                                              "write preregistration.json and .md")
     pre.add_argument("--results", type=Path, required=True, help="the pilot's results folder (results/pilot)")
-    pre.add_argument("--out", type=Path, default=REPO_ROOT / "published" / "preregistration",
+    pre.add_argument("--out", type=Path, default=REPO_ROOT / PUBLISHED_REGISTRATION,
                      help="folder that receives the registration (default: published/preregistration)")
     return parser
 

@@ -30,6 +30,7 @@ from typing import Any
 from .claim_table import CLAIMS, ClaimSpec
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .judge_validity import KINDS, JudgeValidity, judges_for
+from .preregistration import registration_markdown_line
 from .record import record_markdown, record_origin
 from .stages import recorder_of
 
@@ -277,12 +278,16 @@ def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
 
 
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
-                    manifest_stages: dict[str, Any] | None = None, figure: str | None = None) -> str:
+                    manifest_stages: dict[str, Any] | None = None, figure: str | None = None,
+                    registration: Path | None = None) -> str:
     """The page body: a 7-column table of every claim, the forest plot `figure` (a path relative to the page;
-    left out when None) and each claim's long text and provenance."""
+    left out when None) and each claim's long text and provenance. `registration`: the folder of the committed
+    pre-registration the run was recorded under (its hash and deviations are stated), or None."""
     rows = ledger_rows(claims, validity or [], manifest_stages or {})
     replayed = record_markdown(manifest_stages or {})
-    out = [sample_summary(rows).sentence(), *(["", replayed] if replayed else []), "",
+    registered = registration_markdown_line(registration) if registration is not None else ""
+    out = [sample_summary(rows).sentence(), *(["", replayed] if replayed else []),
+           *(["", registered] if registered else []), "",
            "| id | claim | verdict | statistic [95 % CI] | n / min | paper | profile |",
            "|---|---|---|---|---|---|---|"]
     out += [_table_row(r) for r in rows]

@@ -1060,6 +1060,15 @@ def registered_min_n(registered: Path) -> dict[str, int]:
     return {c: t.min_n for c, t in read_terms(registered).claims.items() if t.min_n is not None}
 
 
+def registration_markdown_line(registered: Path, current: Terms | None = None) -> str:
+    """The claims page's sentence on a committed registration: its folder, its hash and every deviation from it
+    (`deviations`), or that there is none."""
+    found = deviations(registered, current)
+    return (f"Pre-registered in `{registered.name}` (SHA-256 of its JSON `{registration_hash(registered)}`), "
+            "committed before the first recording sitting. Deviations since: "
+            + ("; ".join(found) + "." if found else "none."))
+
+
 def deviations(registered: Path, current: Terms | None = None) -> list[str]:
     """Every way `current` (default: the present code, `current_terms`) departs from the committed registration
     `registered`, one sentence each, for the claims page: the story parser, the claims tested, and per claim its

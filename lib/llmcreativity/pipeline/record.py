@@ -50,10 +50,6 @@ FORMAT = "llmcreativity-record"
 """The `format` field of every record.json."""
 VERSION = 1
 """The record layout's version; a record of another version is refused with the fix."""
-PUBLISHED_RECORD = "published/run"
-"""The record the book is built from, relative to the project root: `make book` replays it into `results/replay/`
-first, and every chapter's re-analysis exercise runs one stage again against it (`llmcreativity run --replay
-published/run --stage S -p NAME VALUE`; `tests/test_notebook_shape.py` holds the exercises to this name)."""
 RECORD_FILE = "record.json"
 SIZE_CAP_BYTES = 150 * 1024 * 1024
 """A record larger than this is refused at export (records are committed to the repository)."""
@@ -474,6 +470,26 @@ def _live_counts(name: str, entry: dict[str, Any]) -> str:
             + (f" ({describe_changes(changed)})" if changed else ""))
 
 
+def record_provenance(record: dict[str, Any]) -> str:
+    """One sentence naming the run a record holds: its run ids (one per sitting that ran a stage), the dates of its
+    first and last stage run, the code commits, the machine it was recorded on and its computing hours (the sum of
+    the recorded stages' wall times; a stage answered by the call cache counts only the time it then took)."""
+    stages = record.get("stages", {})
+    runs = sorted({e.get("run_id", "") for e in stages.values()} - {""})
+    dates = sorted(r[:8] for r in runs)
+    span = (f"{dates[0][:4]}-{dates[0][4:6]}-{dates[0][6:]}" if dates[0] == dates[-1] else
+            f"{dates[0][:4]}-{dates[0][4:6]}-{dates[0][6:]} to {dates[-1][:4]}-{dates[-1][4:6]}-{dates[-1][6:]}"
+            ) if dates else "undated"
+    commits = sorted({str(e.get("commit", ""))[:7] for e in stages.values()} - {""})
+    hours = sum(float(e.get("seconds") or 0.0) for e in stages.values()) / 3600
+    cpu = record.get("cpu", {})
+    machine = f"{cpu.get('model', 'an unnamed CPU')}, {cpu.get('cores', '?')} cores"
+    return (f"The record holds {len(stages)} stage(s) of profile `{record.get('profile', '?')}` from "
+            f"{len(runs)} run(s) ({', '.join(f'`{r}`' for r in runs)}; {span}), code commit(s) "
+            f"{', '.join(f'`{c}`' for c in commits) or 'unknown'}, recorded on {machine}: {hours:.2f} hours of "
+            "computing (the recorded stages' wall times).")
+
+
 def record_markdown(stages: dict[str, Any]) -> str:
     """Sentences for the claims page about the stages run against a record (`stages`: the manifest entries): a
     replay's record and run, the calls answered from it, the live spot check, the analysis parameters a stage was
@@ -496,6 +512,11 @@ def record_markdown(stages: dict[str, Any]) -> str:
                    f"{', '.join(f'`{r}`' for r in runs)}: {len(replayed)} stage(s), {calls:,} model calls answered "
                    f"from the record. Live spot check: {compared} recorded calls computed again, {matched} matched "
                    f"within tolerance (largest difference by method: {shown}).")
+        for folder in sorted({e["replay"]["record"] for e in replayed.values()}):
+            try:
+                out.append(record_provenance(read_record(folder)))
+            except (OSError, ValueError):
+                out.append(f"(The record `{Path(folder).name}` could not be read for its provenance.)")
         reanalysed = {n: e["against_record"]["analysis_changed"] for n, e in replayed.items()
                       if e.get("against_record", {}).get("analysis_changed")}
         if reanalysed:
