@@ -42,6 +42,7 @@ def served(llama_server, tmp_path_factory):
     """(the smoke folder, manifest entries, seconds, base URL) of one smoke run with every LM role on the server."""
     root = tmp_path_factory.mktemp("served")
     models = cache_dir() / "models"
+    models.mkdir(parents=True, exist_ok=True)  # on a fresh machine no model is assembled yet: link a real folder
     (root / "cache").mkdir()
     (root / "cache" / "models").symlink_to(models)  # embedder weights are an install step, not under test
     with pytest.MonkeyPatch.context() as mp:
