@@ -476,10 +476,8 @@ def record_provenance(record: dict[str, Any]) -> str:
     the recorded stages' wall times; a stage answered by the call cache counts only the time it then took)."""
     stages = record.get("stages", {})
     runs = sorted({e.get("run_id", "") for e in stages.values()} - {""})
-    dates = sorted(r[:8] for r in runs)
-    span = (f"{dates[0][:4]}-{dates[0][4:6]}-{dates[0][6:]}" if dates[0] == dates[-1] else
-            f"{dates[0][:4]}-{dates[0][4:6]}-{dates[0][6:]} to {dates[-1][:4]}-{dates[-1][4:6]}-{dates[-1][6:]}"
-            ) if dates else "undated"
+    days = sorted({f"{r[:4]}-{r[4:6]}-{r[6:8]}" for r in runs})  # a run id starts with its date, YYYYMMDD
+    span = " to ".join(dict.fromkeys([days[0], days[-1]])) if days else "undated"
     commits = sorted({str(e.get("commit", ""))[:7] for e in stages.values()} - {""})
     hours = sum(float(e.get("seconds") or 0.0) for e in stages.values()) / 3600
     cpu = record.get("cpu", {})
