@@ -1,12 +1,11 @@
-# The two entry points of the project (see README.md).
+# The two entry points of the project (see README.md), and the published run's own command.
 PY := .venv/bin/python
 
-.PHONY: book test pdf
+.PHONY: book test pdf reproduce
 
-book:  ## set up, execute every stage notebook on the embedded models, build the HTML book
+book:  ## set up; replay the published run's record (published/run, live spot check) when it is complete, else run the default profile live; build the HTML book
 	python3 scripts/setup_env.py
-	.venv/bin/llmcreativity run --profile default
-	.venv/bin/llmcreativity build
+	.venv/bin/llmcreativity book
 
 test:  ## set up (with test extras: llama.cpp server, chromium), lint with ruff, type-check with mypy, run the tests
 	python3 scripts/setup_env.py --tests
@@ -16,3 +15,7 @@ test:  ## set up (with test extras: llama.cpp server, chromium), lint with ruff,
 
 pdf:   ## the whole book as one PDF (after `make book`)
 	.venv/bin/llmcreativity pdf
+
+reproduce:  ## compute the published run live (hours), resuming from published/run and exporting each stage to it
+	python3 scripts/setup_env.py
+	.venv/bin/llmcreativity reproduce

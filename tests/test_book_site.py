@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from llmcreativity import cli
-from llmcreativity.paths import REPO_ROOT
+from llmcreativity.paths import PUBLISHED_RECORD, REPO_ROOT
 from llmcreativity.pipeline import order
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.stages import Stage
@@ -151,3 +151,22 @@ def test_cli_build_refuses_when_stages_have_not_run(monkeypatch, tmp_path, capsy
     monkeypatch.setattr(order, "STAGES", STAGES)
     assert cli.main(["build", "--output", str(tmp_path)]) == 1
     assert "stage 'tiny' has not been executed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("missing", [{}, {"evaluation": "not recorded yet"}])
+def test_make_book_replays_the_published_record_only_when_it_is_complete(monkeypatch, capsys, missing):
+    """`llmcreativity book` (`make book`): a complete published record is replayed, anything less runs the default
+    profile live, saying which stage is missing and why; the book is built after either."""
+    ran: list = []
+    monkeypatch.setattr("llmcreativity.pipeline.record.incomplete_stages", lambda folder, plans: missing)
+    monkeypatch.setattr(cli, "_run", ran.append)
+    monkeypatch.setattr("llmcreativity_book.site.build", lambda: Path("built"))
+    assert cli.main(["book"]) == 0
+    [args] = ran
+    out = capsys.readouterr().out
+    assert f"book built: {Path('built') / 'index.html'}" in out
+    if missing:
+        assert args.replay is None and args.from_record is None and args.profile == "default"
+        assert "published/run is not complete (evaluation: not recorded yet): running the default profile" in out
+    else:
+        assert args.replay == REPO_ROOT / PUBLISHED_RECORD and "not complete" not in out

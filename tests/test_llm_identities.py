@@ -25,7 +25,7 @@ from llmcreativity.llm.roles import get_role_backend, is_endpoint_spec
 from llmcreativity.pipeline.execution import _kernel_environment, _stage_variables
 from llmcreativity.pipeline.planning import plan
 
-RECORDED_PROFILES = ("default", "paper", "smoke", "pilot")
+RECORDED_PROFILES = ("default", "paper", "smoke", "pilot", "published")
 """The profiles whose calls are recorded and replayed on other machines (CI replays a smoke record)."""
 
 MACHINES = {"avx2 cpu": (False, 0), "bf16 cpu": (True, 0), "bf16 cpu with a gpu": (True, 1)}

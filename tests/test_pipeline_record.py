@@ -19,6 +19,7 @@ from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.record import (
     RecordError,
     export_record,
+    incomplete_stages,
     output_digests,
     read_record,
     replay_differences,
@@ -166,6 +167,21 @@ def test_a_damaged_or_mismatched_record_is_refused_before_anything_runs(recorded
         prepare_replay(copy, stages=[STAGE])
     out = Path(os.environ["LLMCREATIVITY_RESULTS"])
     assert not (out / "recorded").exists() and not read_manifest("default")["stages"]
+
+
+def test_a_record_is_complete_only_with_every_stage_at_the_profiles_generating_parameters(recorded, tmp_path):
+    """`make book` replays the published record only when this holds, and runs the default profile live otherwise
+    (an interim sitting records a stage at a smaller size)."""
+    folder, _, _ = recorded
+    assert incomplete_stages(folder, plan("default", [], stages=[STAGE])) == {}
+    assert incomplete_stages(tmp_path / "none", plan("default", [], stages=[STAGE])) == {
+        "recorded": f"no record at {tmp_path / 'none'}"}
+    assert incomplete_stages(folder, plan("paper", [], stages=[STAGE])) == {
+        "recorded": "the record is of profile 'default', not 'paper'"}
+    assert incomplete_stages(_damaged(folder, tmp_path, _drop_stage), plan("default", [], stages=[STAGE])) == {
+        "recorded": "not recorded yet"}
+    later = incomplete_stages(_damaged(folder, tmp_path / "b", _change_parameters), plan("default", [], stages=[STAGE]))
+    assert later == {"recorded": "recorded with other generating parameters (n: recorded 5, now 3)"}
 
 
 def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(recorded, tmp_path, monkeypatch):

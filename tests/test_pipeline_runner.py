@@ -82,7 +82,7 @@ def test_plan_defers_missing_results_inputs_only_when_an_upstream_stage_runs_fir
         plan("default", [("first.words_file", "later.txt")], stages=stages)
 
 
-@pytest.mark.parametrize("profile", ["default", "paper", "smoke", "pilot"])
+@pytest.mark.parametrize("profile", ["default", "paper", "smoke", "pilot", "published"])
 def test_registered_stages_plan_in_order_with_their_profile_values(profile):
     plans = plan(profile, [])
     assert [p.stage.name for p in plans] == [s.name for s in STAGES]  # STAGES is listed in dependency order

@@ -10,8 +10,13 @@
     llmcreativity record import RECORD
     llmcreativity build [--output DIR]
     llmcreativity pdf [--output DIR]
-    llmcreativity preregister --results DIR [--out DIR]
+    llmcreativity preregister --results DIR [--out DIR] [--rule RULE] [--gate-judge KIND JUDGE]...
         (each claim's minimum sample from a pilot's results, `pipeline.preregistration`)
+    llmcreativity book
+        (`make book`: replay the published run's record `published/run` when it is complete, else run the default
+        profile live; then build)
+    llmcreativity reproduce [--stage NAME]
+        (`make reproduce`: the published run live, resuming from its record, each stage exported to it as it ends)
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .paths import PUBLISHED_REGISTRATION, REPO_ROOT
+from .paths import PUBLISHED_RECORD, PUBLISHED_REGISTRATION, REPO_ROOT
 
 if TYPE_CHECKING:
     from .pipeline.execution import Replay
@@ -33,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="execute the stage notebooks with papermill, in dependency order")
     run.add_argument("--profile", default="default",
-                     help="parameter profile: default, paper or smoke (writes under results/smoke/); default: default")
+                     help="parameter profile: default, published, paper, pilot or smoke (the last two write under "
+                          "results/pilot/ and results/smoke/); default: default")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="override a parameter for every stage declaring it; STAGE.NAME for one stage only")
     run.add_argument("--stage", help="run only this stage (in the smoke profile after the stages it reads from, when "
@@ -65,11 +71,22 @@ def _parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text)
         p.add_argument("--output", type=Path, default=REPO_ROOT,
                        help="folder that receives _build/ (default: the project root)")
+    sub.add_parser("book", help=f"the book: replay the published record {PUBLISHED_RECORD} (live spot check) when it "
+                                "is complete, else run the default profile live; then build")
+    again = sub.add_parser("reproduce", help=f"compute the published run live, resuming from {PUBLISHED_RECORD}; each "
+                                             "stage is exported to it as soon as it ends")
+    again.add_argument("--stage", help="compute only this stage (a sitting)")
     pre = sub.add_parser("preregister", help="derive each claim's minimum sample from a pilot's results folder and "
                                              "write preregistration.json and .md")
     pre.add_argument("--results", type=Path, required=True, help="the pilot's results folder (results/pilot)")
     pre.add_argument("--out", type=Path, default=REPO_ROOT / PUBLISHED_REGISTRATION,
                      help="folder that receives the registration (default: published/preregistration)")
+    pre.add_argument("--rule", default="pilot distance", choices=["pilot distance", "smallest effect"],
+                     help="the precision rule that sets each min_n (the other is shown beside it); default: pilot "
+                          "distance")
+    pre.add_argument("--gate-judge", nargs=2, action="append", default=[], metavar=("KIND", "JUDGE"),
+                     help="the judge of KIND (rubric, entailment, convergent) whose agreement gates its claims, as "
+                          "judge_validity.jsonl names it (default: every recorded judge of that kind)")
     return parser
 
 
@@ -172,6 +189,46 @@ def _run(args: argparse.Namespace) -> None:
     print(f"all {len(plans)} stage(s) ran; build the book with `llmcreativity build`")
 
 
+def _book() -> None:
+    """The published record replayed when it is complete, else the default profile live; then the build (in this
+    process: a replay leaves `results_root()` at its replay folder, which the build reads)."""
+    from llmcreativity_book.site import build
+
+    from .pipeline.planning import plan
+    from .pipeline.record import incomplete_stages
+
+    record = REPO_ROOT / PUBLISHED_RECORD
+    missing = incomplete_stages(record, plan("published", []))
+    if missing:
+        print(f"the published record {PUBLISHED_RECORD} is not complete ("
+              + "; ".join(f"{stage}: {why}" for stage, why in missing.items())
+              + "): running the default profile live")
+        _run(_parser().parse_args(["run"]))
+    else:
+        _run(_parser().parse_args(["run", "--replay", str(record)]))
+    print(f"book built: {build() / 'index.html'}")
+
+
+def _reproduce(stage: str | None) -> None:
+    """The published run live: the record's answers imported into the call cache first, so that what earlier
+    sittings computed is answered from it; each stage exported to the record as soon as it has run."""
+    from .llm.call_log import calls_path
+    from .paths import cache_dir
+    from .pipeline.execution import new_run_id, run_stage
+    from .pipeline.planning import plan
+    from .pipeline.record import RECORD_FILE, export_record, import_record
+
+    record, calls = REPO_ROOT / PUBLISHED_RECORD, calls_path(cache_dir() / "calls.sqlite")
+    if (record / RECORD_FILE).exists():
+        cache = import_record(record, calls, fresh=False)
+        print(f"imported {PUBLISHED_RECORD} into {cache.path}")
+    plans, run_id = plan("published", [], stage), new_run_id()
+    for p in plans:
+        run_stage(p, run_id=run_id)
+        exported = export_record(record, [p], "published", calls)
+        print(f"exported {p.stage.name} to {PUBLISHED_RECORD} ({exported['bytes'] / 2**20:.1f} MiB in all): commit it")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     from llmcreativity_book.site import BuildError
@@ -186,10 +243,15 @@ def main(argv: list[str] | None = None) -> int:
             _run(args)
         elif args.command == "record":
             _record(args)
+        elif args.command == "book":
+            _book()
+        elif args.command == "reproduce":
+            _reproduce(args.stage)
         elif args.command == "preregister":
             from .pipeline.preregistration import preregister, write_preregistration
 
-            digest = write_preregistration(preregister(args.results), args.out)
+            registration = preregister(args.results, rule=args.rule, gate_judges=dict(args.gate_judge))
+            digest = write_preregistration(registration, args.out)
             print(f"pre-registration written to {args.out} (SHA-256 {digest})")
         elif args.command == "build":
             from llmcreativity_book.site import build

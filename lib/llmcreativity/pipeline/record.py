@@ -354,6 +354,25 @@ def parameter_differences(recorded: dict[str, Any], p: Plan) -> tuple[dict[str, 
     return dict(sorted(generating.items())), dict(sorted(analysis.items()))
 
 
+def incomplete_stages(folder: str | Path, plans: list[Plan]) -> dict[str, str]:
+    """Stage -> why the record in `folder` does not hold it as `plans` would run it: no record, a record of another
+    profile, a stage it lacks, or one recorded with other generating parameters (an interim sitting at a smaller
+    size). Empty: the record is a complete run of the plans' profile, which a replay rebuilds without a live call."""
+    if not (Path(folder) / RECORD_FILE).exists():
+        return {p.stage.name: f"no record at {folder}" for p in plans}
+    record = read_record(folder)
+    why: dict[str, str] = {}
+    for p in plans:
+        entry = record["stages"].get(p.stage.name)
+        if record["profile"] != p.profile:
+            why[p.stage.name] = f"the record is of profile {record['profile']!r}, not {p.profile!r}"
+        elif entry is None:
+            why[p.stage.name] = "not recorded yet"
+        elif generating := parameter_differences(entry["resolved_parameters"], p)[0]:
+            why[p.stage.name] = f"recorded with other generating parameters ({describe_changes(generating, 3)})"
+    return why
+
+
 def describe_changes(changes: dict[str, Change], most: int | None = None) -> str:
     """`name: recorded X, now Y` for each change, comma-separated (the first `most` when given)."""
     shown = list(changes.items())[:most]

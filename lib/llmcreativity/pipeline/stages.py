@@ -36,6 +36,7 @@ RUN_SETTINGS: dict[str, dict[str, str]] = {
     "paper": RECORDED_SETTINGS,
     "smoke": RECORDED_SETTINGS,
     "pilot": RECORDED_SETTINGS,
+    "published": RECORDED_SETTINGS,
 }
 """Profile -> its run-wide settings of the local models (`dtype`, `device`), which every stage kernel gets as the
 defaults of `get_backend` and `get_embedder`; `-p dtype` / `-p device` override them (on a GPU:
@@ -91,8 +92,20 @@ PILOT_SIZES: dict[str, dict[str, Any]] = {
 rubric judge on HANNA, the entailment judges on MuseScorer, the convergent judges on MacGyver)."""
 
 
+PUBLISHED_SIZES: dict[str, dict[str, Any]] = {
+}
+"""Stage -> the published run's sizes: for each claim the stage decides, the minimum sample its pre-registration
+(`published/preregistration`) derives from the pilot, or the least size a claim whose judge failed in the pilot
+needs to be reported at all (its compute saved). `tests/test_published_profile.py` checks them against the
+committed registration."""
+
+
 def _pilot(stage: str) -> dict[str, Any]:
     return PUBLISHED_CHOICES[stage] | PILOT_SIZES.get(stage, {})
+
+
+def _published(stage: str) -> dict[str, Any]:
+    return PUBLISHED_CHOICES[stage] | PUBLISHED_SIZES.get(stage, {})
 
 
 def _all(value: int | None, total: int) -> int:
@@ -235,6 +248,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("backends"),
+            "published": _published("backends"),
             "smoke": {"n_samples": 2, "max_tokens": 12},
             "paper": {"writer": "qwen2.5-coder-1.5b", "n_samples": 10},
         },
@@ -249,6 +263,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("scifi100"),
+            "published": _published("scifi100"),
             "smoke": {"writer": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
             "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10},
         },
@@ -264,6 +279,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("baselines"),
+            "published": _published("baselines"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40,
                       "large_writer": SMOKE_MODEL},
             "paper": {"n_categories": None, "per_category": None, "rounds": 3, "feedback_max_tokens": 400,
@@ -282,6 +298,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("review"),
+            "published": _published("review"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40},
             "paper": {"n_categories": None, "per_category": None, "feedback_max_tokens": 400, "max_story_words": 300},
         },
@@ -297,6 +314,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("corpus"),
+            "published": _published("corpus"),
             "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 1, "surprisal_words": 40,
                       "projection_sample": 500},
             "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96, "n_surprisal": 96,
@@ -314,6 +332,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("entailment_validation"),
+            "published": _published("entailment_validation"),
             "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6],
                       "entailment_judges": [SMOKE_MODEL], "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1,
                       "b7_sets": 3, "b7_set_size": 3, "entailment_judge": SMOKE_MODEL},
@@ -333,6 +352,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("semantic_entropy"),
+            "published": _published("semantic_entropy"),
             "smoke": {"se_models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
                       "n_scifi": 0, "n_samples": 4, "step_cap": 1, "max_tokens": 16, "entailment_judge": SMOKE_MODEL,
                       "llm_check_steps": 0, "n_resamples": 200, "novelty_judge": SMOKE_MODEL},
@@ -355,6 +375,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("judge_validation"),
+            "published": _published("judge_validation"),
             "smoke": {"n_items": 2, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
                       "max_tokens": 32, "n_resamples": 200},
             "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
@@ -376,6 +397,7 @@ STAGES: list[Stage] = [
         profiles={
             "default": {},
             "pilot": _pilot("evaluation"),
+            "published": _published("evaluation"),
             "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
                       "repeats": 2, "kl_window": 20, "surprisal_words": 10},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
