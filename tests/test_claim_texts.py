@@ -9,6 +9,7 @@ the same, except the two whose minimum moved to the claim table's (listed in `CH
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from dataclasses import asdict
 from pathlib import Path
 
@@ -100,8 +101,21 @@ def verdicts() -> dict[tuple[str, str], Verdict]:
     return out
 
 
+GOLDEN_MINIMUMS = {"A2": 5, "A4": 5, "A5": 30}
+"""The claim table's minimums when the golden file was written, before the published run's pre-registration raised
+them (`published/preregistration`): the fixed inputs are judged under them, so that the texts compare."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def golden_minimums():
+    with pytest.MonkeyPatch.context() as mp:
+        for cid, n in GOLDEN_MINIMUMS.items():
+            mp.setitem(CLAIMS, cid, replace(CLAIMS[cid], min_n=n))
+        yield
+
+
 @pytest.fixture(scope="module")
-def now():
+def now(golden_minimums):
     return verdicts()
 
 

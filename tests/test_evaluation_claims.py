@@ -16,6 +16,7 @@ from llmcreativity.evaluation.claims import (
 )
 from llmcreativity.evaluation.estimators import estimator_agreement, score_tables
 from llmcreativity.judges.rubric import RubricScore
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import claim_text
 from llmcreativity.writing import BASELINES
 
@@ -34,7 +35,7 @@ def test_review_verdicts_are_inconclusive_on_two_prompts_and_say_why():
     for claim_id, v in verdicts.items():
         assert v.label == "inconclusive", claim_id
         assert claim_text(claim_id, v).endswith("The sample is too small to decide: as few as 2 prompt(s) per "
-                                                "comparison (at least 5 needed).")
+                                                f"comparison (at least {CLAIMS[claim_id].min_n} needed).")
     assert claim_text("A3", verdicts["A3"]).startswith("Review with w beats a Single Agent with big")
     assert np.isfinite(verdicts["A3"].statistic)
 

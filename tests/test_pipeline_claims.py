@@ -7,6 +7,7 @@ import math
 import pytest
 
 from llmcreativity.jsonl import upsert
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import (
     PAPER_CLAIMS,
     Claim,
@@ -123,9 +124,9 @@ def test_a_verdict_below_the_claims_minimum_sample_is_recorded_inconclusive_keep
     record("eval", "A2", v("supported", 0.3, 0.1, 0.5, 3))
     [claim] = read_claims()
     assert claim.verdict == "inconclusive" and claim.stage_verdict == "supported"
-    assert claim.reason.startswith("sample too small: n = 3 prompts < 5")
+    assert claim.reason.startswith(f"sample too small: n = 3 prompts < {CLAIMS['A2'].min_n}")
     assert (claim.statistic, claim.ci_low, claim.ci_high, claim.n) == (0.3, 0.1, 0.5, 3)
-    assert record("eval", "A2", v("supported", 0.3, 0.1, 0.5, 5))["verdict"] == "supported"
+    assert record("eval", "A2", v("supported", 0.3, 0.1, 0.5, CLAIMS["A2"].min_n))["verdict"] == "supported"
     assert record("judge", "B9", v("not supported", 0.5, 0.4, 0.6, 29))["verdict"] == "inconclusive"
 
 

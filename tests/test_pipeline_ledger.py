@@ -96,8 +96,9 @@ def test_only_agreements_from_the_latest_successful_run_of_their_stage_gate_a_cl
 
 
 def test_a_claim_measuring_the_judge_itself_carries_its_agreement_but_keeps_its_verdict():
-    record("eval", "A5", Verdict("not supported", "rho near 0", 0.0, -0.3, 0.3, 40, "rho"))
-    record_judge_validity("rubric", "qwen", "rho", ci(0.0, -0.3, 0.3, 40), stage="eval")
+    n = CLAIMS["A5"].min_n
+    record("eval", "A5", Verdict("not supported", "rho near 0", 0.0, -0.3, 0.3, n, "rho"))
+    record_judge_validity("rubric", "qwen", "rho", ci(0.0, -0.3, 0.3, n), stage="eval")
     r = row("A5")
     assert r.verdict == "not supported" and [v.judge for v in r.judges] == ["qwen"]
 

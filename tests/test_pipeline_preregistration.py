@@ -155,7 +155,7 @@ def test_a2s_minimum_is_the_largest_comparison_at_bonferroni_z(pilot):
 
 def test_the_alternative_rule_sets_a_fixed_half_width(pilot):
     a2 = _by_id(_register(pilot, rule="smallest effect"))["A2"]
-    assert a2.derived_n == math.ceil((2.955 / pr.SMALLEST_EFFECT_SD) ** 2)  # z for 16 tests, d_z = 0.5
+    assert a2.derived_n == math.ceil((2.955 / pr.SMALLEST_EFFECT_SD) ** 2)  # z for 16 tests, d_z = SMALLEST_EFFECT_SD
     assert _by_id(_register(pilot))["A2"].alternative_n == a2.derived_n
     with pytest.raises(ValueError, match="pilot distance"):
         _register(pilot, rule="round number")

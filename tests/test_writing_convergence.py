@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import claim_text
 from llmcreativity.verdicts import Verdict, all_of_verdict
 from llmcreativity.writing.convergence import a4_verdict, convergence
 
 
-def homog_table(deltas: dict[str, float], n_prompts: int = 8, rounds: dict[str, int] | None = None, seed: int = 0):
+def homog_table(deltas: dict[str, float], n_prompts: int = CLAIMS["A4"].min_n, rounds: dict[str, int] | None = None, seed: int = 0):
     """H at round 0 and at the last round per framework and prompt; the last round's H = round 0 + delta + noise."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -37,7 +38,7 @@ def test_convergence_is_last_round_minus_round_zero_per_prompt():
 def test_a4_supported_when_interaction_converges_and_review_does_not():
     v = a4_verdict(homog_table({"debate": 0.2, "discussion": 0.15, "review": 0.0}))
     assert v.label == "supported", v.reason
-    assert v.n == 8 and "-Delta" in v.measure
+    assert v.n == CLAIMS["A4"].min_n and "-Delta" in v.measure
     assert claim_text("A4", v).startswith("Debate and Discussion stories converge")
 
 

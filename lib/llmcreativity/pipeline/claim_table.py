@@ -12,7 +12,9 @@ adds (a paper's motivation or procedure, tested here because the claims rest on 
 decides it in this project, and the text a run records it with (`ClaimSpec.text`: what the run measured, its
 slots filled from the stage's `Verdict`, see `claims.claim_text`). The claim's words and its minimum sample live
 here alone: the stages' claim functions return a `Verdict` with the run's facts, never a text or a minimum, and
-read a minimum they decide on from here. `REFERENCE_FIGURES` holds the paper's reference numbers that are not
+read a minimum they decide on from here. A claim the published run's pre-registration (`published/preregistration`)
+sized carries the minimum it registered (`preregistration.deviations` lists any difference on the claims page).
+`REFERENCE_FIGURES` holds the paper's reference numbers that are not
 claims (the single agent's scores), which the evaluation chapter sets beside this run's.
 """
 
@@ -95,7 +97,7 @@ CLAIMS: dict[str, ClaimSpec] = {c.claim_id: c for c in [
     ClaimSpec("A2", PAPER_A, "LLM Review beats every baseline framework on the four rule-based novelty metrics "
               "(surprisal, KL divergence, semantic novelty, volume gain).",
               "Review > every baseline, novelty metrics",
-              "Review scores highest on the rule-based novelty metrics (qualitative)", None, "", 5, "prompts", "none",
+              "Review scores highest on the rule-based novelty metrics (qualitative)", None, "", 14, "prompts", "none",
               estimator="per prompt and metric, Review's value minus each baseline's on surprisal, lexical KL (the "
                         "paper's whole-story KL in the paper profile, the windowed KL otherwise: the evaluation "
                         "chapter's `a2_kl`), semantic novelty and volume gain; bootstrap CI over prompts, paired "
@@ -114,7 +116,7 @@ CLAIMS: dict[str, ClaimSpec] = {c.claim_id: c for c in [
     ClaimSpec("A4", PAPER_A, "Interaction homogenizes stories: Debate and Discussion converge over rounds, Review "
               "does not.", "Debate/Discussion converge, Review not",
               "interaction induces homogenization; blind review keeps trajectories divergent (abstract, qualitative)",
-              None, "", 5, "prompts", "none", kind="project check",
+              None, "", 10, "prompts", "none", kind="project check",
               estimator="convergence Delta = homogenization (mean pairwise cosine, Self-BLEU of the writers' latest "
                         "stories) at the last round minus round 0, per prompt: Debate's and Discussion's mean Delta "
                         "above 0 (bootstrap CI over prompts) and Review's Delta paired below each (Holm); every part "
@@ -125,7 +127,7 @@ CLAIMS: dict[str, ClaimSpec] = {c.claim_id: c for c in [
                             "converge less (homogenization by {measures}, paired by prompt). Not testable here: "
                             "{reason}."),
     ClaimSpec("A5", PAPER_A, "The rubric LLM judge agrees with human consensus scores.", "rubric judge ~ humans",
-              "the judge's scores agree with human consensus ratings (qualitative)", None, "", 30, "stories", "rubric",
+              "the judge's scores agree with human consensus ratings (qualitative)", None, "", 44, "stories", "rubric",
               gated=False, kind="project check",
               estimator="Spearman rho(judge mean score, mean human rating over 3 raters x 6 criteria) on HANNA's "
                         "stories, bootstrap 95 % CI over stories; supported when the CI lies above 0 "

@@ -13,16 +13,18 @@ testable here. `write_preregistration` writes `preregistration.json` and `prereg
 JSON is the registration's hash. `deviations` lists how the present code departs from a committed registration,
 for the claims page.
 
-Precision rule (`PrecisionRule`). "pilot distance" (the registered default): the interval's half-width is the
+Precision rule (`PrecisionRule`). "pilot distance" (the command's default): the interval's half-width is the
 distance from the pilot's estimate to the nearest boundary of the claim's verdict rule (0 for a sign, +-0.3 for
 B6's "weak", 50 % for B5's saving, -5 points for its accuracy margin, 80.0 % for B9's human level). If the truth
 equals the pilot's estimate, an interval that narrow lies wholly on one side of every boundary, so the rule returns
 "supported" or "not supported" instead of "inconclusive". Its weakness: a pilot estimate near a boundary asks for a
 huge sample (reported as not reachable here when it exceeds the units that exist). The named alternative,
-"smallest effect", sets a fixed half-width instead: half the pilot's standard deviation for a mean difference
-(Cohen's d_z = 0.5), z(0.3) for a correlation (B6: an interval centred at 0 fits inside (-0.3, 0.3)), 10 points
-for a proportion, an accuracy difference or a saving; it sizes every claim but may leave a small true effect
-undecided. Both are computed; the registration names which one sets `min_n`.
+"smallest effect", sets a fixed half-width instead: 0.8 of the pilot's standard deviation for a mean difference
+(Cohen's d_z = 0.8, a large paired effect), z(0.3) for a correlation (B6: an interval centred at 0 fits inside
+(-0.3, 0.3)), 20 points for a proportion, an accuracy difference or a saving; it sizes every claim but may leave a
+smaller true effect undecided ("inconclusive", never decided wrongly by it). Both are computed; the registration
+names which one sets `min_n`. The published run registers "smallest effect": its pilot's estimates lie near the
+boundaries, where "pilot distance" asks for thousands of prompts or stories.
 
 A claim that rests on an LLM judge whose agreement with human labels failed in the pilot (its CI not above 0,
 `judge_validity`) is registered "judge not validated: compute saved", with no minimum: the claims page would not
@@ -74,12 +76,18 @@ PrecisionRule = Literal["pilot distance", "smallest effect"]
 PRECISION_RULES: tuple[PrecisionRule, ...] = get_args(PrecisionRule)
 """Every `PrecisionRule`; the first is the registered default."""
 
-SMALLEST_EFFECT_SD = 0.5
-""""smallest effect" for a mean difference: a half-width of half the pilot's standard deviation (d_z = 0.5)."""
+SMALLEST_EFFECT_SD = 0.8
+""""smallest effect" for a mean difference: a half-width of 0.8 pilot standard deviations (Cohen's d_z = 0.8, a
+large paired effect). The LLM Review paper reports Review's advantage as consistent over every baseline and
+metric, a large effect; sizing for a medium one (d_z = 0.5) asks A2 for 35 prompts, about 9 hours of writing on
+this machine (the pilot: about 16 minutes a prompt), beyond the published run's 5 hours. A true effect between
+medium and large may so be left undecided ("inconclusive"), never decided wrongly by it."""
 SMALLEST_EFFECT_RHO = 0.3
 """"smallest effect" for a correlation: a half-width of z(0.3) on Fisher's scale, B6's bound."""
-SMALLEST_EFFECT_SHARE = 0.10
-""""smallest effect" for a proportion, a paired accuracy difference or a token saving: 10 points."""
+SMALLEST_EFFECT_SHARE = 0.20
+""""smallest effect" for a proportion, a paired accuracy difference or a token saving: 20 points (the papers' B10
+drop is 29 points, B9's margins over one-shot and CoT 20 and 17). At 10 points the pilot asked B9 and B10 for 94
+to 140 MacGyver items, at about 3 minutes an item on this machine 5 to 7 hours of judging alone."""
 
 SCIFI100_PROMPTS = 100
 """Prompts in SciFi-100: the most prompts a claim of the LLM Review paper (A1-A4) can use here."""
@@ -966,7 +974,9 @@ def preregister(results: Path, *, rule: PrecisionRule = "pilot distance", confid
     gate_note = ("off" if not gate else "on, no judge agreement recorded in the pilot (not applied)"
                  if validity is None else "on")
     options = {"precision_rule": rule, "alternative_rule": next(r for r in PRECISION_RULES if r != rule),
-               "confidence": confidence, "judge_gate": gate_note, "gate_judges": names}
+               "confidence": confidence, "judge_gate": gate_note, "gate_judges": names,
+               "smallest_effect": {"d_z": SMALLEST_EFFECT_SD, "rho": SMALLEST_EFFECT_RHO,
+                                   "share": SMALLEST_EFFECT_SHARE}}
     return Preregistration(options, {"results": results.name, "stage_runs": _manifest_runs(results)}, claims, terms)
 
 
@@ -1001,6 +1011,13 @@ def _cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
+def _effects(options: dict[str, Any]) -> str:
+    e = options.get("smallest_effect", {"d_z": SMALLEST_EFFECT_SD, "rho": SMALLEST_EFFECT_RHO,
+                                        "share": SMALLEST_EFFECT_SHARE})
+    return (f"{e['d_z']:g} standard deviations (d_z), a correlation's z({e['rho']:g}) on Fisher's scale, a share's "
+            f"{e['share'] * 100:g} points")
+
+
 def registration_markdown(registration: Preregistration, digest: str) -> str:
     """The registration as a page: the hash, the options, the claims table, the targets, each claim's parts and
     its estimator and rule."""
@@ -1012,6 +1029,7 @@ def registration_markdown(registration: Preregistration, digest: str) -> str:
         f"- Pilot: results folder `{registration.pilot['results']}`; runs: {runs}.",
         f"- Precision rule: {o['precision_rule']} (alternative shown: {o['alternative_rule']}); "
         f"{o['confidence'] * 100:g} % intervals; judge gate {o['judge_gate']}.",
+        f"- Smallest effects (rule 'smallest effect'): a mean difference's half-width {_effects(o)}.",
         f"- Story parser: `{t.parser['name']}` (module SHA-256 {t.parser['sha256']}).",
         f"- Claims tested ({len(t.tested)}): {', '.join(t.tested)}.",
         f"- Not testable here ({len(t.not_testable)}): "
