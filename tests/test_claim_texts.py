@@ -9,8 +9,7 @@ the same, except the two whose minimum moved to the claim table's (listed in `CH
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
