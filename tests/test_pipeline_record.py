@@ -200,6 +200,26 @@ def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(record
     assert grown["stages"]["recorded"]["calls"]["writer"] == {"answer_probs": 4, "generate": 8}
 
 
+def test_a_sitting_at_an_interim_size_is_recorded_at_that_size_until_the_stage_runs_at_the_profiles(
+        recorded, tmp_path, monkeypatch):
+    """`record export --profile P` plans with P's parameters; the record keeps what the stage ran with (a -p
+    override of a sitting), so `make book` does not take an interim sitting for the published run."""
+    folder, live, _ = recorded
+    copy = tmp_path / "sittings"
+    shutil.copytree(folder, copy)
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(live))
+    monkeypatch.setenv("LLMCREATIVITY_CACHE", str(live.parent / "cache"))
+    profile = plan("default", [], stages=[STAGE])
+    run("default", [("n", "2")], stages=[STAGE], log=lambda *_: None)
+    interim = export_record(copy, profile, "default", log=lambda *_: None)
+    assert interim["stages"]["recorded"]["resolved_parameters"]["n"] == 2
+    assert incomplete_stages(copy, profile) == {"recorded": "recorded with other generating parameters (n: recorded "
+                                                             "2, now 3)"}
+    run("default", stages=[STAGE], log=lambda *_: None)
+    export_record(copy, profile, "default", log=lambda *_: None)
+    assert incomplete_stages(copy, profile) == {}
+
+
 def test_replay_differences_names_changed_and_missing_outputs_and_changed_claims(tmp_path):
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "a.jsonl").write_text('{"x": 1, "steps": [{"y": 2, "sample_seconds": 0.5}]}\n')

@@ -74,6 +74,14 @@ def resolved_parameters(p: Plan) -> dict[str, Any]:
     return {name: p.parameters.get(name, param.default) for name, param in p.declared.items()}
 
 
+def run_parameters(entry: dict[str, Any], p: Plan) -> dict[str, Any]:
+    """Every parameter the stage's notebook declares, with the value its run (manifest `entry`) used: the profile's
+    and any -p override, the notebook's default for the rest. A sitting that runs a stage at an interim size is so
+    recorded at that size, not at the profile's."""
+    ran: dict[str, Any] = entry.get("parameters", {})
+    return {name: ran.get(name, param.default) for name, param in p.declared.items()}
+
+
 def calls_by_role(calls: list[LoggedCall]) -> dict[str, dict[str, int]]:
     """Distinct keys asked, per role and method (`role` empty -> "(none)")."""
     counts: Counter[tuple[str, str]] = Counter()
@@ -246,8 +254,8 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
         "run_id": entry.get("run_id", ""), "profile": profile, "notebook": entry.get("notebook", ""),
         "source_sha256": entry.get("source_sha256", ""), "commit": entry.get("commit", ""),
         "parameters": entry.get("parameters", {}),
-        "parameters_sha256": entry.get("parameters_sha256", ""), "resolved_parameters": resolved_parameters(plan),
-        "resolved_sha256": parameters_hash(resolved_parameters(plan)), "seconds": entry.get("seconds"),
+        "parameters_sha256": entry.get("parameters_sha256", ""), "resolved_parameters": run_parameters(entry, plan),
+        "resolved_sha256": parameters_hash(run_parameters(entry, plan)), "seconds": entry.get("seconds"),
         "usage": entry.get("usage", []), "items": entry.get("items"), "items_unit": entry.get("items_unit", ""),
         "outputs": entry.get("outputs", {}), "output_digests": output_digests(entry.get("outputs", {}),
                                                                              results_dir(profile)),
