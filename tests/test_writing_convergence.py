@@ -11,7 +11,8 @@ from llmcreativity.verdicts import Verdict, all_of_verdict
 from llmcreativity.writing.convergence import a4_verdict, convergence
 
 
-def homog_table(deltas: dict[str, float], n_prompts: int = CLAIMS["A4"].min_n, rounds: dict[str, int] | None = None, seed: int = 0):
+def homog_table(deltas: dict[str, float], n_prompts: int = CLAIMS["A4"].min_n, rounds: dict[str, int] | None = None,
+                seed: int = 0):
     """H at round 0 and at the last round per framework and prompt; the last round's H = round 0 + delta + noise."""
     rng = np.random.default_rng(seed)
     rows = []
