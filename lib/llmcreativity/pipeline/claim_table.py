@@ -14,8 +14,8 @@ slots filled from the stage's `Verdict`, see `claims.claim_text`). The claim's w
 here alone: the stages' claim functions return a `Verdict` with the run's facts, never a text or a minimum, and
 read a minimum they decide on from here. A claim the published run's pre-registration (`published/preregistration`)
 sized carries the minimum it registered (`preregistration.deviations` lists any difference on the claims page).
-`REFERENCE_FIGURES` holds the paper's reference numbers that are not
-claims (the single agent's scores), which the evaluation chapter sets beside this run's.
+`REFERENCE_FIGURES` holds the paper's reference numbers that are not claims (the single agent's scores), which the
+evaluation chapter sets beside this run's.
 """
 
 from __future__ import annotations

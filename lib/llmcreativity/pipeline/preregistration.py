@@ -79,9 +79,10 @@ PRECISION_RULES: tuple[PrecisionRule, ...] = get_args(PrecisionRule)
 SMALLEST_EFFECT_SD = 0.8
 """"smallest effect" for a mean difference: a half-width of 0.8 pilot standard deviations (Cohen's d_z = 0.8, a
 large paired effect). The LLM Review paper reports Review's advantage as consistent over every baseline and
-metric, a large effect; sizing for a medium one (d_z = 0.5) asks A2 for 35 prompts, about 9 hours of writing on
-this machine (the pilot: about 16 minutes a prompt), beyond the published run's 5 hours. A true effect between
-medium and large may so be left undecided ("inconclusive"), never decided wrongly by it."""
+metric, a large effect; sizing for a medium one (d_z = 0.5) asks A2 for 35 prompts, about 6 hours of writing alone
+on this machine (the pilot: about 8 minutes a prompt for the baselines with one revision round, 2.6 for Review),
+beyond the published run's 5 hours. A true effect between medium and large may so be left undecided
+("inconclusive"), never decided wrongly by it."""
 SMALLEST_EFFECT_RHO = 0.3
 """"smallest effect" for a correlation: a half-width of z(0.3) on Fisher's scale, B6's bound."""
 SMALLEST_EFFECT_SHARE = 0.20
