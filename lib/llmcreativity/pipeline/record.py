@@ -69,17 +69,12 @@ def spot_check_file(stage: str, profile: str = "default") -> Path:
     return executed_dir(profile) / "spot_check" / f"{stage}.jsonl"
 
 
-def resolved_parameters(p: Plan) -> dict[str, Any]:
-    """Every parameter the stage's notebook declares, with the value it runs with (defaults included)."""
-    return {name: p.parameters.get(name, param.default) for name, param in p.declared.items()}
-
-
-def run_parameters(entry: dict[str, Any], p: Plan) -> dict[str, Any]:
-    """Every parameter the stage's notebook declares, with the value its run (manifest `entry`) used: the profile's
-    and any -p override, the notebook's default for the rest. A sitting that runs a stage at an interim size is so
-    recorded at that size, not at the profile's."""
-    ran: dict[str, Any] = entry.get("parameters", {})
-    return {name: ran.get(name, param.default) for name, param in p.declared.items()}
+def resolved_parameters(p: Plan, ran: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every parameter the stage's notebook declares, with the value it runs with (defaults included); with `ran`
+    (a manifest entry's parameters), the values that run used instead of the plan's: a sitting that ran a stage at
+    an interim size (-p) is so recorded at that size, not at the profile's."""
+    given = p.parameters if ran is None else ran
+    return {name: given.get(name, param.default) for name, param in p.declared.items()}
 
 
 def calls_by_role(calls: list[LoggedCall]) -> dict[str, dict[str, int]]:
@@ -219,6 +214,7 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
             _read_gz_jsonl(folder / previous["keys_file"]) == json.loads(json.dumps(rows, sort_keys=True)):
         return None
     stored = stored_keys(folder, record)
+    ran = resolved_parameters(plan, entry.get("parameters", {}))
     k = _next_index(folder, stage)
     (folder / stage).mkdir(parents=True, exist_ok=True)
     lm_rows, emb_keys, emb_rows, missing = [], [], [], []
@@ -254,8 +250,8 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
         "run_id": entry.get("run_id", ""), "profile": profile, "notebook": entry.get("notebook", ""),
         "source_sha256": entry.get("source_sha256", ""), "commit": entry.get("commit", ""),
         "parameters": entry.get("parameters", {}),
-        "parameters_sha256": entry.get("parameters_sha256", ""), "resolved_parameters": run_parameters(entry, plan),
-        "resolved_sha256": parameters_hash(run_parameters(entry, plan)), "seconds": entry.get("seconds"),
+        "parameters_sha256": entry.get("parameters_sha256", ""), "resolved_parameters": ran,
+        "resolved_sha256": parameters_hash(ran), "seconds": entry.get("seconds"),
         "usage": entry.get("usage", []), "items": entry.get("items"), "items_unit": entry.get("items_unit", ""),
         "outputs": entry.get("outputs", {}), "output_digests": output_digests(entry.get("outputs", {}),
                                                                              results_dir(profile)),

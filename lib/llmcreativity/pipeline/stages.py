@@ -83,16 +83,16 @@ PUBLISHED_CHOICES: dict[str, dict[str, Any]] = {
 """Stage -> the published run's generating choices (models, story lengths, rounds, judges) that are not sizes: the
 `pilot` profile runs them on a few items, the published run at the sizes its pre-registration derives from the
 pilot. The rubric judge (qwen2.5-coder-1.5b on llama.cpp) and the corpus are the default profile's. Teacher, Debate
-and Discussion revise once, as Review does (the paper profile's three rounds cost a third more a round: the pilot
+and Discussion revise once, as Review does (each further round adds about half again to their cost: the pilot
 measured about 13 minutes a prompt for the baselines with two rounds), so A4's convergence is draft -> revision for
-every framework. Where a claim's
-judge failed in step 0 (30 labelled items each: the rubric judge gating A1 and A3, the entailment judges gating
-B1-B4, B7 and B8, the convergent judges gating B6 and B11) its compute is saved: the larger Single Agent writes for
-one prompt (A3), the rubric judge grades one story per framework (A1), semantic entropy runs two models, and the
-chains' convergent scorer is the cheap p(Yes) judge instead of the paper's multi-agent one (B6, B11)."""
+every framework. Where a claim's judge failed in step 0 (30 labelled items each: the rubric judge gating A1 and
+A3, the entailment judges gating B1-B4, B7 and B8, the convergent judges gating B6 and B11) its compute is saved:
+the larger Single Agent writes for one prompt (A3), the rubric judge grades one story per framework (A1), semantic
+entropy runs two models, and the chains' convergent scorer is the cheap p(Yes) judge instead of the paper's
+multi-agent one (B6, B11)."""
 
 PILOT_SIZES: dict[str, dict[str, Any]] = {
-    "baselines": {"n_categories": 2, "per_category": 1, "large_prompts": None},
+    "baselines": {"n_categories": 2, "per_category": 1},
     "review": {"n_categories": 2, "per_category": 1},
     "entailment_validation": {"llm_sample": 30, "b7_sets": 3},
     "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 1, "n_hypogen": 1, "step_cap": 2},
