@@ -18,11 +18,13 @@ from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.record import (
     RecordError,
+    call_log_file,
     export_record,
     incomplete_stages,
     output_digests,
     read_record,
     replay_differences,
+    stage_seconds,
 )
 from llmcreativity.pipeline.stages import Stage
 
@@ -81,7 +83,7 @@ def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded
     assert replayed["replay"]["replay_id"] != entry["run_id"]
     assert not (fresh / "cache" / "calls.sqlite").exists()  # nothing was computed or cached
     page = claims_markdown(read_claims(), [], read_manifest("default")["stages"])
-    assert (f"rebuilt from the record `{folder.name}` of run `{entry['run_id']}`: 1 stage(s), 12 model calls "
+    assert (f"rebuilt from the record `{folder.name}` of run(s) `{entry['run_id']}`: 1 stage(s), 12 model calls "
             "answered from the record") in page
     # the first answer_probs and encode call are computed again; a scripted generation cannot be teacher-forced
     assert "Live spot check: 2 recorded calls computed again, 2 matched" in page
@@ -196,17 +198,46 @@ def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(record
     run("default", [("n", "4")], stages=[STAGE], log=lambda *_: None)
     grown = export_record(copy, plan("default", [("n", "4")], stages=[STAGE]), "default", log=lambda *_: None)
     assert grown["stages"]["recorded"]["keys_file"] == "recorded/keys.2.jsonl.gz"
+    # the answers' files stay as they were; the superseded keys file goes (the new one holds its calls too)
+    assert not (copy / "recorded" / "keys.1.jsonl.gz").exists()
+    before.pop("keys.1.jsonl.gz")
     assert {p.name: p.read_bytes() for p in (copy / "recorded").iterdir() if p.name in before} == before
     assert grown["stages"]["recorded"]["calls"]["writer"] == {"answer_probs": 4, "generate": 8}
+
+
+def test_a_stage_resumed_in_a_later_sitting_is_recorded_with_the_calls_of_every_sitting(recorded, tmp_path,
+                                                                                        monkeypatch):
+    """A resumed sitting logs only the calls it did not read back from its results folder; the record's entry still
+    holds (and counts) every call a replay of the stage asks, and names each sitting with its time."""
+    folder, live, _ = recorded
+    copy = tmp_path / "resumed"
+    shutil.copytree(folder, copy)
+    first = read_record(copy)["stages"]["recorded"]
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(live))
+    monkeypatch.setenv("LLMCREATIVITY_CACHE", str(live.parent / "cache"))
+    profile = plan("default", [("n", "4")], stages=[STAGE])
+    [entry] = run("default", [("n", "4")], stages=[STAGE], log=lambda *_: None)
+    log = call_log_file("recorded", "default")
+    with gzip.open(copy / "recorded" / "keys.1.jsonl.gz", "rt") as f:
+        asked_before = {tuple(json.loads(line)["keys"]) for line in f}
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows if tuple(r["keys"]) not in asked_before))
+    stage = export_record(copy, profile, "default", log=lambda *_: None)["stages"]["recorded"]
+    assert stage["calls"] == {"(none)": {"encode": 4}, "writer": {"answer_probs": 4, "generate": 8}}
+    assert [s["run_id"] for s in stage["sittings"]] == [first["run_id"], entry["run_id"]]
+    assert stage["sittings"][1]["calls"] == {"(none)": {"encode": 1}, "writer": {"answer_probs": 1, "generate": 2}}
+    assert stage_seconds(stage) == pytest.approx(first["seconds"] + entry["seconds"])
+    assert sorted(p.name for p in (copy / "recorded").glob("keys.*")) == ["keys.2.jsonl.gz"]
+    # exporting the same sitting again adds nothing
+    assert export_record(copy, profile, "default", log=lambda *_: None)["stages"]["recorded"] == stage
 
 
 def test_a_sitting_at_an_interim_size_is_recorded_at_that_size_until_the_stage_runs_at_the_profiles(
         recorded, tmp_path, monkeypatch):
     """`record export --profile P` plans with P's parameters; the record keeps what the stage ran with (a -p
     override of a sitting), so `make book` does not take an interim sitting for the published run."""
-    folder, live, _ = recorded
+    _, live, _ = recorded
     copy = tmp_path / "sittings"
-    shutil.copytree(folder, copy)
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(live))
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(live.parent / "cache"))
     profile = plan("default", [], stages=[STAGE])
@@ -216,8 +247,9 @@ def test_a_sitting_at_an_interim_size_is_recorded_at_that_size_until_the_stage_r
     assert incomplete_stages(copy, profile) == {"recorded": "recorded with other generating parameters (n: recorded "
                                                              "2, now 3)"}
     run("default", stages=[STAGE], log=lambda *_: None)
-    export_record(copy, profile, "default", log=lambda *_: None)
+    full = export_record(copy, profile, "default", log=lambda *_: None)["stages"]["recorded"]
     assert incomplete_stages(copy, profile) == {}
+    assert full["calls"]["writer"] == {"answer_probs": 3, "generate": 6} and len(full["sittings"]) == 2
 
 
 def test_replay_differences_names_changed_and_missing_outputs_and_changed_claims(tmp_path):
@@ -260,3 +292,11 @@ def test_the_record_provenance_names_its_runs_dates_commits_machine_and_hours():
     assert "2026-12-01 to 2026-12-03" in text and "`1234567` " not in text
     assert "`bf6b3a0`" in text and "`1234567`" in text
     assert "AMD EPYC 9B14, 2 cores: 3.00 hours of computing" in text
+    # a stage recorded over two sittings: both runs named, both wall times counted
+    record["stages"]["a"]["sittings"] = [{"run_id": "20261130T100000-bbbbbb", "commit": "bf6b3a02e5e9",
+                                          "seconds": 1800.0},
+                                         {"run_id": "20261201T170909-2784a6", "commit": "bf6b3a02e5e9",
+                                          "seconds": 5400.0}]
+    text = record_provenance(record)
+    assert "from 3 run(s)" in text and "2026-11-30 to 2026-12-03" in text
+    assert "3.50 hours of computing" in text

@@ -175,10 +175,10 @@ class SecondsProjection:
 
 def seconds_projection(record: dict[str, Any], plans: list[Plan],
                        stages: list[Stage] | None = None) -> list[SecondsProjection]:
-    """Per planned stage, the record's seconds scaled by its `Stage.scale` from the recorded resolved parameters to
-    the planned ones (upstream stages that do not run keep their recorded values), with the generating parameters
-    that changed (`record.parameter_differences`)."""
-    from .record import parameter_differences, resolved_parameters
+    """Per planned stage, the record's seconds (of all its sittings, `record.stage_seconds`) scaled by its
+    `Stage.scale` from the recorded resolved parameters to the planned ones (upstream stages that do not run keep
+    their recorded values), with the generating parameters that changed (`record.parameter_differences`)."""
+    from .record import parameter_differences, resolved_parameters, stage_seconds
 
     ordered = ordered_stages(stages)
     # every parameter each recorded stage declares now: a parameter added since the recording has its default
@@ -192,7 +192,7 @@ def seconds_projection(record: dict[str, Any], plans: list[Plan],
         units_p, units_q, ratio = (work_ratio(scale, scale_parameters(p.stage, recorded, ordered),
                                               scale_parameters(p.stage, target, ordered))
                                    if scale is not None else (math.nan, math.nan, math.nan))
-        out.append(SecondsProjection(p.stage.name, float(entry.get("seconds") or 0.0), tuple(generating),
+        out.append(SecondsProjection(p.stage.name, stage_seconds(entry), tuple(generating),
                                      scale.units_formula if scale else "(no scale)", units_p, units_q,
                                      scale.length_formula if scale else "", ratio))
     return out

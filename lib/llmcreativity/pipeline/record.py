@@ -91,6 +91,25 @@ def calls_by_role(calls: list[LoggedCall]) -> dict[str, dict[str, int]]:
     return out
 
 
+def sitting(entry: dict[str, Any], calls: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
+    """One sitting of a recorded stage, from the export entry of the run that made it: its run id, code commit, wall
+    time, export time and the calls it added to the record (`calls`, per role and method; default the entry's)."""
+    return {"run_id": entry.get("run_id", ""), "commit": entry.get("commit", ""), "seconds": entry.get("seconds"),
+            "exported": entry.get("exported", ""), "calls": entry.get("calls", {}) if calls is None else calls}
+
+
+def sittings(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sittings that built a recorded stage, oldest first (an entry exported before sittings were kept: its one
+    run)."""
+    return list(entry.get("sittings") or [sitting(entry)])
+
+
+def stage_seconds(entry: dict[str, Any]) -> float:
+    """A recorded stage's computing time: the wall times of all the sittings that built it, summed (a sitting's calls
+    that the call cache answered count only the time they then took)."""
+    return sum(float(s.get("seconds") or 0.0) for s in sittings(entry))
+
+
 def code_commit() -> str:
     """The project's git commit (empty outside a git checkout)."""
     try:
@@ -196,8 +215,15 @@ def _next_index(folder: Path, stage: str) -> int:
 
 def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], cache: ResponseCache,
                  profile: str) -> dict[str, Any] | None:
-    """Add `stage`'s calls to the record in `folder` (new numbered files); its entry, or None when its logged calls
-    are exactly the ones the record holds already."""
+    """Add `stage`'s calls to the record in `folder` (new numbered files); its entry, or None when the record holds
+    every call it logged already.
+
+    A stage recorded over several sittings holds the calls of all of them: a sitting that resumes a stage (a larger
+    size after an interim one, or a run killed and started again) asks only for what it does not read back from its
+    results folder, so its call log alone would under-count what a replay of the stage asks. The entry's keys file is
+    therefore the union of the earlier one and this sitting's calls, and `sittings` lists each sitting's run id,
+    commit, wall time and the calls it added. A stage computed again from scratch under other generating parameters
+    belongs in a new record folder, or the earlier sittings' calls would count as asked."""
     entry = read_manifest(profile)["stages"].get(stage)
     if not entry or entry.get("status") != "ok":
         raise RecordError(f"stage {stage!r} has not run successfully under profile {profile!r}: run it "
@@ -208,11 +234,17 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
     for c in calls:
         unique.setdefault(tuple(c.keys), c)
     calls = list(unique.values())
-    rows = [to_json(c) for c in calls]
     previous = record.get("stages", {}).get(stage)
-    if previous and previous.get("keys_file") and (folder / previous["keys_file"]).exists() and \
-            _read_gz_jsonl(folder / previous["keys_file"]) == json.loads(json.dumps(rows, sort_keys=True)):
+    if previous and not (folder / previous["keys_file"]).exists():
+        raise RecordError(f"{folder / previous['keys_file']}: the keys file of the recorded stage {stage!r} is "
+                          "missing; restore the record from git (`git checkout -- <folder>`) before exporting into it")
+    earlier = [LoggedCall(**row) for row in _read_gz_jsonl(folder / previous["keys_file"])] if previous else []
+    known = {tuple(c.keys) for c in earlier}
+    added = [c for c in calls if tuple(c.keys) not in known]
+    if previous and not added:
         return None
+    calls = earlier + added
+    rows = [to_json(c) for c in calls]
     stored = stored_keys(folder, record)
     ran = resolved_parameters(plan, entry.get("parameters", {}))
     k = _next_index(folder, stage)
@@ -246,7 +278,7 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
     if emb_rows:
         shards.append(f"{stage}/embeddings.{k}.npz")
         _save_embeddings(folder / shards[-1], emb_keys, emb_rows)
-    return {
+    exported = {
         "run_id": entry.get("run_id", ""), "profile": profile, "notebook": entry.get("notebook", ""),
         "source_sha256": entry.get("source_sha256", ""), "commit": entry.get("commit", ""),
         "parameters": entry.get("parameters", {}),
@@ -261,6 +293,9 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
         "judge_validity": [r for r in read_jsonl(results_dir(profile) / "judge_validity.jsonl")
                            if r.get("stage") == stage],
     }
+    exported["sittings"] = [*(sittings(previous) if previous else []),
+                            sitting(exported, calls_by_role(added) if previous else None)]
+    return exported
 
 
 def _files(folder: Path, record: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -305,6 +340,10 @@ def export_record(folder: str | Path, plans: list[Plan], profile: str, cache_pat
     tmp = folder / f".{RECORD_FILE}.tmp"
     tmp.write_text(json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False))
     os.replace(tmp, folder / RECORD_FILE)
+    for stage in record["stages"]:  # a keys file that a later sitting's (the union) superseded
+        for path in (folder / stage).glob("keys.*.jsonl.gz"):
+            if f"{stage}/{path.name}" not in record["files"]:
+                path.unlink()
     return record
 
 
@@ -496,19 +535,28 @@ def _live_counts(name: str, entry: dict[str, Any]) -> str:
 def record_provenance(record: dict[str, Any]) -> str:
     """One sentence naming the run a record holds: its run ids (one per sitting that ran a stage), the dates of its
     first and last stage run, the code commits, the machine it was recorded on and its computing hours (the sum of
-    the recorded stages' wall times; a stage answered by the call cache counts only the time it then took)."""
+    the wall times of every stage's sittings, `stage_seconds`)."""
     stages = record.get("stages", {})
-    runs = sorted({e.get("run_id", "") for e in stages.values()} - {""})
+    ran = [s for e in stages.values() for s in sittings(e)]
+    runs = sorted({s.get("run_id", "") for s in ran} - {""})
     days = sorted({f"{r[:4]}-{r[4:6]}-{r[6:8]}" for r in runs})  # a run id starts with its date, YYYYMMDD
     span = " to ".join(dict.fromkeys([days[0], days[-1]])) if days else "undated"
-    commits = sorted({str(e.get("commit", ""))[:7] for e in stages.values()} - {""})
-    hours = sum(float(e.get("seconds") or 0.0) for e in stages.values()) / 3600
+    commits = sorted({str(s.get("commit", ""))[:7] for s in ran} - {""})
+    hours = sum(stage_seconds(e) for e in stages.values()) / 3600
     cpu = record.get("cpu", {})
     machine = f"{cpu.get('model', 'an unnamed CPU')}, {cpu.get('cores', '?')} cores"
     return (f"The record holds {len(stages)} stage(s) of profile `{record.get('profile', '?')}` from "
             f"{len(runs)} run(s) ({', '.join(f'`{r}`' for r in runs)}; {span}), code commit(s) "
             f"{', '.join(f'`{c}`' for c in commits) or 'unknown'}, recorded on {machine}: {hours:.2f} hours of "
-            "computing (the recorded stages' wall times).")
+            "computing (the wall times of the sittings that recorded its stages).")
+
+
+def _shown(folder: str) -> str:
+    """A record folder as the page names it: its path in the repository (`published/run`), else its name."""
+    try:
+        return str(Path(folder).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return Path(folder).name
 
 
 def record_markdown(stages: dict[str, Any]) -> str:
@@ -519,7 +567,7 @@ def record_markdown(stages: dict[str, Any]) -> str:
     live = {n: e for n, e in stages.items() if e.get("against_record", {}).get("mode") == "live"}
     out = []
     if replayed:
-        records = sorted({Path(e["replay"]["record"]).name for e in replayed.values()})
+        records = sorted({_shown(e["replay"]["record"]) for e in replayed.values()})
         runs = sorted({e.get("run_id", "") for e in replayed.values()})
         calls = sum(_calls(e) for e in replayed.values())
         spots = [e.get("spot_check", {}) for e in replayed.values()]
@@ -529,7 +577,7 @@ def record_markdown(stages: dict[str, Any]) -> str:
             for method, w in s.get("worst", {}).items():
                 worst[method] = max(worst.get(method, 0.0), w)
         shown = "; ".join(f"{m} {w:.2g}" for m, w in sorted(worst.items())) or "none"
-        out.append(f"These results were rebuilt from the record {', '.join(f'`{r}`' for r in records)} of run "
+        out.append(f"These results were rebuilt from the record {', '.join(f'`{r}`' for r in records)} of run(s) "
                    f"{', '.join(f'`{r}`' for r in runs)}: {len(replayed)} stage(s), {calls:,} model calls answered "
                    f"from the record. Live spot check: {compared} recorded calls computed again, {matched} matched "
                    f"within tolerance (largest difference by method: {shown}).")
@@ -544,7 +592,7 @@ def record_markdown(stages: dict[str, Any]) -> str:
             out.append("Re-analysed against the record, no call computed: " + "; ".join(
                 f"{n} with {describe_changes(c)}" for n, c in reanalysed.items()) + ".")
     if live:
-        records = sorted({Path(e["against_record"]["record"]).name for e in live.values()})
+        records = sorted({_shown(e["against_record"]["record"]) for e in live.values()})
         out.append(f"Run live against the record {', '.join(f'`{r}`' for r in records)} (the calls it holds answered "
                    "from it, the others computed): " + "; ".join(_live_counts(n, e) for n, e in live.items()) + ".")
     return " ".join(out)
