@@ -13,7 +13,12 @@ from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
 from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import Claim, claims_path, read_claims, record_claims
 from llmcreativity.pipeline.execution import run
-from llmcreativity.pipeline.judge_validity import read_judge_validity, record_judge_validity, validity_path
+from llmcreativity.pipeline.judge_validity import (
+    read_judge_validity,
+    record_judge_validity,
+    validity_finding,
+    validity_path,
+)
 from llmcreativity.pipeline.ledger import (
     JUDGE_NOT_VALIDATED,
     NOT_RUN,
@@ -123,14 +128,50 @@ def test_the_summary_counts_claims_tested_at_their_minimum_and_decided_not_a_gat
     rows = ledger_rows(read_claims(), [], current("se", "eval"))
     summary = sample_summary(rows)
     untestable = [c for c in CLAIMS.values() if c.not_testable]
-    assert (summary.listed, summary.tested, summary.reached, summary.decided) == (len(CLAIMS), 4, 3, 1)
+    assert (summary.listed, summary.tested, summary.judge_not_validated, summary.reached, summary.decided) == (
+        len(CLAIMS), 4, 1, 2, 1)  # A1's judge is not validated: not held to a minimum, not counted as reached
     assert (summary.paper_claims, summary.checks) == (len(CLAIMS) - 2, 2)  # A4 and A5 are the project's checks
     assert summary.not_testable == len(untestable) + 1  # the claim table's, and A3 as recorded
     assert (summary.checks_tested, summary.checks_decided) == (1, 1)
     page = claims_markdown(read_claims(), [], current("se", "eval"))
     assert summary.sentence() in page
     assert f"{len(untestable) + 1} of the papers' claims are not testable here" in page
-    assert f"Of the other {len(CLAIMS) - 2 - len(untestable) - 1}, this run tested 4" in page
+    assert f"Of the other {len(CLAIMS) - 2 - len(untestable) - 1}, this run tested 4: 1 rest on a judge" in page
+    assert "of the other 3, 2 reached their minimum sample size, and 1 of these were decided" in page
+
+
+def test_a_claim_whose_measured_judge_fails_reads_judge_not_validated_whatever_its_sample():
+    """More of the sample cannot make a judge at chance a finding: an inconclusive or too-small verdict of a gated
+    claim is shown "judge not validated" once its judge's agreement is measured and reaches chance."""
+    record("se", "B1", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, 2))
+    record("se", "B4", Verdict("inconclusive", "CI contains 0", 0.1, -0.2, 0.4, CLAIMS["B4"].min_n))
+    manifest = current("se", "ev")
+    assert row("B1", manifest).verdict == row("B4", manifest).verdict == "inconclusive"
+    record_judge_validity("entailment", "LLM q p>=0.5", "ARI", ci(0.3, 0.1, 0.5, 30), stage="ev")
+    assert row("B1", manifest).verdict == row("B4", manifest).verdict == "inconclusive"
+    record_judge_validity("entailment", "LLM q p>=0.5", "ARI", ci(0.0, -0.02, 0.03, 30), stage="ev")
+    b1 = row("B1", manifest)
+    assert b1.verdict == JUDGE_NOT_VALIDATED and row("B4", manifest).verdict == JUDGE_NOT_VALIDATED
+    assert f"the stage's rule said inconclusive at n = 2 {CLAIMS['B1'].unit}" in b1.note and "LLM q" in b1.note
+    summary = sample_summary(ledger_rows(read_claims(), read_judge_validity(), manifest))
+    assert (summary.tested, summary.judge_not_validated, summary.reached) == (2, 2, 0)
+    record("se", "B2", not_testable("one model"))  # a claim the run cannot test stays so
+    assert row("B2", manifest).verdict == "not testable here"
+
+
+def test_a_chapter_states_its_judges_agreement_in_words_naming_the_claims_they_gate():
+    failed = [record_judge_validity("entailment", f"LLM {m}", "mean ARI vs coders", ci(0.0, -0.03, 0.03, 30),
+                                    stage="ev") for m in ("a", "b")]
+    text = validity_finding(failed)
+    assert text.startswith("**Finding: none of the 2 entailment judges measured here agrees with the human labels "
+                           "better than chance**")
+    assert "mean ARI vs coders 0 [-0.03, 0.03], n = 30 (LLM a)" in text and "(LLM b)" in text
+    assert "(B1, B2, B3, B4, B7, B8) are shown" in text  # the claims on that judge, none the project cannot test
+    passed = record_judge_validity("entailment", "LLM c", "mean ARI vs coders", ci(0.4, 0.2, 0.6, 30), stage="ev")
+    assert validity_finding([*failed, passed]).startswith("1 of the 3 entailment judges measured here agree")
+    assert validity_finding(failed[:1]).startswith("**Finding: the entailment judge measured here does not agree")
+    with pytest.raises(ValueError, match="one judge kind"):
+        validity_finding([*failed, record_judge_validity("rubric", "r", "rho", ci(0.4, 0.2, 0.6, 30), stage="ev")])
 
 
 @pytest.mark.parametrize(("entry", "why"), [

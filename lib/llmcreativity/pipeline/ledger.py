@@ -7,9 +7,10 @@ the recorded judge agreements (`judge_validity`) and the run manifest:
   that stage has run); "not testable here" (with the reason) when the stage said so, or when the
   claim table says this project cannot test it at all (`ClaimSpec.not_testable`), recorded or not;
 - "inconclusive: sample too small" when n < the claim's `min_n`;
-- "judge not validated" instead of supported / not supported when the claim rests on an LLM judge whose
-  agreement with human labels is unmeasured or has a 95 % CI that reaches 0 (chance); only agreements
-  measured by the latest successful run of their stage count (`current_validity`);
+- "judge not validated" when the claim rests on an LLM judge whose agreement with human labels was measured and
+  its 95 % CI reaches 0 (chance), whatever the stage's rule said (more of the sample would not decide it: the
+  pre-registration gives such a claim no minimum); and instead of supported / not supported when that agreement
+  is unmeasured. Only agreements measured by the latest successful run of their stage count (`current_validity`);
 - *stale* when the run that recorded it is not the latest run of its stage in the manifest (a `--stage`
   re-run is the latest for that stage), or that run failed: a stale verdict is never shown as current;
 - *recorded* or *fresh* when its stage ran against a record (`run --replay`, `run --from-record`): whether the
@@ -121,10 +122,12 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
     if spec is not None and spec.judge != "none":
         judges = tuple(judges_for(spec.judge, claim.judge, current_validity(validity, manifest_stages)))
         failing = [v for v in judges if not v.validated]
-        if spec.gated and verdict in ("supported", "not supported") and (failing or not judges):
+        unmeasured_decides = not judges and verdict in ("supported", "not supported")
+        if spec.gated and verdict != NOT_TESTABLE and (failing or unmeasured_decides):
             why = ("no agreement with human labels is recorded for the " + spec.judge + " judge" if not judges
                    else "its CI reaches chance: " + "; ".join(v.describe() for v in failing))
-            verdict, note = JUDGE_NOT_VALIDATED, f"the stage's rule said {claim.verdict}, but {why}"
+            verdict = JUDGE_NOT_VALIDATED
+            note = f"the stage's rule said {claim.verdict} at n = {claim.n} {spec.unit}, but {why}"
     return LedgerRow(claim_id, spec, claim, verdict, note, judges, stale_reason(claim, manifest_stages),
                      record_origin(manifest_stages.get(claim.stage, {})))
 
@@ -225,11 +228,13 @@ class SampleSummary:
     """Of `paper_claims`, those shown "not testable here" (the claim table's reason, or a current record's)."""
     tested: int
     """Of `paper_claims`, current (not stale) records that are neither "not testable here" nor "not run"."""
+    judge_not_validated: int
+    """Of `tested`, those shown "judge not validated": not decidable by more of the sample, so not held to a
+    minimum."""
     reached: int
-    """Of `tested`, those whose n is at least the claim's `min_n`."""
+    """Of the other `tested`, those whose n is at least the claim's `min_n`."""
     decided: int
-    """Of `reached`, those shown supported or not supported (a claim whose judge is not validated is reached but not
-    decided)."""
+    """Of `reached`, those shown supported or not supported."""
     checks: int
     """Rows that are a check of this project's own (`ClaimSpec.kind`, or a claim id the table does not list)."""
     checks_tested: int
@@ -240,11 +245,16 @@ class SampleSummary:
     def sentence(self) -> str:
         """The summary in words, for the page."""
         testable = self.paper_claims - self.not_testable
+        gated = self.judge_not_validated
         return (f"The page lists {self.paper_claims} claims of the papers and {self.checks} checks of this project's "
                 f"own. {self.not_testable} of the papers' claims are not testable here (each row says why). Of the "
-                f"other {testable}, this run tested {self.tested}; {self.reached} of those reached their minimum "
-                f"sample size, and {self.decided} of these were decided (supported or not supported; a claim whose "
-                "judge is not validated counts as reached but not decided). "
+                f"other {testable}, this run tested {self.tested}"
+                + (f": {gated} rest on a judge whose agreement with human labels does not beat chance in this run "
+                   "and are shown \"judge not validated\" whatever their sample size (no minimum applies: a larger "
+                   f"sample would not make the judge's verdict a finding); of the other {self.tested - gated}, "
+                   if gated else "; of those, ")
+                + f"{self.reached} reached their minimum sample size, and {self.decided} of these were decided "
+                "(supported or not supported). "
                 f"Of the {self.checks} project checks, it tested {self.checks_tested} and decided "
                 f"{self.checks_decided}. Stale records are not counted.")
 
@@ -263,18 +273,19 @@ def _reached(r: LedgerRow) -> bool:
 
 
 def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
-    """Count `rows` as `SampleSummary` says: paper claims (not testable, tested, reached its minimum n, decided) and
-    project checks (tested, decided)."""
+    """Count `rows` as `SampleSummary` says: paper claims (not testable, tested, judge not validated, reached its
+    minimum n, decided) and project checks (tested, decided)."""
     papers = [r for r in rows if not _is_check(r)]
     checks = [r for r in rows if _is_check(r)]
     untestable = [r for r in papers if r.verdict == NOT_TESTABLE and not r.stale]
     tested = [r for r in papers if _tested(r)]
-    reached = [r for r in tested if _reached(r)]
+    gated = [r for r in tested if r.verdict == JUDGE_NOT_VALIDATED]
+    reached = [r for r in tested if r.verdict != JUDGE_NOT_VALIDATED and _reached(r)]
     decided = [r for r in reached if r.verdict in ("supported", "not supported")]
     checks_tested = [r for r in checks if _tested(r)]
     checks_decided = [r for r in checks_tested if _reached(r) and r.verdict in ("supported", "not supported")]
-    return SampleSummary(len(rows), len(papers), len(untestable), len(tested), len(reached), len(decided),
-                         len(checks), len(checks_tested), len(checks_decided))
+    return SampleSummary(len(rows), len(papers), len(untestable), len(tested), len(gated), len(reached),
+                         len(decided), len(checks), len(checks_tested), len(checks_decided))
 
 
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
