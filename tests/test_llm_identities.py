@@ -166,3 +166,26 @@ def test_a_deferred_llamacpp_backend_knows_its_identity_without_importing_llama_
     gguf = registry.materialize("smollm2-135m")
     assert identity == llamacpp_identity("smollm2-135m", gguf)
     assert identity.startswith("llama.cpp:smollm2-135m:SmolLM2-135M-Instruct.Q4_1.gguf:sha256-")
+
+
+def test_stage_kernels_add_with_the_blas_kernels_and_simd_loops_every_cpu_here_has(tmp_path, monkeypatch):
+    """A replay's statistics match the record's to the last bit on an AVX2 and an AVX-512 machine alike only if both
+    add in one order: a stage's kernel gets OpenBLAS's Haswell kernels and numpy's loops up to AVX2
+    (`execution.PORTABLE_ARITHMETIC_ENV`), unless the user set those variables."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import json, threadpoolctl; from numpy._core._multiarray_umath import __cpu_features__ as f; "
+             "print(json.dumps({'blas': sorted({i.get('architecture') for i in threadpoolctl.threadpool_info() "
+             "if i['internal_api'] == 'openblas'}), 'avx512': [k for k in ('X86_V4', 'AVX512_ICL', 'AVX512_SPR') "
+             "if f.get(k)]}))")
+    [p, *_] = plan("smoke", [])
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    monkeypatch.delenv("NPY_DISABLE_CPU_FEATURES", raising=False)
+    with _kernel_environment(_stage_variables(p, "test-run", "", tmp_path / "usage.jsonl", None)):
+        seen = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                         check=True).stdout)
+    assert seen == {"blas": ["Haswell"], "avx512": []}
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Zen")
+    assert _stage_variables(p, "test-run", "", tmp_path / "usage.jsonl", None)["OPENBLAS_CORETYPE"] == "Zen"

@@ -241,6 +241,16 @@ def _failure_message(p: Plan, error: Exception, output: Path) -> str:
             f"The partly executed notebook is {output}. Later stages and the book build were not run.")
 
 
+PORTABLE_ARITHMETIC_ENV: dict[str, str] = {"OPENBLAS_CORETYPE": "Haswell",
+                                           "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
+"""Set in every stage's kernel, unless already set in the environment. OpenBLAS (under numpy and scipy) picks its
+kernels by CPU, and numpy its SIMD loops: on an AVX-512 machine they add in another order than on an AVX2 one, so the
+statistics a stage computes from the same recorded answers differed in their last bits from one machine to another
+and a replay's outputs and claims no longer matched the record's (measured on the smoke record: OpenBLAS's kernel
+moved five output files, numpy's AVX-512 loops one more). Haswell's BLAS kernels (AVX2 and FMA) and numpy's loops up
+to AVX2 (its AVX-512 targets, not part of its baseline, turned off) run on every machine this project targets."""
+
+
 @contextmanager
 def _kernel_environment(values: dict[str, str]) -> Iterator[None]:
     """Set the variables the kernel papermill starts reads (profile, stage, run id, parameter hash, usage file, call
@@ -306,6 +316,7 @@ def _stage_variables(p: Plan, run_id: str, params: str, usage: Path, replay: Rep
     values = {PROFILE_ENV: p.profile, STAGE_ENV: p.stage.name, RUN_ENV: run_id, PARAMS_ENV: params,
               USAGE_FILE_ENV: str(usage), CALL_LOG_ENV: str(call_log_file(p.stage.name, p.profile)),
               CACHE_ONLY_ENV: "0"}
+    values.update({name: os.environ.get(name, value) for name, value in PORTABLE_ARITHMETIC_ENV.items()})
     values.update({RUN_SETTING_ENV[name]: value for name, value in p.settings.items()})
     values.update({ENDPOINT_SETTING_ENV[name]: str(value) for name, value in p.endpoint.items()})
     if replay is not None:
