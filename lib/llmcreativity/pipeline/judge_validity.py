@@ -4,10 +4,17 @@ A claim that rests on an LLM judge (`claim_table.ClaimSpec.judge`) is only as go
 stages that compare a judge with people record its agreement here: Cohen's kappa against MacGyver's
 labels for the convergent judges (judge_validation), Spearman's rho against HANNA's human ratings for
 the rubric judge (evaluation), the adjusted Rand index against MuseScorer's coders for the entailment
-judge (entailment_validation), each with its 95 % CI. All three statistics are 0 at chance agreement, so
-a judge is *validated* when the lower end of its CI lies above 0:
+judge (entailment_validation), each with its 95 % CI. The judge laboratory (`judgelab`, stage judge_lab) records
+the judges it confirmed on a held-out split with more: the statistic's chance value (0.5 for an AUC), the human
+ceiling on the same scale, the paired difference from the job's baseline, and the split and committed choice it
+was scored from. A judge is *validated* when the lower end of its CI lies above chance and, where a baseline was
+measured, the lower end of the paired difference from it lies above 0:
 
-    validated  <=>  low > 0 (and the interval is defined).
+    validated  <=>  low > chance (and the interval is defined) and (no baseline or baseline_low > 0).
+
+The statistics of the stages' own judges are 0 at chance, and their records store none of the laboratory's
+fields, which are left out of a record's stored form at their defaults (so those records read and rebuild as
+they always did).
 
 Records go to `results_dir()/judge_validity.jsonl`, one per (kind, judge), replaced when recorded again
 (`jsonl.upsert`); smoke writes nothing, as for claims (`paths.records_claims`).
@@ -16,7 +23,7 @@ Records go to `results_dir()/judge_validity.jsonl`, one per (kind, judge), repla
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..jsonl import read_records, record_interval, upsert
@@ -53,11 +60,46 @@ class JudgeValidity:
     """Stage that measured it."""
     run_id: str
     """Run that measured it."""
+    chance: float = 0.0
+    """The statistic's value at chance agreement (0.5 for an AUC, 0 for kappa, rho and ARI)."""
+    ceiling: float | None = None
+    """The human ceiling on the same scale and reference (None: not measured beside it)."""
+    baseline: str = ""
+    """The baseline the judge was compared with on the same items ("" for none)."""
+    baseline_low: float | None = None
+    """Lower end of the 95 % CI of the paired difference judge - baseline (None without a baseline)."""
+    baseline_high: float | None = None
+    """Upper end of that CI."""
+    split: str = ""
+    """The split it was scored on, e.g. "test: 94 problems, 1,312 solutions (split sha256 ...)" ("" for none)."""
+    choice_commit: str = ""
+    """The commit of the choice it was scored from ("" for a judge that was not chosen in the laboratory)."""
+    choice_sha256: str = ""
+    """SHA-256 of that choice file."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The stored form: every field, less the laboratory's fields at their defaults."""
+        row = {f.name: getattr(self, f.name) for f in fields(self)}
+        for f in fields(self):
+            if f.name in _LAB_FIELDS and row[f.name] == f.default:
+                del row[f.name]
+        return row
+
+    @classmethod
+    def from_dict(cls, row: dict[str, object]) -> JudgeValidity:
+        """A record from its stored form (`to_dict`): unknown keys refused."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(row) - names)
+        if unknown:
+            raise ValueError(f"unknown judge-validity field(s) {unknown}; known: {sorted(names)}")
+        return cls(**row)  # type: ignore[arg-type]
 
     @property
     def validated(self) -> bool:
-        """True when the CI is defined and lies above 0 (chance)."""
-        return self.low is not None and self.high is not None and self.low > 0
+        """True when the CI is defined and lies above chance, and the paired difference from the baseline (where
+        one was measured) lies above 0."""
+        above = self.low is not None and self.high is not None and self.low > self.chance
+        return above and (not self.baseline or (self.baseline_low is not None and self.baseline_low > 0))
 
     def describe(self) -> str:
         """E.g. "Cohen's kappa vs MacGyver labels 0.12 [-0.05, 0.3], n = 30 (judge X)"."""
@@ -65,6 +107,11 @@ class JudgeValidity:
             return f"{self.statistic} undefined, n = {self.n} ({self.judge})"
         ci = "" if self.low is None or self.high is None else f" [{self.low:.2g}, {self.high:.2g}]"
         return f"{self.statistic} {self.estimate:.2g}{ci}, n = {self.n} ({self.judge})"
+
+
+_LAB_FIELDS = frozenset({"chance", "ceiling", "baseline", "baseline_low", "baseline_high", "split", "choice_commit",
+                         "choice_sha256"})
+"""The fields only the judge laboratory's records set."""
 
 
 def validity_path() -> Path:

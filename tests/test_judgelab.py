@@ -1,0 +1,216 @@
+"""The judge laboratory's controls: a judge fitted on permuted labels agrees at chance, a group cannot sit on two
+sides of a split, a saved head scores as the fitted one, no test item is seen in fitting or choosing, and a test
+split is scored only from a committed choice."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from llmcreativity.judgelab import binary, equivalence, solutions, stories
+from llmcreativity.judgelab.choice import Choice, UncommittedChoice, committed_choice, write_choice
+from llmcreativity.judgelab.heads import fit_head, load_head, out_of_fold, save_head
+from llmcreativity.judgelab.splits import Split, SplitError, assert_unseen, load_split, save_split, split_groups
+
+
+def _solutions(n_problems: int = 60, per: int = 12, signal: float = 1.5, seed: int = 0) -> tuple[pd.DataFrame, dict]:
+    """Synthetic solutions: 8 features of which the first carries the label (strength `signal`), and problems whose
+    valid share differs (so a leak of a problem's labels would show)."""
+    rng = np.random.default_rng(seed)
+    groups = np.repeat([str(g) for g in range(n_problems)], per)
+    share = np.repeat(rng.uniform(0.2, 0.8, n_problems), per)
+    y = (rng.uniform(size=groups.size) < share).astype(float)
+    x = rng.normal(size=(groups.size, 8))
+    x[:, 0] += signal * y
+    items = pd.DataFrame({"group": groups, "label": y, "source": rng.choice(["a", "b"], groups.size)})
+    return items, {"embedding head (toy)": (x, [f"f{i}" for i in range(8)])}
+
+
+def _permuted_within_groups(items: pd.DataFrame, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    label = items["label"].to_numpy().copy()
+    for g in items["group"].unique():
+        rows = np.flatnonzero(items["group"].to_numpy() == g)
+        label[rows] = rng.permutation(label[rows])
+    return items.assign(label=label)
+
+
+def test_the_whole_pipeline_on_labels_permuted_within_groups_agrees_at_chance() -> None:
+    items, features = _solutions()
+    split = split_groups("convergent", items["group"], test_share=0.3, seed=1)
+    real = solutions.develop(items, split, features, n_resamples=400)
+    assert real.table.set_index("protocol").loc["embedding head (toy)", "auc_low"] > 0.5  # the control has power
+    shuffled = _permuted_within_groups(items, seed=2)
+    dev = solutions.develop(shuffled, split, features, n_resamples=400)
+    row = dev.table.set_index("protocol").loc["embedding head (toy)"]
+    assert row["auc_low"] < binary.AUC_CHANCE < row["auc_high"]
+    heads = solutions.fit_protocol(shuffled, split, features, solutions.choose(dev))
+    test = split.mask(shuffled["group"], "test")
+    s = solutions.protocol_scores(heads, features, test, split.mask(shuffled["group"], "dev"))
+    ci = binary.auc_interval(shuffled["label"].to_numpy()[test], s, shuffled["group"].to_numpy()[test],
+                             n_resamples=400)
+    assert ci.low < binary.AUC_CHANCE < ci.high
+
+
+def test_a_group_on_two_sides_of_a_split_is_refused() -> None:
+    with pytest.raises(SplitError, match="'7' is in both dev and test"):
+        Split("convergent", 0, ("1", "7"), ("7", "9"))
+    with pytest.raises(SplitError, match="in both test and reserved"):
+        Split("convergent", 0, ("1",), ("9",), ("9",))
+
+
+def test_a_split_is_stored_with_its_hash_and_an_edited_file_is_refused(tmp_path: Path) -> None:
+    split = split_groups("entailment", list("abcde"), test_share=0.4, seed=3, reserved=["e"])
+    assert len(split.test) == 2 and split.reserved == ("e",) and "e" not in split.dev
+    path = save_split(split, tmp_path / "s.json")
+    assert load_split(path) == split
+    path.write_text(path.read_text().replace('"seed": 3', '"seed": 4'))
+    with pytest.raises(SplitError, match="edited"):
+        load_split(path)
+
+
+def test_the_split_is_a_function_of_the_seed_and_groups_alone() -> None:
+    a = split_groups("convergent", [str(g) for g in range(50)], test_share=0.3, seed=5)
+    b = split_groups("convergent", [str(g) for g in reversed(range(50))], test_share=0.3, seed=5)
+    c = split_groups("convergent", [str(g) for g in range(50)], test_share=0.3, seed=6)
+    assert a == b and a.test != c.test and len(a.test) == 15
+
+
+def test_a_saved_head_scores_the_same_items_identically(tmp_path: Path) -> None:
+    items, features = _solutions(n_problems=20)
+    x, names = features["embedding head (toy)"]
+    head = fit_head("logistic", x, items["label"].to_numpy(), items["group"], names, split_sha256="s")
+    loaded = load_head(save_head(head, tmp_path / "h.json"))
+    assert loaded == head
+    assert np.array_equal(loaded.score(x), head.score(x))
+    ridge = fit_head("ridge", x, x[:, 0] * 2 + 1, items["group"], names, split_sha256="s")
+    assert np.array_equal(load_head(save_head(ridge, tmp_path / "r.json")).score(x), ridge.score(x))
+
+
+def test_no_test_item_is_seen_in_fitting_or_choosing() -> None:
+    items, features = _solutions()
+    split = split_groups("convergent", items["group"], test_share=0.3, seed=1)
+    test = split.mask(items["group"], "test")
+    assert_unseen(split, items["group"][~test], items["group"][test])
+    with pytest.raises(SplitError, match="fitted on non-development groups"):
+        assert_unseen(split, items["group"], items["group"][test])
+    # what the choice saw does not move when every test label and feature is changed
+    changed = items.assign(label=np.where(test, 1 - items["label"], items["label"]))
+    x = features["embedding head (toy)"][0].copy()
+    x[test] = 0.0
+    other = {"embedding head (toy)": (x, features["embedding head (toy)"][1])}
+    a = solutions.develop(items, split, features, n_resamples=50)
+    b = solutions.develop(changed, split, other, n_resamples=50)
+    pd.testing.assert_frame_equal(a.table, b.table)
+    ha = solutions.fit_protocol(items, split, features, "embedding head (toy)")
+    hb = solutions.fit_protocol(changed, split, other, "embedding head (toy)")
+    assert ha == hb
+
+
+def test_out_of_fold_scores_never_read_their_own_label() -> None:
+    items, features = _solutions(n_problems=30)
+    x, names = features["embedding head (toy)"]
+    y = items["label"].to_numpy()
+    s = out_of_fold("logistic", x, y, items["group"], names, folds=5, split_sha256="s")
+    groups = items["group"].to_numpy()
+    flipped = y.copy()
+    flipped[groups == "3"] = 1 - flipped[groups == "3"]
+    s2 = out_of_fold("logistic", x, flipped, items["group"], names, folds=5, split_sha256="s")
+    assert np.array_equal(s[groups == "3"], s2[groups == "3"])
+    assert not np.array_equal(s, s2)
+
+
+def test_the_story_judge_scores_each_story_from_a_fit_without_it() -> None:
+    rng = np.random.default_rng(0)
+    ids = list(range(40))
+    x = rng.normal(size=(40, 5))
+    target = x[:, 0] + rng.normal(scale=0.5, size=40)
+    features = {"embedding head (toy)": (x, [f"f{i}" for i in range(5)])}
+    splits = stories.outer_splits(ids, folds=4, seed=1)
+    assert sorted(s for sp in splits for s in sp.test) == sorted(str(i) for i in ids)
+    scores, chosen = stories.out_of_fold_scores(features, target, ids, splits)
+    changed = target.copy()
+    first = [int(s) for s in splits[0].test]
+    changed[first] = -100.0
+    again, _ = stories.out_of_fold_scores(features, changed, ids, splits)
+    assert np.array_equal(scores[first], again[first]) and chosen == ["embedding head (toy)"] * 4
+
+
+def test_the_duplicate_ceiling_compares_the_two_labels_of_a_text() -> None:
+    ceiling = binary.duplicate_ceiling(["1", "1", "1", "1", "2", "2"], ["a", "A ", "b", "b", "a", "a"],
+                                       [True, True, True, False, False, False])
+    assert ceiling["pairs"] == 3 and ceiling["agreement"] == pytest.approx(2 / 3)
+
+
+def _toy_object(name: str, seed: int) -> equivalence.ObjectPairs:
+    rng = np.random.default_rng(seed)
+    buckets = np.repeat(np.arange(6), 5)
+    centres = rng.normal(size=(6, 16))
+    v = centres[buckets] + rng.normal(scale=0.3, size=(30, 16))
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    cos = v @ v.T
+    other = np.where(rng.uniform(size=30) < 0.2, (buckets + 1) % 6, buckets)
+    return equivalence.ObjectPairs(name, tuple(f"idea {i}" for i in range(30)), {"ali": buckets, "krish": other},
+                                   {"toy": cos}, np.eye(30))
+
+
+def test_the_equivalence_judge_recovers_clear_buckets_and_is_tuned_on_development_only() -> None:
+    objects = {n: _toy_object(n, s) for s, n in enumerate("abcde")}
+    split = split_groups("entailment", list(objects), test_share=0.4, seed=0)
+    head = equivalence.fit_pair_classifier([objects[g] for g in split.dev], split.sha256)
+    t, dev_ari = equivalence.tune([objects[g] for g in split.dev], "pair classifier (average)", head, None)
+    held = objects[split.test[0]]
+    labels = equivalence.partition(held, "pair classifier (average)", t, head)
+    assert dev_ari > 0.6 and equivalence.mean_ari(labels, held) > 0.6
+    precision, recall = equivalence.pair_precision_recall(labels, held.coders["ali"])
+    assert precision > 0.8 and recall > 0.8
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def test_the_test_split_is_scored_only_from_a_committed_choice(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "config", "user.email", "t@example.org")
+    _git(tmp_path, "config", "user.name", "t")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "code.py").write_text("x = 1\n")
+    choice = Choice("convergent", "embedding head (toy)", solutions.CHOICE_RULE, "abc")
+    with pytest.raises(UncommittedChoice, match="does not exist"):
+        committed_choice("convergent", tmp_path)
+    path = write_choice(choice, tmp_path)
+    with pytest.raises(UncommittedChoice, match="is not committed"):
+        committed_choice("convergent", tmp_path)
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "choice")
+    got = committed_choice("convergent", tmp_path)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    assert got.choice == choice and got.commit == head and len(got.sha256) == 64
+    (tmp_path / "lib" / "code.py").write_text("x = 2\n")
+    with pytest.raises(UncommittedChoice, match="uncommitted changes .*lib/code.py"):
+        committed_choice("convergent", tmp_path)
+    (tmp_path / "lib" / "code.py").write_text("x = 1\n")
+    path.write_text(path.read_text().replace("toy", "edited"))
+    with pytest.raises(UncommittedChoice, match="uncommitted"):
+        committed_choice("convergent", tmp_path)
+
+
+def test_the_ridge_path_is_scikit_learns_ridge_at_every_alpha() -> None:
+    from sklearn.linear_model import Ridge
+
+    from llmcreativity.judgelab.heads import ridge_path
+
+    rng = np.random.default_rng(0)
+    for rows, cols in [(40, 8), (8, 40)]:  # both sides of the Gram matrix
+        z = rng.normal(size=(rows, cols))
+        z -= z.mean(0)
+        y = rng.normal(size=rows)
+        w, b = ridge_path(z, y, [0.5, 5.0])
+        for k, alpha in enumerate([0.5, 5.0]):
+            ref = Ridge(alpha=alpha).fit(z, y)
+            assert np.allclose(w[:, k], ref.coef_, atol=1e-10) and b[k] == pytest.approx(ref.intercept_)
