@@ -162,7 +162,7 @@ def test_the_equivalence_judge_recovers_clear_buckets_and_is_tuned_on_developmen
     objects = {n: _toy_object(n, s) for s, n in enumerate("abcde")}
     split = split_groups("entailment", list(objects), test_share=0.4, seed=0)
     head = equivalence.fit_pair_classifier([objects[g] for g in split.dev], split.sha256)
-    t, dev_ari = equivalence.tune([objects[g] for g in split.dev], "pair classifier (average)", head, None)
+    t, dev_ari = equivalence.tune([objects[g] for g in split.dev], "pair classifier (average)", head)
     held = objects[split.test[0]]
     labels = equivalence.partition(held, "pair classifier (average)", t, head)
     assert dev_ari > 0.6 and equivalence.mean_ari(labels, held) > 0.6
@@ -214,3 +214,39 @@ def test_the_ridge_path_is_scikit_learns_ridge_at_every_alpha() -> None:
         for k, alpha in enumerate([0.5, 5.0]):
             ref = Ridge(alpha=alpha).fit(z, y)
             assert np.allclose(w[:, k], ref.coef_, atol=1e-10) and b[k] == pytest.approx(ref.intercept_)
+
+
+class _FixedEmbedder:
+    """Unit vectors looked up by text, standing in for a sentence embedder."""
+
+    identity = "fixed"
+
+    def __init__(self, vectors: dict[str, np.ndarray]):
+        self.vectors = vectors
+        self.dim = len(next(iter(vectors.values())))
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vectors[t] for t in texts]).astype(np.float32)
+
+
+def test_the_fast_baseline_partition_is_the_projects_embedding_judge() -> None:
+    from llmcreativity.entropy.clustering import cluster_by_bidirectional_entailment
+    from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge
+
+    rng = np.random.default_rng(4)
+    centres = rng.normal(size=(5, 12))
+    texts = [f"idea {i}" for i in range(60)] + ["idea 3 "]  # a repeated text shares its cluster
+    v = centres[rng.integers(0, 5, 61)] + rng.normal(scale=0.6, size=(61, 12))
+    v[-1] = v[3]
+    v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    embedder = _FixedEmbedder(dict(zip(texts, v, strict=True)))
+    cosine = (v.astype(np.float64) @ v.T.astype(np.float64))
+    for t in (0.3, 0.5, 0.7):
+        slow = cluster_by_bidirectional_entailment(texts, EmbeddingSimilarityJudge(embedder, threshold=t), batch_size=8)
+        assert list(equivalence.greedy_partition(texts, cosine, t)) == list(slow.ids)
+
+
+def test_the_overlap_matrix_counts_shared_content_words() -> None:
+    jac = equivalence.jaccard_matrix(["use it as a doorstop", "a heavy doorstop", "plant pot", "the of"])
+    assert jac[0, 1] == pytest.approx(1 / 2) and jac[0, 2] == 0.0 and jac[3, 3] == 1.0 and jac[2, 3] == 0.0
+    assert np.allclose(jac, jac.T)

@@ -110,6 +110,13 @@ UNIGRAMS = OutputFile("unigram_{tokenizer}.parquet", "the corpus unigram counts 
 HANNA_METRICS = OutputFile("hanna_story_metrics.parquet", "novelty metrics of the HANNA human and LLM stories")
 HANNA_SURPRISAL = OutputFile("hanna_story_surprisal.parquet", "surprisal of the HANNA stories")
 
+# judge_lab ----------------------------------------------------------------------------------------------------------
+LAB_SPLIT = OutputFile("{job}_split.json", "a judging job's development / test split, with its hash")
+LAB_DEVELOPMENT = OutputFile("{job}_development.csv", "a judging job's protocols compared on its development split")
+LAB_CONFIRMATION = OutputFile("{job}_confirmation.json", "a judging job's chosen judge scored on its test split")
+LAB_CHOICE = OutputFile("{job}.choice.json", "the run's proposed choice of a judging job's judge")
+LAB_HEADS = OutputFile("{job}.{role}.head.json", "a fitted head of a proposed choice")
+
 # entailment_validation ----------------------------------------------------------------------------------------------
 EMBEDDING_SWEEP = OutputFile("embedding_sweep.csv", "agreement of the embedding judge with the coders per threshold")
 LLM_JUDGES = OutputFile("llm_judges.csv", "agreement of the LLM entailment judges with the coders")

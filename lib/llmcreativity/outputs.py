@@ -165,6 +165,19 @@ def hanna_surprisal_file() -> Path:
     return output_file(out.HANNA_SURPRISAL)
 
 
+# judge_lab ----------------------------------------------------------------------------------------------------------
+
+def judge_lab_dir() -> Path:
+    """The judge laboratory's folder (created): splits, development tables, proposals and confirmations
+    (`output_files.LAB_*`)."""
+    return stage_dir(writer_of(out.LAB_DEVELOPMENT).name)
+
+
+def lab_development_file(job: str) -> Path:
+    """A judging job's development comparison (`output_files.LAB_DEVELOPMENT`)."""
+    return output_file(out.LAB_DEVELOPMENT, job=job)
+
+
 # entailment_validation ----------------------------------------------------------------------------------------------
 
 def embedding_sweep_file() -> Path:

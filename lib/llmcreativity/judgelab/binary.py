@@ -17,6 +17,7 @@ from sklearn.metrics import roc_auc_score
 
 from ..stats import cohen_kappa
 from ..stats.bootstrap import ConfidenceInterval, cluster_bootstrap_ci
+from .splits import Groups
 
 AUC_CHANCE = 0.5
 """The AUC of a judge that knows nothing."""
@@ -44,27 +45,27 @@ def best_threshold(y: np.ndarray, s: np.ndarray) -> float:
     return float(candidates[int(np.nanargmax(kappas))])
 
 
-def auc_interval(y: np.ndarray, s: np.ndarray, groups: Sequence[object], *, n_resamples: int = 2000,
+def auc_interval(y: np.ndarray, s: np.ndarray, groups: Groups, *, n_resamples: int = 2000,
                  seed: int = 0) -> ConfidenceInterval:
     """AUC with its 95 % cluster-bootstrap interval over `groups`; `n` counts groups."""
-    return cluster_bootstrap_ci([y, s], groups, auc, n_resamples=n_resamples, seed=seed)
+    return cluster_bootstrap_ci([y, s], list(groups), auc, n_resamples=n_resamples, seed=seed)
 
 
-def kappa_interval(y: np.ndarray, s: np.ndarray, threshold: float, groups: Sequence[object], *,
+def kappa_interval(y: np.ndarray, s: np.ndarray, threshold: float, groups: Groups, *,
                    n_resamples: int = 2000, seed: int = 0) -> ConfidenceInterval:
     """Kappa at `threshold` with its 95 % cluster-bootstrap interval over `groups`."""
-    return cluster_bootstrap_ci([y, s], groups, lambda a, b: kappa_at(a, b, threshold), n_resamples=n_resamples,
+    return cluster_bootstrap_ci([y, s], list(groups), lambda a, b: kappa_at(a, b, threshold), n_resamples=n_resamples,
                                 seed=seed)
 
 
-def auc_difference(y: np.ndarray, s: np.ndarray, baseline: np.ndarray, groups: Sequence[object], *,
+def auc_difference(y: np.ndarray, s: np.ndarray, baseline: np.ndarray, groups: Groups, *,
                    n_resamples: int = 2000, seed: int = 0) -> ConfidenceInterval:
     """AUC(s) - AUC(baseline) on the same items, with its paired 95 % cluster-bootstrap interval."""
-    return cluster_bootstrap_ci([y, s, baseline], groups, lambda a, b, c: auc(a, b) - auc(a, c),
+    return cluster_bootstrap_ci([y, s, baseline], list(groups), lambda a, b, c: auc(a, b) - auc(a, c),
                                 n_resamples=n_resamples, seed=seed)
 
 
-def duplicate_ceiling(groups: Sequence[object], texts: Sequence[str], labels: Sequence[bool]) -> dict[str, float]:
+def duplicate_ceiling(groups: Groups, texts: Sequence[str], labels: Sequence[bool]) -> dict[str, float]:
     """How far people agree with themselves: over texts labelled twice or more within one group, the first two
     labels of each compared. Returns pairs, agreement, Cohen's kappa and the balanced accuracy of one label as a
     predictor of the other (the AUC of a yes/no judge), the ceiling on the AUC and kappa scales."""

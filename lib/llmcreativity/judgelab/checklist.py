@@ -45,7 +45,8 @@ def solution_prompts(problem: str, solution: str,
 def log_odds(p: np.ndarray) -> np.ndarray:
     """log(p / (1 - p)) with p clipped to [1e-4, 1 - 1e-4]."""
     q = np.clip(np.asarray(p, dtype=float), 1e-4, 1 - 1e-4)
-    return np.log(q / (1 - q))
+    out: np.ndarray = np.log(q / (1 - q))
+    return out
 
 
 def answer_matrix(lm: Backend, problems: Sequence[str], solutions: Sequence[str],

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..hashing import sha256_file
 from ..json_records import from_json, to_json
+from ..output_files import LAB_CHOICE
 from ..paths import REPO_ROOT
 
 CHOICE_DIR = Path("published") / "judges"
@@ -75,7 +76,7 @@ class CommittedChoice:
 
 def choice_path(job: str, root: Path | None = None) -> Path:
     """`published/judges/<job>.choice.json` under `root` (default: the repository root)."""
-    return (root or REPO_ROOT) / CHOICE_DIR / f"{job}.choice.json"
+    return (root or REPO_ROOT) / CHOICE_DIR / LAB_CHOICE.relative(job=job)
 
 
 def write_choice(choice: Choice, root: Path | None = None) -> Path:

@@ -7,7 +7,8 @@ split holds out `TEST_OBJECTS` objects, drawn with `SPLIT_SEED`; a judge is fitt
 A judge here is a similarity of every pair of ideas of one object and a rule that turns it into a partition:
 - "cosine greedy (E)", the baseline: the project's embedding judge as the semantic-entropy stage runs it
   (`entropy.EmbeddingSimilarityJudge`, clustered against representatives by
-  `entropy.clustering.cluster_by_bidirectional_entailment`), at the cosine threshold tuned on development;
+  `entropy.clustering.cluster_by_bidirectional_entailment`; computed here from the cosine matrix by
+  `greedy_partition`), at the cosine threshold tuned on development;
 - "cosine average (E)": average-linkage agglomerative clustering of 1 - cosine, cut at 1 - threshold;
 - "pair classifier (average)" and "pair classifier (components)": a logistic head (`heads`) on the pair features
   (`features.pair_features`: the cosine under each embedder and the content-word overlap) trained on the
@@ -37,8 +38,6 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import squareform
 from sklearn.metrics import adjusted_rand_score
 
-from ..entropy.clustering import cluster_by_bidirectional_entailment
-from ..entropy.entailment import EmbeddingSimilarityJudge
 from ..entropy.musescorer import CODERS, ROUND_OBJECTS
 from ..llm.backend import TextEmbedder
 from ..stats.bootstrap import ConfidenceInterval
@@ -99,6 +98,22 @@ def equivalence_split(items: pd.DataFrame, *, seed: int = SPLIT_SEED, test_objec
     return split_groups(JOB, objects, test_share=test_objects / len(objects), seed=seed)
 
 
+def jaccard_matrix(texts: Sequence[str]) -> np.ndarray:
+    """n x n content-word overlap |A & B| / |A | B| (`features.content_words`; 0 where both have none, 1 on the
+    diagonal), from one sparse product."""
+    words = [content_words(t) for t in texts]
+    vocab = {w: k for k, w in enumerate(sorted(set().union(*words)))}
+    rows = [r for r, ws in enumerate(words) for _ in ws]
+    cols = [vocab[w] for ws in words for w in ws]
+    a = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(texts), max(len(vocab), 1)))
+    both: np.ndarray = np.asarray((a @ a.T).todense(), dtype=float)
+    sizes = np.array([len(ws) for ws in words], dtype=float)
+    union = sizes[:, None] + sizes[None, :] - both
+    jac: np.ndarray = np.divide(both, union, out=np.zeros_like(both), where=union > 0)
+    np.fill_diagonal(jac, 1.0)
+    return jac
+
+
 def object_pairs(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder]) -> dict[str, ObjectPairs]:
     """Object -> its `ObjectPairs`, embedding each idea once per embedder."""
     out = {}
@@ -108,14 +123,8 @@ def object_pairs(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder]) -> 
         for name, emb in embedders.items():
             v = np.asarray(emb.encode(texts), dtype=np.float64)
             cos[name] = np.clip(v @ v.T, -1.0, 1.0)
-        words = [content_words(t) for t in texts]
-        n = len(texts)
-        jac = np.eye(n)
-        for a in range(n):
-            for b in range(a + 1, n):
-                union = len(words[a] | words[b])
-                jac[a, b] = jac[b, a] = len(words[a] & words[b]) / union if union else 0.0
-        out[str(obj)] = ObjectPairs(str(obj), tuple(texts), {c: g[c].to_numpy() for c in CODERS}, cos, jac)
+        out[str(obj)] = ObjectPairs(str(obj), tuple(texts), {c: g[c].to_numpy() for c in CODERS}, cos,
+                                    jaccard_matrix(texts))
     return out
 
 
@@ -141,7 +150,7 @@ def training_pairs(objects: Sequence[ObjectPairs], *, seed: int) -> tuple[np.nda
 def fit_pair_classifier(objects: Sequence[ObjectPairs], split_sha256: str, *, seed: int = 0) -> FittedHead:
     """The logistic pair head trained on `objects` (`training_pairs`); its C chosen by folds over the objects."""
     x, y, g = training_pairs(objects, seed=seed)
-    return fit_head("logistic", x, y, g, objects[0].feature_names(), split_sha256=split_sha256)
+    return fit_head("logistic", x, y, list(g), objects[0].feature_names(), split_sha256=split_sha256)
 
 
 def similarity(o: ObjectPairs, protocol: str, head: FittedHead | None) -> np.ndarray:
@@ -157,20 +166,44 @@ def similarity(o: ObjectPairs, protocol: str, head: FittedHead | None) -> np.nda
     return o.cosines[embedder]
 
 
-def partition(o: ObjectPairs, protocol: str, threshold: float, head: FittedHead | None,
-              embedders: Mapping[str, TextEmbedder] | None = None) -> np.ndarray:
-    """Cluster ids of `o`'s ideas under `protocol` at `threshold` (the baseline needs its embedder)."""
-    if protocol.startswith(BASELINE):
-        name = protocol[protocol.index("(") + 1:protocol.rindex(")")]
-        if embedders is None or name not in embedders:
-            raise ValueError(f"protocol {protocol!r} needs the embedder {name!r}")
-        judge = EmbeddingSimilarityJudge(embedders[name], threshold=threshold)
-        return np.array(cluster_by_bidirectional_entailment(list(o.ideas), judge, batch_size=256).ids)
+def greedy_partition(texts: Sequence[str], cosine: np.ndarray, threshold: float) -> np.ndarray:
+    """The baseline's partition, computed from the cosine matrix:
+    `entropy.clustering.cluster_by_bidirectional_entailment` with `entropy.EmbeddingSimilarityJudge` at `threshold` (an idea joins the first cluster, in order of creation,
+    whose representative's cosine with it reaches the threshold; identical texts share a cluster), without asking
+    the judge pair by pair. `tests/test_judgelab.py` checks it against the project's judge."""
+    ids = np.empty(len(texts), dtype=int)
+    reps: list[int] = []
+    by_text: dict[str, int] = {}
+    for i, text in enumerate(texts):
+        key = text.strip()
+        if key in by_text:
+            ids[i] = by_text[key]
+            continue
+        hit = np.flatnonzero(cosine[i, reps] >= threshold) if reps else np.array([], dtype=int)
+        if hit.size:
+            ids[i] = hit[0]
+        else:
+            ids[i] = len(reps)
+            reps.append(i)
+        by_text[key] = int(ids[i])
+    return ids
+
+
+def partitions(o: ObjectPairs, protocol: str, thresholds: Sequence[float], head: FittedHead | None
+               ) -> dict[float, np.ndarray]:
+    """Threshold -> cluster ids of `o`'s ideas under `protocol` (one linkage serves every threshold)."""
     s = similarity(o, protocol, head)
+    if protocol.startswith(BASELINE):
+        return {t: greedy_partition(o.ideas, s, t) for t in thresholds}
     if protocol.endswith("(components)"):
-        return connected_components(csr_matrix(s >= threshold), directed=False)[1]
-    distance = squareform(np.clip(1.0 - s, 0.0, 2.0), checks=False)
-    return fcluster(linkage(distance, method="average"), t=1.0 - threshold, criterion="distance")
+        return {t: connected_components(csr_matrix((s >= t).astype(np.int8)), directed=False)[1] for t in thresholds}
+    tree = linkage(squareform(np.clip(1.0 - s, 0.0, 2.0), checks=False), method="average")
+    return {t: fcluster(tree, t=1.0 - t, criterion="distance") for t in thresholds}
+
+
+def partition(o: ObjectPairs, protocol: str, threshold: float, head: FittedHead | None) -> np.ndarray:
+    """Cluster ids of `o`'s ideas under `protocol` at `threshold`."""
+    return partitions(o, protocol, [threshold], head)[threshold]
 
 
 def mean_ari(labels: np.ndarray, o: ObjectPairs, rows: np.ndarray | None = None) -> float:
@@ -179,11 +212,10 @@ def mean_ari(labels: np.ndarray, o: ObjectPairs, rows: np.ndarray | None = None)
     return float(np.mean([adjusted_rand_score(o.coders[c][r], labels[r]) for c in CODERS]))
 
 
-def tune(objects: Sequence[ObjectPairs], protocol: str, head: FittedHead | None,
-         embedders: Mapping[str, TextEmbedder] | None) -> tuple[float, float]:
+def tune(objects: Sequence[ObjectPairs], protocol: str, head: FittedHead | None) -> tuple[float, float]:
     """(threshold, its mean ARI over `objects` and coders): the best of `THRESHOLDS`."""
-    scores = [np.mean([mean_ari(partition(o, protocol, t, head, embedders), o) for o in objects])
-              for t in THRESHOLDS]
+    each = [partitions(o, protocol, THRESHOLDS, head) for o in objects]
+    scores = [np.mean([mean_ari(parts[t], o) for parts, o in zip(each, objects, strict=True)]) for t in THRESHOLDS]
     best = int(np.argmax(scores))
     return THRESHOLDS[best], float(scores[best])
 
@@ -194,7 +226,7 @@ def protocols(embedders: Sequence[str]) -> list[str]:
             + ["pair classifier (average)", "pair classifier (components)"])
 
 
-def develop(objects: Mapping[str, ObjectPairs], split: Split, embedders: Mapping[str, TextEmbedder], *,
+def develop(objects: Mapping[str, ObjectPairs], split: Split, embedders: Sequence[str], *,
             seed: int = 0) -> pd.DataFrame:
     """The leave-one-development-object-out comparison: one row per (protocol, object left out) with the threshold
     tuned on the other development objects and the ARI with each coder."""
@@ -203,9 +235,9 @@ def develop(objects: Mapping[str, ObjectPairs], split: Split, embedders: Mapping
     for held in dev:
         rest = [o for o in dev if o.object != held.object]
         head = fit_pair_classifier(rest, split.sha256, seed=seed)
-        for p in protocols(list(embedders)):
-            t, _ = tune(rest, p, head, embedders)
-            labels = partition(held, p, t, head, embedders)
+        for p in protocols(embedders):
+            t, _ = tune(rest, p, head)
+            labels = partition(held, p, t, head)
             rows.append({"protocol": p, "object": held.object, "ideas": len(held.ideas), "threshold": t,
                          "clusters": int(len(np.unique(labels))),
                          **{f"ari_{c}": adjusted_rand_score(held.coders[c], labels) for c in CODERS}})

@@ -33,6 +33,7 @@ from sklearn.model_selection import GroupKFold
 
 from ..json_records import from_json, to_json
 from ..stats.agreement import spearman
+from .splits import Groups
 
 HeadKind = Literal["logistic", "ridge"]
 """A logistic head scores yes/no labels as a probability; a ridge head predicts a score."""
@@ -77,7 +78,8 @@ class FittedHead:
             raise ValueError(f"x has shape {np.shape(x)}: give one row per item and the {len(self.features)} "
                              f"feature columns {list(self.features)[:4]}...")
         linear = z @ np.asarray(self.weights) + self.intercept
-        return 1.0 / (1.0 + np.exp(-linear)) if self.kind == "logistic" else linear
+        out: np.ndarray = 1.0 / (1.0 + np.exp(-linear)) if self.kind == "logistic" else linear
+        return out
 
 
 def data_hash(x: np.ndarray, y: np.ndarray) -> str:
@@ -117,7 +119,7 @@ def ridge_path(z: np.ndarray, y: np.ndarray, alphas: Sequence[float]) -> tuple[n
     return weights, np.full(a.shape[1], y.mean())
 
 
-def _folds(groups: Sequence[object], folds: int) -> tuple[np.ndarray, int]:
+def _folds(groups: Groups, folds: int) -> tuple[np.ndarray, int]:
     labels = np.asarray([str(g) for g in groups])
     k = min(folds, len(np.unique(labels)))
     if k < 2:
@@ -125,7 +127,7 @@ def _folds(groups: Sequence[object], folds: int) -> tuple[np.ndarray, int]:
     return labels, k
 
 
-def cross_validated(kind: HeadKind, x: np.ndarray, y: np.ndarray, groups: Sequence[object],
+def cross_validated(kind: HeadKind, x: np.ndarray, y: np.ndarray, groups: Groups,
                     values: Sequence[float], folds: int = CV_FOLDS) -> list[float]:
     """Mean score (AUC for 0/1 labels, else Spearman's rho) over `folds` group folds of a head at each regulariser
     in `values` (a ridge head's whole path from one eigendecomposition per fold)."""
@@ -149,7 +151,7 @@ def _sd(x: np.ndarray) -> np.ndarray:
     return np.where(sd > 0, sd, 1.0)
 
 
-def fit_head(kind: HeadKind, x: np.ndarray, y: np.ndarray, groups: Sequence[object], features: Sequence[str], *,
+def fit_head(kind: HeadKind, x: np.ndarray, y: np.ndarray, groups: Groups, features: Sequence[str], *,
              split_sha256: str, grid: Sequence[float] | None = None) -> FittedHead:
     """Fit a `kind` head on development rows `x` (labels `y`, one group per row), choosing its regulariser from
     `grid` (default `C_GRID` / `ALPHA_GRID`) by `cross_validated` inside these rows, then refitting on all of them."""
@@ -175,7 +177,7 @@ def fit_head(kind: HeadKind, x: np.ndarray, y: np.ndarray, groups: Sequence[obje
                       data_hash(x, y), split_sha256)
 
 
-def out_of_fold(kind: HeadKind, x: np.ndarray, y: np.ndarray, groups: Sequence[object], features: Sequence[str], *,
+def out_of_fold(kind: HeadKind, x: np.ndarray, y: np.ndarray, groups: Groups, features: Sequence[str], *,
                 folds: int, split_sha256: str, seed: int = 0) -> np.ndarray:
     """Nested cross-validation: each row's score from a head fitted (regulariser chosen inside) on the other outer
     folds alone. Outer folds are by group, the groups shuffled with `seed`."""

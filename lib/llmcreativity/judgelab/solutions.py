@@ -28,7 +28,7 @@ import pandas as pd
 from ..data.macgyver import load_benchmark
 from ..entropy.domains import macgyver_problems
 from . import binary
-from .heads import FittedHead, fit_head, out_of_fold
+from .heads import FittedHead, HeadKind, fit_head, out_of_fold
 from .splits import Split, split_groups
 
 JOB = "convergent"
@@ -42,7 +42,7 @@ SPLIT_SEED = 20261203
 """The seed of the split, fixed before any judge was scored."""
 FOLDS = 5
 """Group folds of the out-of-fold development comparison."""
-HEAD_KIND = "ridge"
+HEAD_KIND: HeadKind = "ridge"
 """The heads' kind: a ridge linear-probability head (`heads`: its whole regularisation path costs one
 eigendecomposition per fold)."""
 BASELINE = "source only"
@@ -84,18 +84,19 @@ def panel(scores: Sequence[np.ndarray], reference: Sequence[np.ndarray] | None =
     """Mean of standardised scores: each member's (s - mean) / sd, the mean and sd of `reference`'s matching
     member (default: of `scores` itself)."""
     ref = scores if reference is None else reference
-    return np.mean([(s - r.mean()) / (r.std() or 1.0) for s, r in zip(scores, ref, strict=True)], axis=0)
+    out: np.ndarray = np.mean([(s - r.mean()) / (r.std() or 1.0) for s, r in zip(scores, ref, strict=True)], axis=0)
+    return out
 
 
 def develop(items: pd.DataFrame, split: Split, features: Mapping[str, tuple[np.ndarray, list[str]]], *,
             seed: int = 0, n_resamples: int = 2000) -> Development:
     """Each protocol's out-of-fold development scores and agreement (`features`: protocol -> (rows, names) over all
     of `items`; the embedding heads' protocols start with "embedding head"); "panel" is added when there are two or
-    more embedding heads."""
+    more embedding heads. The folds are dealt with `SPLIT_SEED`; `seed` seeds the bootstrap alone."""
     dev = split.mask(items["group"], "dev")
     y, groups = items["label"].to_numpy()[dev], items["group"].to_numpy()[dev]
     scores = {name: out_of_fold(HEAD_KIND, x[dev], y, groups, names, folds=FOLDS, split_sha256=split.sha256,
-                                seed=seed)
+                                seed=SPLIT_SEED)
               for name, (x, names) in features.items()}
     heads = [n for n in scores if n.startswith("embedding head")]
     if len(heads) >= 2:

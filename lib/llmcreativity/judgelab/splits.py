@@ -20,8 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ..json_records import from_json, to_json
+
+Groups = Sequence[object] | np.ndarray | pd.Series
+"""One group label per item: a list, an array or a column."""
 
 
 class SplitError(ValueError):
@@ -65,7 +69,7 @@ class Split:
         raise SplitError(f"group {group!r} is in no side of the {self.job!r} split (seed {self.seed}); the split was "
                          "made for other items: make it again from these items' groups")
 
-    def mask(self, groups: Sequence[object], side: str) -> np.ndarray:
+    def mask(self, groups: Groups, side: str) -> np.ndarray:
         """Boolean mask of the items (given by their groups) on `side`; every group must be known to the split."""
         if side not in ("dev", "test", "reserved"):
             raise ValueError(f"side={side!r}: choose 'dev', 'test' or 'reserved'")
@@ -120,7 +124,7 @@ def load_split(path: str | Path) -> Split:
     return split
 
 
-def assert_unseen(split: Split, fitted_on: Sequence[object], scored_on: Sequence[object]) -> None:
+def assert_unseen(split: Split, fitted_on: Groups, scored_on: Groups) -> None:
     """Raise `SplitError` unless every group a judge was fitted or chosen on (`fitted_on`) is a development group
     and every group it is scored on (`scored_on`) a test group: no test item was seen in fitting or choosing."""
     bad_fit = sorted({str(g) for g in fitted_on} - set(split.dev))

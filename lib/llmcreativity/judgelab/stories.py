@@ -76,7 +76,7 @@ def out_of_fold_scores(features: Mapping[str, tuple[np.ndarray, list[str]]], tar
     ids = np.array([str(s) for s in story_ids])
     scores, chosen = np.full(len(ids), np.nan), []
     for split in splits:
-        dev, test = split.mask(ids, "dev"), split.mask(ids, "test")
+        dev, test = split.mask(list(ids), "dev"), split.mask(list(ids), "test")
         heads = {name: fit_head("ridge", x[dev], target[dev], ids[dev], names, split_sha256=split.sha256)
                  for name, (x, names) in features.items() if name.startswith("embedding head")}
         if not heads:
@@ -98,7 +98,7 @@ def rater_ceiling(hanna: HannaHuman) -> pd.DataFrame:
         for name in CRITERIA.values():
             wide = hanna.wide(name)
             rows.append({"rater": r, "criterion": name,
-                         "rho": spearman(wide[f"rater {r}"], wide[[f"rater {o}" for o in others]].mean(1))[0]})
+                         "rho": spearman(wide[f"rater {r}"], wide[[f"rater {o}" for o in others]].mean(axis=1))[0]})
     return pd.DataFrame(rows)
 
 

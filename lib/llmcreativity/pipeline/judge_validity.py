@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import records_claims, results_dir
@@ -120,13 +121,19 @@ def validity_path() -> Path:
 
 
 def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, ci: ConfidenceInterval, *,
-                          stage: str) -> JudgeValidity:
+                          stage: str, **lab: Any) -> JudgeValidity:
     """Record (or replace) the agreement of `judge` (of `kind`) with human labels, measured by `stage`; return the
     record.
 
     `statistic` names what was measured; `ci` is its value with its 95 % CI (`estimate`, `low`, `high`; NaN is
-    stored as undefined) over `ci.n` items. Nothing is written under smoke (`paths.records_claims`).
+    stored as undefined) over `ci.n` items. `lab` sets the judge laboratory's fields of `JudgeValidity` (chance,
+    ceiling, baseline, baseline_low, baseline_high, split, choice_commit, choice_sha256). Nothing is written under
+    smoke (`paths.records_claims`).
     """
+    unknown = sorted(set(lab) - _LAB_FIELDS)
+    if unknown:
+        raise ValueError(f"record_judge_validity: unknown field(s) {unknown}; the laboratory's are "
+                         f"{sorted(_LAB_FIELDS)}")
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r} is not a judge kind; use one of {sorted(KINDS)}")
     if not judge.strip() or not statistic.strip() or not stage.strip():
@@ -136,7 +143,8 @@ def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, ci: Confi
                         "(stats.ConfidenceInterval.of(estimate, low, high, n) for one read from a table)")
     est, lo, hi, n = record_interval(f"judge {judge!r}", ("estimate", "low", "high"), ci.estimate, ci.low, ci.high,
                                      ci.n)
-    record = JudgeValidity(kind, judge.strip(), statistic.strip(), est, lo, hi, n, stage.strip(), current_run().run_id)
+    record = JudgeValidity(kind, judge.strip(), statistic.strip(), est, lo, hi, n, stage.strip(), current_run().run_id,
+                           **lab)
     if records_claims():
         upsert(validity_path(), [record], key=lambda v: (v.kind, v.judge), what="judge-validity")
     return record

@@ -71,6 +71,7 @@ PUBLISHED_CHOICES: dict[str, dict[str, Any]] = {
                   "max_story_words": 300, "feedback_max_tokens": 200, "large_prompts": 1},
     "review": {"writer": PUBLISHED_WRITER, "max_story_words": 300, "feedback_max_tokens": 200},
     "corpus": {},
+    "judge_lab": {},
     "entailment_validation": {"entailment_judges": [PUBLISHED_ENTAILMENT_JUDGE, "qwen2.5-coder-1.5b"],
                               "entailment_judge": PUBLISHED_ENTAILMENT_JUDGE},
     "semantic_entropy": {"se_models": PUBLISHED_SE_MODELS, "judge": "llm",
@@ -208,6 +209,16 @@ def _gradings(p: dict[str, Any]) -> float:
     return (judged * (1 + 4 * per_run) + large + hanna) * len(DIMENSIONS)
 
 
+def _lab_texts(p: dict[str, Any]) -> float:
+    """Texts the judge laboratory embeds, about: MacGyver's solutions and problems (5,093 in all, or about 16 per
+    problem of max_problems), MuseScorer's ideas (5,703, or max_ideas per object of 5), HANNA's stories' 150-word
+    chunks (about 4 per story), each once per embedder."""
+    problems: int = p["max_problems"] or 323
+    ideas: int = min(p["max_ideas"] or 1141, 1141) * 5
+    texts: float = (problems * 5093 / 323 + ideas + p["hanna_n"] * 4) * len(p["embedders"])
+    return texts
+
+
 @dataclass(frozen=True)
 class Scale:
     """How one stage's work grows with its parameters (see `projection`)."""
@@ -337,6 +348,21 @@ STAGES: list[Stage] = [
                       "projection_sample": 500},
             "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96, "n_surprisal": 96,
                       "projection_sample": 15000},
+        },
+    ),
+    Stage(
+        name="judge_lab",
+        notebook="notebooks/judge_lab.md",
+        title="The judge laboratory: judges chosen on one split, confirmed on another",
+        outputs=(out.LAB_SPLIT, out.LAB_DEVELOPMENT, out.LAB_CONFIRMATION, out.LAB_CHOICE, out.LAB_HEADS),
+        scale=Scale(_lab_texts, "texts embedded (solutions + problems, ideas, story chunks) x embedders"),
+        profiles={
+            "default": {},
+            "pilot": _pilot("judge_lab"),
+            "published": _published("judge_lab"),
+            "smoke": {"embedders": ["all-minilm-l6-v2"], "max_problems": 24, "max_ideas": 40, "hanna_n": 24,
+                      "n_resamples": 200},
+            "paper": {},
         },
     ),
     Stage(
