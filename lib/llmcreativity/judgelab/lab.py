@@ -571,3 +571,21 @@ def show(run: JobRun, label: str) -> None:
     display(fig)
     plt.close(fig)
     display(Markdown(describe(run.result, run.proposal)))
+
+
+def chapter_finding(job: str) -> str:
+    """What the judge laboratory found for `job`, for the chapter whose own judges it stands beside: its
+    confirmation in words (`describe`), or why there is none. Reads the laboratory's file from this run's results
+    (the laboratory runs before the chapters that show this; a chapter run alone without it says so)."""
+    from ..json_records import from_json
+    from ..paths import stage_dir
+
+    spec = job_spec(job)
+    path = stage_dir("judge_lab") / out.LAB_CONFIRMATION.relative(job=job)
+    head = f"**The judge laboratory's {spec.title} judge** (chapter *The judge laboratory*): "
+    if not path.exists():
+        development = stage_dir("judge_lab") / out.LAB_DEVELOPMENT.relative(job=job)
+        why = ("its development comparison ran, but no choice is committed for its split, so the test split was not "
+               "scored." if development.exists() else "the laboratory has not run in this results folder.")
+        return head + why
+    return head + describe(from_json(Confirmation, json.loads(path.read_text(encoding="utf-8"))), None)
