@@ -250,3 +250,55 @@ def test_the_overlap_matrix_counts_shared_content_words() -> None:
     jac = equivalence.jaccard_matrix(["use it as a doorstop", "a heavy doorstop", "plant pot", "the of"])
     assert jac[0, 1] == pytest.approx(1 / 2) and jac[0, 2] == 0.0 and jac[3, 3] == 1.0 and jac[2, 3] == 0.0
     assert np.allclose(jac, jac.T)
+
+
+def test_your_own_items_are_checked_before_any_model_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from llmcreativity.judgelab import score
+
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model was loaded before the input was checked")
+
+    monkeypatch.setattr("llmcreativity.llm.local_models.get_embedder", no_model)
+    cases = {"empty.jsonl": ("\n\n", "holds no item"), "bad.jsonl": ('{"text": "a"}\nnot json\n', "line 2 is not JSON"),
+             "list.jsonl": ('["a"]\n', "not an object"), "field.jsonl": ('{"txt": "a"}\n', "'text' is missing"),
+             "blank.jsonl": ('{"text": "  "}\n', "'text' is empty")}
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(score.ItemsError, match=message):
+            score.score_file("entailment", tmp_path / name, tmp_path / "out.jsonl")
+    with pytest.raises(score.ItemsError, match="no such file"):
+        score.read_items(tmp_path / "missing.jsonl", "entailment")
+    with pytest.raises(ValueError, match="not a judging job"):
+        score.read_items(tmp_path / "empty.jsonl", "creativity")
+
+
+def test_a_job_without_a_confirmed_judge_is_refused(tmp_path: Path) -> None:
+    import json as js
+
+    from llmcreativity.judgelab import score
+
+    (tmp_path / "record.json").write_text(js.dumps({"format": "llmcreativity-record", "version": 1, "profile": "x",
+                                                    "stages": {"judge_lab": {"judge_validity": [
+                                                        {"kind": "rubric", "judge": "r", "statistic": "rho",
+                                                         "estimate": 0.1, "low": -0.1, "high": 0.3, "n": 96,
+                                                         "stage": "judge_lab", "run_id": "x"}]}}}))
+    with pytest.raises(score.ItemsError, match=r"'rubric' \(story quality\) has no confirmed judge: its judge failed"):
+        score.confirmed_judge("rubric", tmp_path)
+    with pytest.raises(score.ItemsError, match="has not confirmed one"):
+        score.confirmed_judge("convergent", tmp_path)
+
+
+def test_the_confirmed_equivalence_judge_clusters_your_ideas(tmp_path: Path) -> None:
+    from llmcreativity.judgelab import score
+
+    rows = ["use it as a doorstop", "prop a door open with it", "a doorstop", "plant flowers in it",
+            "use it as a flower pot", "throw it at a burglar"]
+    path = tmp_path / "ideas.jsonl"
+    path.write_text("".join(f'{{"text": "{t}", "group": "shoe"}}\n' for t in rows) + '{"text": "alone"}\n')
+    out = score.score_file("entailment", path, tmp_path / "out.jsonl")
+    import json as js
+
+    answered = [js.loads(line) for line in out.read_text().splitlines()]
+    assert [a["text"] for a in answered] == [*rows, "alone"] and answered[-1]["cluster"] == 0
+    clusters = [a["cluster"] for a in answered[:6]]
+    assert len(set(clusters)) < 6 and clusters[0] != clusters[5]

@@ -17,6 +17,8 @@
         profile live; then build)
     llmcreativity reproduce [--stage NAME]
         (`make reproduce`: the published run live, resuming from its record, each stage exported to it as it ends)
+    llmcreativity judge --job JOB --input FILE.jsonl [--output FILE.jsonl]
+        (score your own items with the judge laboratory's confirmed judge of JOB, `judgelab.score`)
 """
 
 from __future__ import annotations
@@ -87,6 +89,12 @@ def _parser() -> argparse.ArgumentParser:
     pre.add_argument("--gate-judge", nargs=2, action="append", default=[], metavar=("KIND", "JUDGE"),
                      help="the judge of KIND (rubric, entailment, convergent) whose agreement gates its claims, as "
                           "judge_validity.jsonl names it (default: every recorded judge of that kind)")
+    judge = sub.add_parser("judge", help="score your own items (JSON Lines) with a confirmed judge of the judge "
+                                         "laboratory")
+    judge.add_argument("--job", required=True, help="the judging job: entailment (semantic equivalence), convergent "
+                                                    "(solution validity) or rubric (story quality)")
+    judge.add_argument("--input", type=Path, required=True, help="the items, one JSON object per line")
+    judge.add_argument("--output", type=Path, help="where the answered items go (default: INPUT with .judged.jsonl)")
     return parser
 
 
@@ -247,6 +255,15 @@ def main(argv: list[str] | None = None) -> int:
             _book()
         elif args.command == "reproduce":
             _reproduce(args.stage)
+        elif args.command == "judge":
+            from .judgelab.score import score_file
+
+            out = args.output or args.input.with_suffix(".judged.jsonl")
+            try:
+                print(f"scored: {score_file(args.job, args.input, out)}")
+            except ValueError as e:  # a bad file, field or job, named with its fix (`judgelab.score.ItemsError`)
+                print(f"error: {e}", file=sys.stderr)
+                return 2
         elif args.command == "preregister":
             from .pipeline.preregistration import preregister, write_preregistration
 
