@@ -82,6 +82,8 @@ class Confirmation:
     @property
     def confirmed(self) -> bool:
         """The gate: the CI above chance and the paired difference from the baseline above 0."""
+        if self.low is None or self.difference_low is None or self.low != self.low:
+            return False
         return self.low > self.chance and self.difference_low > 0 and not self.provisional
 
 
@@ -444,17 +446,23 @@ def describe(result: Confirmation | None, proposed: Choice | None) -> str:
         chosen = f" The development rule proposes **{proposed.protocol}**." if proposed else ""
         return ("**No choice is committed for this split, so its test split was not scored** (it stays unseen for "
                 f"the protocols still to compare).{chosen}")
-    ci = f"{result.estimate:.3f} [{result.low:.3f}, {result.high:.3f}]"
-    diff = f"[{result.difference_low:+.3f}, {result.difference_high:+.3f}]"
+    ci = f"{_num(result.estimate)} [{_num(result.low)}, {_num(result.high)}]"
+    diff = f"[{_num(result.difference_low, '+.3f')}, {_num(result.difference_high, '+.3f')}]"
     where = ("a provisional choice (not committed: this run records nothing)" if result.provisional else
              f"the choice committed in {result.choice_commit[:12]} (choice file sha256 {result.choice_sha256[:12]})")
+    above_chance = result.low is not None and result.low > result.chance
     verdict = ("**Confirmed**: its interval lies above chance and above the baseline." if result.confirmed else
-               "**Finding: not confirmed** — " + ("its interval reaches chance." if result.low <= result.chance else
-                                                  "it does not beat its baseline on the same items."))
+               "**Finding: not confirmed** — " + ("it does not beat its baseline on the same items." if above_chance
+                                                  else "its interval reaches chance."))
     return (f"{result.protocol}, scored once on {result.n} test items ({result.groups} groups) from {where}: "
             f"{result.statistic} {ci} (chance {result.chance:g}); baseline {result.baseline} "
-            f"{result.baseline_estimate:.3f}, paired difference {diff}; human ceiling on the same scale "
-            f"{result.ceiling:.3f}. {verdict}")
+            f"{_num(result.baseline_estimate)}, paired difference {diff}; human ceiling on the same scale "
+            f"{_num(result.ceiling)}. {verdict}")
+
+
+def _num(x: float | None, spec: str = ".3f") -> str:
+    """`x` formatted, or "undefined" where it is missing or NaN (a file stores NaN as null)."""
+    return "undefined" if x is None or x != x else format(x, spec)
 
 
 def record_validity(results: Sequence[Confirmation]) -> None:
