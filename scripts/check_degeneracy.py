@@ -36,19 +36,19 @@ def _rows(path: Path) -> list[dict]:
 
 
 def recorded_stories(record: Path = RECORD) -> list[dict]:
-    """One dict per story-length writer reply: stage, role, story, flags, finish reason."""
+    """One dict per distinct story-length writer reply: stage, role, story, flags."""
     meta = json.loads((record / "record.json").read_text())["stages"]
-    out = []
+    replies = {r["key"]: r["payload"] for p in sorted(record.glob("*/calls.*.jsonl.gz")) for r in _rows(p)}
+    out, seen = [], set()  # a reply is stored once, in the first stage that asked for it (Review shares drafts)
     for stage in STAGES:
         words = int(meta[stage]["resolved_parameters"]["max_story_words"])
-        replies = {r["key"]: r["payload"] for p in sorted((record / stage).glob("calls.*.jsonl.gz"))
-                   for r in _rows(p)}
         for call in (c for p in sorted((record / stage).glob("keys.*.jsonl.gz")) for c in _rows(p)):
             prompt = call["inputs"].get("prompt")
             if call["method"] != "generate" or not isinstance(prompt, list) or STORY_MARKER not in prompt[-1][
                     "content"]:
                 continue
-            for key in call["keys"]:
+            for key in (k for k in call["keys"] if k not in seen):
+                seen.add(key)
                 reply = replies[key]
                 parsed = extract_story(reply["text"], max_words=words, finish_reason=reply["finish_reason"])
                 out.append({"stage": stage, "role": call["role"], "story": parsed.text, "flags": list(parsed.flags)})

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-
 DECODING_CONTROLS: dict[str, float | int] = {"repetition_penalty": 1.0, "frequency_penalty": 0.0,
                                              "presence_penalty": 0.0, "no_repeat_ngram": 0, "min_p": 0.0}
 """The decoding controls against repetition and the value at which each is off (and left out of `to_dict`)."""
