@@ -3,7 +3,9 @@
 The decoding controls against repetition loops (`repetition_penalty`, `frequency_penalty`, `presence_penalty`,
 `no_repeat_ngram`, `min_p`) are applied by the project's own sampler (`row_sampling.next_tokens`) on the local
 engines, from each row's own generated ids only; at their defaults they are off and left out of `to_dict`, so every
-cache key and row seed made before they existed is unchanged.
+cache key and row seed made before they existed is unchanged. In the writing frameworks they are meant for stories
+only (drafts and revisions), not for reviews, critiques and challenges: feedback is short and rarely loops, a
+penalty there changes only its wording, and every framework's feedback stays decoded alike (the baselines chapter).
 """
 
 from __future__ import annotations
