@@ -12,8 +12,9 @@ ids): the cases are run again under it.
 
 Transformers in bfloat16 is shown dependent more cheaply: the same prompt's next-token numbers read alone and
 inside a padded batch differ (while float32 agrees), so its samples are not asserted equal.
-Runtime: llama.cpp about 25 s per config on an idle machine (19 minutes for both beside another busy process); float32 transformers several minutes per config on the 2-core machine
-(five 200-token generations; about 14 minutes at load average 4).
+Runtime on the 2-core machine: llama.cpp about 25 s per config when idle (56 s for both configs; 19 minutes beside
+another busy process); float32 transformers several minutes per config (five 200-token generations; about 14 minutes
+at load average 4 for the plain config, 22.7 minutes for both at load 4-6).
 """
 
 from __future__ import annotations

@@ -123,8 +123,8 @@ def story_sentences(text: str) -> list[str]:
 def distinct_4gram_share(text: str) -> float:
     """|set(G)| / |G| over the whitespace word 4-grams G of `text`; 1.0 when there are none.
 
-    >>> distinct_4gram_share("a b c d a b c d")
-    0.6
+    >>> distinct_4gram_share("a b c d a b c d")  # abcd, bcda, cdab, dabc, abcd: 4 distinct of 5
+    0.8
     """
     words = text.split()
     grams = [tuple(words[i:i + 4]) for i in range(len(words) - 3)]
