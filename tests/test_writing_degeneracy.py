@@ -16,6 +16,7 @@ from llmcreativity.writing.degeneracy import (
     distinct_4gram_share,
     measure_degeneracy,
     story_sentences,
+    writer_name,
 )
 
 CLEAN = ("Mara found the seed vault on the night the gardens failed. Its door was cold and older than the ship. "
@@ -115,6 +116,11 @@ def test_bad_input_is_refused_naming_the_fix(embedder):
         measure_degeneracy([CLEAN, LOOP], embedder, [[]])
 
 
+def test_writer_names_are_the_registry_names_of_local_identities():
+    assert writer_name("transformers:smollm2-135m:float32:row-seeded") == "smollm2-135m"
+    assert writer_name("openai:http://h/v1:gpt") == "openai:http://h/v1:gpt" and writer_name("scripted") == "scripted"
+
+
 def test_the_share_per_framework_has_a_wilson_interval(embedder):
     stories = pd.DataFrame({"framework": ["single", "single", "review", "review"], "model": ["m"] * 4,
                             "story": [CLEAN, LOOP, LOOP, PARAPHRASE_LOOP], "flags": [[], ["truncated"], [], []]})
@@ -122,6 +128,7 @@ def test_the_share_per_framework_has_a_wilson_interval(embedder):
     assert list(table["degenerate"]) == [False, True, True, True] and list(table["cut"]) == [False, True, False,
                                                                                               False]
     share = degenerate_share(table).set_index("framework")
+    assert set(share["model"]) == {"m"}
     assert share.loc["review", "degenerate"] == 1.0 and share.loc["single", "degenerate"] == 0.5
     assert share.loc["single", "ci_low"] == pytest.approx(0.0945, abs=1e-4)  # Wilson, 1 of 2
     assert share.loc["review", "ci_high"] == 1.0 and share.loc["review", "ci_low"] < 1.0

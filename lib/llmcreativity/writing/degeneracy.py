@@ -205,12 +205,29 @@ def degeneracy_table(stories: pd.DataFrame, embedder: TextEmbedder) -> pd.DataFr
     return pd.concat([stories.drop(columns=[c for c in signals if c in stories]), signals], axis=1)
 
 
+def writer_name(identity: str) -> str:
+    """The registry model name of a local engine's identity ("llama.cpp:NAME:..." or "transformers:NAME:..."), for
+    a table's column; any other identity (an endpoint's, a test double's) as it is.
+
+    >>> writer_name("llama.cpp:qwen2.5-coder-0.5b:qwen2.5-coder-0.5b-instruct.gguf:sha256-1d96:row-seeded")
+    'qwen2.5-coder-0.5b'
+    """
+    engine, _, rest = identity.partition(":")
+    return rest.split(":")[0] if engine in ("llama.cpp", "transformers") and rest else identity
+
+
 def degenerate_share(table: pd.DataFrame, by: Sequence[str] = ("framework", "model")) -> pd.DataFrame:
-    """Per group of `by`: stories, degenerate share with its Wilson 95 % CI, loop / echo / salad / cut shares."""
+    """Per group of `by`: stories, degenerate share with its Wilson 95 % CI, loop / echo / salad / cut shares.
+
+    A "model" column of `by` is shown by its `writer_name`.
+    """
     rows = []
     for key, g in table.groupby(list(by), sort=True):
         ci = wilson_ci(int(g["degenerate"].sum()), len(g))
-        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+        named = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        if "model" in named:
+            named["model"] = writer_name(str(named["model"]))
+        rows.append({**named,
                      "stories": len(g), "degenerate": ci.estimate, "ci_low": ci.low, "ci_high": ci.high,
                      "loop": g["loop"].mean(), "echo": g["echo"].mean(), "salad": g["salad"].mean(),
                      "cut": g["cut"].mean()})
