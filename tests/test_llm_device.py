@@ -226,7 +226,7 @@ def test_sampling_draws_from_cpu_generators_and_returns_tokens_on_the_logits_dev
     probs = sampling_probs(logits, 0.8, 0.9)
     expected = torch.cat([torch.multinomial(probs[r], 1, generator=g)
                           for r, g in enumerate(row_generators([[1, 2], [3]], config))])
-    drawn = next_tokens(logits, config, row_generators([[1, 2], [3]], config))
+    drawn = next_tokens(logits, config, row_generators([[1, 2], [3]], config), [[], []])
     assert drawn.device == logits.device and torch.equal(drawn, expected)
 
 

@@ -32,6 +32,34 @@ def test_select_prompts_takes_first_of_each_category_in_file_order():
                                              "conflict-and-tension-00"]
 
 
+def test_select_prompts_skip_takes_the_prompts_after_the_first_of_each_category():
+    items = load_scifi()
+    chosen = select_prompts(items, n_categories=2, per_category=2, skip=3)
+    assert [c.prompt_id for c in chosen] == ["strong-voice-03", "strong-voice-04", "imagery-and-sensory-details-03",
+                                             "imagery-and-sensory-details-04"]
+    published = select_prompts(items, n_categories=2, per_category=3)
+    assert not {c.prompt_id for c in select_prompts(items, n_categories=2, per_category=3, skip=3)} & {
+        c.prompt_id for c in published}
+    assert select_prompts(items, skip=8, n_categories=1) == [i for i in items if i.prompt_id in (
+        "strong-voice-08", "strong-voice-09")]
+
+
+def test_select_prompts_without_skip_is_todays_selection_for_every_size():
+    items = load_scifi()
+    for n_categories in (None, 1, 4):
+        for per_category in (None, 1, 3):
+            assert select_prompts(items, n_categories=n_categories, per_category=per_category) == [
+                it for it in items if it.category in list(dict.fromkeys(i.category for i in items))[:n_categories]
+                and (per_category is None or it.index < per_category)]
+            assert select_prompts(items, n_categories=n_categories, per_category=per_category, skip=0) == \
+                select_prompts(items, n_categories=n_categories, per_category=per_category)
+
+
+def test_select_prompts_rejects_a_negative_skip():
+    with pytest.raises(ValueError, match="skip=-1"):
+        select_prompts(load_scifi(), skip=-1)
+
+
 def test_select_prompts_rejects_zero():
     with pytest.raises(ValueError, match="n_categories=0"):
         select_prompts(load_scifi(), n_categories=0)

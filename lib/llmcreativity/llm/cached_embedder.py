@@ -73,3 +73,14 @@ class CachedEmbedder:
                 self.cache.put(keys[rows[0]], base64.b64encode(v.tobytes()).decode("ascii"))
         record_usage(ModelUsage(self.identity, "embedder", calls=len(texts), cache_hits=hits))
         return out
+
+
+def uncached(embedder: TextEmbedder) -> TextEmbedder:
+    """The model under a `CachedEmbedder` (`embedder` itself when it is not one): it encodes every text afresh,
+    unlogged and uncounted, in a replay too.
+
+    For an analysis that only displays something about texts already recorded (the writing chapters' sentence
+    similarities, `writing.degeneracy`): its encodings are no call that a stage's outputs depend on, so a live run
+    does not record them and a replay does not look them up (which would be a miss); both compute them alike.
+    """
+    return embedder.inner if isinstance(embedder, CachedEmbedder) else embedder

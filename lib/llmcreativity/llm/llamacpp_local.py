@@ -409,7 +409,7 @@ class LlamaCppBackend(TeacherForcedScoring):
         logprobs: list[list[float]] = [[] for _ in rows]
         active = list(range(len(rows)))
         for step in range(config.max_tokens):
-            token = next_tokens(logits, config, [generators[k] for k in active])
+            token = next_tokens(logits, config, [generators[k] for k in active], [new[k] for k in active])
             chosen = torch.log_softmax(logits, dim=-1).gather(-1, token[:, None]).squeeze(-1)
             for a, k in enumerate(active):
                 new[k].append(int(token[a]))

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from tqdm.auto import tqdm
 
 from .backend import check_prompt
-from .config import GenerateConfig
+from .config import DECODING_CONTROLS, GenerateConfig
 from .http_client import HttpClient, endpoint_identity
 from .types import AnswerDistribution, Completion, FinishReason, Prompt, TokenScores, Usage
 
@@ -124,7 +124,16 @@ class OpenAIBackend(HttpClient):
         return got
 
     def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
-        """n completions per prompt; prompts are sent concurrently."""
+        """n completions per prompt; prompts are sent concurrently.
+
+        The decoding controls against repetition (`GenerateConfig.repetition_penalty` and the others) are the local
+        sampler's (`row_sampling`): a server's own penalties count other tokens (its prompt's among them) in its own
+        order, so a config that sets one is refused rather than silently sampled without it.
+        """
+        if config.controls_repetition:
+            on = {k: v for k, v in config.to_dict().items() if k in DECODING_CONTROLS}
+            raise FeatureMissing(f"{self.base_url}: decoding controls {on} are applied by the local engines' sampler "
+                                 "only; sample without them here, or use a local model (llama.cpp:NAME or NAME)")
         for p in prompts:
             check_prompt(p)
         return self._map(self._sample, [(p, config) for p in prompts])

@@ -288,7 +288,7 @@ class TransformersBackend(TeacherForcedScoring):
             cache.batch_repeat_interleave(n)
             logits, mask, position = (t.repeat_interleave(n, dim=0) for t in (logits, mask, position))
             for step in range(config.max_tokens):
-                token = next_tokens(logits, config, generators)
+                token = next_tokens(logits, config, generators, new)
                 chosen = torch.log_softmax(logits, dim=-1).gather(-1, token[:, None]).squeeze(-1)
                 token_list, chosen_list = token.tolist(), chosen.tolist()  # one device-to-host copy each
                 for r in range(rows):

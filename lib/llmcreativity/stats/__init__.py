@@ -1,5 +1,5 @@
-"""Statistics shared by the stages: bootstrap confidence intervals, paired bootstrap differences, Holm's correction
-and agreement measures."""
+"""Statistics shared by the stages: bootstrap confidence intervals, paired bootstrap differences, Wilson intervals
+of a share, Holm's correction and agreement measures."""
 
 from .agreement import (
     IccResult,
@@ -20,6 +20,7 @@ from .bootstrap import (
     distinct_bootstrap_ci,
 )
 from .holm import holm_table
+from .proportion import wilson_ci
 
 __all__ = [
     "ConfidenceInterval",
@@ -37,4 +38,5 @@ __all__ = [
     "icc",
     "rater_ceiling",
     "spearman",
+    "wilson_ci",
 ]

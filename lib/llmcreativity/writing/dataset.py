@@ -83,13 +83,21 @@ def load_scifi(path: str | Path | None = None) -> list[PromptItem]:
 
 
 def select_prompts(items: list[PromptItem], *, n_categories: int | None = None,
-                   per_category: int | None = None) -> list[PromptItem]:
-    """The first `per_category` prompts of each of the first `n_categories` categories (None = all), in file order."""
+                   per_category: int | None = None, skip: int = 0) -> list[PromptItem]:
+    """The `per_category` prompts of each of the first `n_categories` categories (None = all) that follow the first
+    `skip` of each category, in file order; `skip` = 0 (the default) takes the first ones.
+
+    A pilot that must not reuse the published run's prompts (its first `per_category` of each category) passes
+    `skip=per_category` of that run.
+    """
     for name, value in (("n_categories", n_categories), ("per_category", per_category)):
         if value is not None and value < 1:
             raise ValueError(f"{name}={value!r}: must be >= 1, or None for all")
+    if not isinstance(skip, int) or skip < 0:
+        raise ValueError(f"skip={skip!r}: the prompts passed over in each category must be an integer >= 0")
     categories = list(dict.fromkeys(it.category for it in items))[:n_categories]
-    return [it for it in items if it.category in categories and (per_category is None or it.index < per_category)]
+    return [it for it in items if it.category in categories and it.index >= skip
+            and (per_category is None or it.index < skip + per_category)]
 
 
 def save_scifi(data: dict[str, list[str]], path: str | Path) -> Path:

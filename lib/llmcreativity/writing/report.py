@@ -1,13 +1,17 @@
-"""Tables and plots the writing notebooks show: stories side by side, cost, flags, homogenization by round."""
+"""Tables, plots and texts the writing notebooks show: stories side by side and readable, cost, flags,
+homogenization by round."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from IPython.display import Markdown
     from matplotlib.figure import Figure
 
+import html
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -125,3 +129,40 @@ def journey(transcript: Transcript, width: int | None = None) -> pd.DataFrame:
         rows.append({"round": m.round, "kind": m.kind, "author": m.author, "target": m.target or "",
                      "saw": ", ".join(seen) or "(prompt only)", "flags": ", ".join(m.flags) or "-", "text": text})
     return pd.DataFrame(rows)
+
+
+def _prose(text: str) -> str:
+    """`text` as HTML paragraphs: escaped, one <p> per blank-line-separated paragraph, lines inside joined."""
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    return "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs) or "<p><em>(no story)</em></p>"
+
+
+def _heading(row: pd.Series) -> str:
+    """Framework, writer, persona, round, words and flags of one story, for its card."""
+    persona = f", persona {row['persona']}" if row.get("persona") else ""
+    flags = ", ".join(row["flags"]) or "none"
+    return (f"<strong>{html.escape(str(row['framework']))}</strong>: {html.escape(str(row['agent']))}{persona} "
+            f"(round {int(row['round'])}, {int(row['n_words'])} words, flags: {flags})")
+
+
+def readable_stories(stories: pd.DataFrame, prompt_id: str,
+                     drafts: dict[tuple[str, str], Transcript] | None = None) -> Markdown:
+    """One prompt's final stories as wrapped prose, each headed by framework, writer and persona, for a notebook.
+
+    `stories` has the `StoryRecord` columns (`load_stories`). With `drafts` (transcripts by (framework, prompt_id),
+    `read_transcripts`) a revised story is shown beside the writer's own draft, draft on the left. The one text
+    display of the writing chapters: it returns IPython's `Markdown` (holding HTML), which a notebook shows as is.
+    """
+    from IPython.display import Markdown
+
+    rows = stories[stories.prompt_id == prompt_id]
+    if rows.empty:
+        raise KeyError(f"prompt_id={prompt_id!r} has no stories; choose one of {sorted(stories.prompt_id.unique())}")
+    cards = []
+    for _, row in rows.iterrows():
+        transcript = (drafts or {}).get((str(row["framework"]), prompt_id))
+        draft = transcript.select(kind="draft", author=str(row["agent"])) if transcript and row["round"] > 0 else []
+        cells = ([f"<td><em>draft (round 0)</em>{_prose(draft[0].story or '')}</td>"] if draft else []) + [
+            f"<td>{'<em>revision</em>' if draft else ''}{_prose(str(row['story']))}</td>"]
+        cards.append(f"<p>{_heading(row)}</p><table><tr style=\"vertical-align: top\">{''.join(cells)}</tr></table>")
+    return Markdown("\n\n".join(cards))
