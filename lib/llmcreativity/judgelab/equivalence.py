@@ -11,7 +11,7 @@ A judge here is a similarity of every pair of ideas of one object and a rule tha
   `greedy_partition`), at the cosine threshold tuned on development;
 - "cosine average (E)": average-linkage agglomerative clustering of 1 - cosine, cut at 1 - threshold;
 - "pair classifier (average)" and "pair classifier (components)": a logistic head (`heads`) on the pair features
-  (`features.pair_features`: the cosine under each embedder and the content-word overlap) trained on the
+  (`ObjectPairs.pair_rows`: the cosine under each embedder and the content-word overlap) trained on the
   development objects' pairs, labelled "same idea" by either coder's buckets (one row per coder and pair, so both
   partitions train it), then average-linkage clustering of 1 - p(same), or the connected components of
   p(same) >= threshold.

@@ -3,7 +3,8 @@
 - A solution: its embedding e_s, the cosine e_p . e_s with its problem's embedding, and its length (log words,
   steps). (The elementwise product e_p * e_s, tried first on development, tripled the features and the head's
   fitting time for no gain in development AUC.)
-- A pair of ideas: their cosine under each embedder and the Jaccard overlap of their content words.
+- A pair of ideas: their cosine under each embedder and the Jaccard overlap of their content words
+  (`equivalence.ObjectPairs.pair_rows`, from `equivalence.jaccard_matrix`).
 - A story: the mean of its chunks' embeddings (chunks of `STORY_CHUNK_WORDS` words, so that every word is read by an
   embedder whose window is 256 or 384 word pieces; the mean renormalised to unit length), and its log length.
 
@@ -104,13 +105,3 @@ def story_features(embedder: TextEmbedder, stories: Sequence[str], prefix: str) 
         at += len(p)
     x = np.hstack([np.array(rows), length_features(stories)[0]])
     return x, [f"{prefix}:m{i}" for i in range(flat.shape[1])] + ["log_words"]
-
-
-def pair_features(texts: Sequence[str], embeddings: dict[str, np.ndarray], i: np.ndarray,
-                  j: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """(rows, names) of the pairs (texts[i[k]], texts[j[k]]): the cosine under each embedder of `embeddings`
-    (name -> unit rows aligned with `texts`) and the content-word Jaccard overlap."""
-    cols = [(embeddings[name][i] * embeddings[name][j]).sum(1) for name in sorted(embeddings)]
-    sets = [content_words(t) for t in texts]
-    jac = np.array([len(sets[a] & sets[b]) / (len(sets[a] | sets[b]) or 1) for a, b in zip(i, j, strict=True)])
-    return np.column_stack([*cols, jac]), [f"cos:{n}" for n in sorted(embeddings)] + ["jaccard"]

@@ -4,7 +4,7 @@ comparison, the proposed choice, and the confirmation on the test split from the
 Files: the stage writes each job's split, development table, proposed choice (with its fitted heads) and
 confirmation into its results folder (`output_files.LAB_*`); the committed choice and its heads live in
 `published/judges/` (`choice`). `adopt(job)` copies a proposal there, to be committed. A confirmation runs only
-from a committed choice made on the same split (`committed_for`); without one, a run that records claims scores no
+from a committed choice made on the same split (`confirm_job`); without one, a run that records claims scores no
 test split, and a smoke run (which records nothing) confirms its own proposal, marked provisional.
 """
 
@@ -132,18 +132,6 @@ def adopt(job: str, folder: Path, root: Path | None = None) -> Path:
     for f in sorted(folder.glob(f"{job}.*")):
         shutil.copyfile(f, target / f.name)
     return target / out.LAB_CHOICE.relative(job=job)
-
-
-def committed_for(job: str, split_sha256: str) -> CommittedChoice | None:
-    """The committed choice of `job` when one exists for this very split (None otherwise: a choice made on another
-    split, e.g. a smaller subset, does not apply); raises `choice.UncommittedChoice` when it exists but the code or
-    the choice has uncommitted changes."""
-    from .choice import choice_path
-
-    if not choice_path(job).exists():
-        return None
-    found = committed_choice(job)
-    return found if found.choice.split_sha256 == split_sha256 else None
 
 
 def committed_heads(found: CommittedChoice) -> dict[str, FittedHead]:
