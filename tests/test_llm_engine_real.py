@@ -11,36 +11,57 @@ pytestmark = pytest.mark.slow
 STORY = ("The survey drone found the city under the ice on the third day: streets of blue glass, lamps that still "
          "burned, and a harbour where the boats were frozen in mid-turn. Mira, the last engineer aboard, decided to "
          "wake the city's reactor, knowing the melt would drown the drone's tether and her way home.")
-TOLERANCE = {"float32": 1e-4, "bfloat16": 2e-2}
+TOLERANCE = 1e-4  # float32: prefix reuse against full recomputation, in nats
+BF16_NOISE_FACTOR = 2.0
 
 
-@pytest.fixture(scope="module", params=["float32", "bfloat16"])
-def pair(request):
-    path = convert_gguf("smollm2-135m", materialize("smollm2-135m"))
-    return (TransformersBackend(path, name="smollm2-135m", dtype=request.param),
-            TransformersBackend(path, name="smollm2-135m", dtype=request.param, prefix_reuse=False), request.param)
+@pytest.fixture(scope="module")
+def model_path():
+    return convert_gguf("smollm2-135m", materialize("smollm2-135m"))
+
+
+@pytest.fixture(scope="module")
+def float32_pair(model_path):
+    return (TransformersBackend(model_path, name="smollm2-135m", dtype="float32"),
+            TransformersBackend(model_path, name="smollm2-135m", dtype="float32", prefix_reuse=False))
 
 
 def gap(xs, ys) -> float:
     return max(abs(x.logprobs[k] - y.logprobs[k]) for x, y in zip(xs, ys, strict=True) for k in ANSWERS)
 
 
-def test_rubric_digits_with_prefix_reuse_match_full_recomputation(pair):
-    """float32: within 1e-4. bfloat16: within 2e-2 or, if larger, bfloat16's own batch-layout noise.
+def _prompts() -> list[str]:
+    return [rubric_prompt("A city under the ice.", STORY, d) for d in DIMENSIONS[:3]]
 
-    On this 135M model in bfloat16 two full recomputations that differ only in batch layout (alone versus
-    right-padded with two other prompts) already differ by about 0.14 nats (measured), so prefix reuse is held
-    to that floor: it must add no error beyond what batching alone gives.
-    """
-    reuse, full, dtype = pair
-    prompts = [rubric_prompt("A city under the ice.", STORY, d) for d in DIMENSIONS[:3]]
+
+def test_float32_rubric_digits_with_prefix_reuse_match_full_recomputation(float32_pair):
+    reuse, full = float32_pair
+    prompts = _prompts()
     want = [full.answer_probs(p, list(ANSWERS)) for p in prompts]
-    bound = TOLERANCE[dtype] if dtype == "float32" else max(TOLERANCE[dtype],
-                                                            gap(full.answer_probs_batch(prompts, list(ANSWERS)), want))
     one_by_one = [reuse.answer_probs(p, list(ANSWERS)) for p in prompts]  # the story's state from the LRU
     assert reuse.prefixes.reused_tokens > 0
-    assert gap(one_by_one, want) <= bound
-    assert gap(reuse.answer_probs_batch(prompts, list(ANSWERS)), want) <= bound
+    assert gap(one_by_one, want) <= TOLERANCE
+    assert gap(reuse.answer_probs_batch(prompts, list(ANSWERS)), want) <= TOLERANCE
+
+
+def test_bfloat16_prefix_reuse_adds_no_error_beyond_bfloat16s_own(model_path, float32_pair):
+    """bfloat16 rounding noise depends on the CPU's kernels, so it is measured here, against float32.
+
+    The reference is the float32 full recomputation. bfloat16's own error is the larger of its full recomputation
+    alone and in a batch of three (about 0.08-0.13 nats on an AVX-512 machine; reuse there: 0.08-0.09). Prefix reuse
+    may not exceed twice that: a reuse bug (a stale state, positions off by one) moves the digits by far more.
+    """
+    _, truth_model = float32_pair
+    prompts, answers = _prompts(), list(ANSWERS)
+    truth = [truth_model.answer_probs(p, answers) for p in prompts]
+    full = TransformersBackend(model_path, name="smollm2-135m", dtype="bfloat16", prefix_reuse=False)
+    own = max(gap([full.answer_probs(p, answers) for p in prompts], truth),
+              gap(full.answer_probs_batch(prompts, answers), truth))
+    reuse = TransformersBackend(model_path, name="smollm2-135m", dtype="bfloat16")
+    one_by_one = [reuse.answer_probs(p, answers) for p in prompts]
+    assert reuse.prefixes.reused_tokens > 0
+    assert gap(one_by_one, truth) <= BF16_NOISE_FACTOR * own, own
+    assert gap(reuse.answer_probs_batch(prompts, answers), truth) <= BF16_NOISE_FACTOR * own, own
 
 
 def test_a_real_sample_does_not_depend_on_its_batch(real_lm):
