@@ -200,6 +200,34 @@ def test_the_test_split_is_scored_only_from_a_committed_choice(tmp_path: Path) -
         committed_choice("convergent", tmp_path)
 
 
+def test_a_run_that_records_nothing_scores_its_own_proposal_never_the_committed_choice(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from llmcreativity.judgelab import choice as choice_module
+    from llmcreativity.judgelab import lab
+
+    ids = list(range(40))
+    digest = stories.splits_sha256(stories.outer_splits(ids))
+    committed = write_choice(Choice("rubric", "committed protocol", stories.CHOICE_RULE, digest), tmp_path)
+    monkeypatch.setattr(choice_module, "choice_path", lambda job, root=None: committed)
+
+    def dirty_tree(job: str, root: Path | None = None):
+        raise UncommittedChoice("uncommitted changes")
+
+    monkeypatch.setattr(lab, "committed_choice", dirty_tree)
+    seen: list[tuple[str, str]] = []
+
+    def scorer(choice: Choice, heads: dict, commit: str, sha: str) -> str:
+        seen.append((choice.protocol, commit))
+        return "scored"
+
+    monkeypatch.setattr(lab, "write_json", lambda path, data: None)
+    monkeypatch.setattr(lab, "to_json", lambda x: x)
+    assert lab.confirm_job("rubric", None, False, tmp_path, scorer, story_ids=ids) == "scored"
+    assert seen == [("nested choice among embedding heads", "")]  # provisional, on a dirty tree
+    with pytest.raises(UncommittedChoice):  # a recording run reads the committed choice and its checks
+        lab.confirm_job("rubric", None, True, tmp_path, scorer, story_ids=ids)
+
+
 def test_the_ridge_path_is_scikit_learns_ridge_at_every_alpha() -> None:
     from sklearn.linear_model import Ridge
 

@@ -386,10 +386,12 @@ def proposal(job: str, folder: Path) -> tuple[Choice, dict[str, FittedHead]]:
 
 def confirm_job(job: str, split: Split | None, records: bool, folder: Path,
                 scorer: Any, *, story_ids: list[int] | None = None) -> Confirmation | None:
-    """Score `job`'s test split once with `scorer(choice, heads, commit, choice_sha256)`, from the committed choice
-    made on this split; in a run that records nothing (smoke) without one, from the run's own proposal
-    (provisional); None when the run records claims and no committed choice was made on this split, so that its
-    test split stays unscored. The story job's split is its nested cross-validation's (`story_ids`)."""
+    """Score `job`'s test split once with `scorer(choice, heads, commit, choice_sha256)`.
+
+    A run that records claims scores it from the committed choice made on this split, or not at all (None: the
+    test split stays unscored). A run that records nothing (smoke) always scores its own proposal, marked
+    provisional: it never reads a committed choice, so it runs on a tree with uncommitted changes. The story job's
+    split is its nested cross-validation's (`story_ids`)."""
     from .choice import choice_path
 
     if split is not None:
@@ -399,7 +401,7 @@ def confirm_job(job: str, split: Split | None, records: bool, folder: Path,
             raise ValueError("the story job needs its story_ids to name its split")
         digest = stories.splits_sha256(stories.outer_splits(story_ids))
     path = choice_path(job)
-    if path.exists():
+    if records and path.exists():
         from ..json_records import from_json
 
         stored = from_json(Choice, json.loads(path.read_text(encoding="utf-8")))
