@@ -124,3 +124,12 @@ def upsert(path: str | Path, records: Sequence[T], key: Callable[[T], Hashable],
     new = {key(r) for r in records}
     kept = [r for r in read_records(path, type(records[0]), what) if key(r) not in new] + list(records)
     rewrite_jsonl(path, [to_json(r) for r in kept])
+
+
+def write_json(path: str | Path, value: Any) -> Path:
+    """`value` as one indented JSON document at `path`, keys sorted, NaN as null (parent folders created)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(value, indent=1, sort_keys=True, default=float, allow_nan=True).replace("NaN", "null")
+    p.write_text(text + "\n", encoding="utf-8")
+    return p

@@ -102,6 +102,19 @@ LARGE_SINGLE = OutputFile("single-{model}", "the bigger Single Agent's writing r
                           "transcripts), one folder per model")
 LARGE_SINGLE_STORIES = STORIES.within(LARGE_SINGLE)
 
+# writing_pilot: decoding settings screened on Single Agent stories, the chosen one confirmed on every framework -----
+PILOT_SCREEN = OutputFile("screen-{decoding}", "a decoding setting's Single Agent writing run on the screen prompts")
+PILOT_SCREEN_STORIES = STORIES.within(PILOT_SCREEN)
+PILOT_CONFIRM = OutputFile("confirm", "the chosen decoding's writing run of every framework on the confirmation "
+                           "prompts")
+PILOT_CONFIRM_STORIES = STORIES.within(PILOT_CONFIRM)
+PILOT_LARGE = OutputFile("confirm-single-{model}", "the larger Single Agent under the chosen decoding, one folder "
+                         "per model")
+PILOT_LARGE_STORIES = STORIES.within(PILOT_LARGE)
+PILOT_SCREEN_TABLE = OutputFile("screen.csv", "degeneracy, ended share, words and seconds per decoding setting")
+PILOT_CONFIRM_TABLE = OutputFile("confirm.csv", "degeneracy per framework and writer under the chosen decoding")
+PILOT_CHOICE = OutputFile("decoding_choice.json", "the decoding setting the screen chose, with its rule and shares")
+
 # corpus: the exported store (`corpus.store.export_store`) and the tables computed from it -----------------------
 CORPUS_CHUNKS = OutputFile("chunks.parquet", "the corpus chunk table, one row per chunk", items="corpus chunks")
 CORPUS_EMBEDDINGS = OutputFile("embeddings.npy", "the chunks' embeddings, float32 rows aligned with the chunk table")

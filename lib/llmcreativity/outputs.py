@@ -50,6 +50,40 @@ def _writing_stage(stage: str) -> str:
     return stage
 
 
+# writing_pilot ------------------------------------------------------------------------------------------------------
+
+def pilot_screen_dir(decoding: str) -> Path:
+    """The writing pilot's Single Agent run under one decoding setting (`output_files.PILOT_SCREEN`)."""
+    return output_file(out.PILOT_SCREEN, decoding=decoding)
+
+
+def pilot_confirm_dir() -> Path:
+    """The writing pilot's run of every framework under the chosen decoding (`output_files.PILOT_CONFIRM`)."""
+    return output_file(out.PILOT_CONFIRM)
+
+
+def pilot_large_dir(model: str) -> Path:
+    """The writing pilot's larger Single Agent under the chosen decoding (`output_files.PILOT_LARGE`)."""
+    from .llm.roles import role_label
+
+    return output_file(out.PILOT_LARGE, model=role_label(model))
+
+
+def pilot_screen_table_file() -> Path:
+    """The writing pilot's screen table (`output_files.PILOT_SCREEN_TABLE`)."""
+    return output_file(out.PILOT_SCREEN_TABLE)
+
+
+def pilot_confirm_table_file() -> Path:
+    """The writing pilot's confirmation table (`output_files.PILOT_CONFIRM_TABLE`)."""
+    return output_file(out.PILOT_CONFIRM_TABLE)
+
+
+def decoding_choice_file() -> Path:
+    """The writing pilot's choice of decoding (`output_files.PILOT_CHOICE`)."""
+    return output_file(out.PILOT_CHOICE)
+
+
 # scifi100 -----------------------------------------------------------------------------------------------------------
 
 def scifi100_file() -> Path:

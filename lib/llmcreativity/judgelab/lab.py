@@ -25,6 +25,7 @@ import pandas as pd
 from .. import output_files as out
 from ..hashing import sha256_file
 from ..json_records import to_json
+from ..jsonl import write_json
 from ..llm.backend import TextEmbedder
 from ..paths import REPO_ROOT
 from . import binary, equivalence, features, solutions, stories
@@ -101,14 +102,6 @@ def seconds_per_text(embedder: TextEmbedder, texts: Sequence[str], n: int = 32) 
     start = time.perf_counter()
     inner.encode(sample)
     return (time.perf_counter() - start) / max(len(sample), 1)
-
-
-def write_json(path: Path, value: Any) -> Path:
-    """`value` as indented JSON at `path` (NaN as null)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(value, indent=1, sort_keys=True, default=float, allow_nan=True).replace("NaN", "null")
-    path.write_text(text + "\n", encoding="utf-8")
-    return path
 
 
 def propose(job: str, protocol: str, rule: str, split_sha256: str, heads: Mapping[str, FittedHead], folder: Path,

@@ -70,6 +70,8 @@ PUBLISHED_CHOICES: dict[str, dict[str, Any]] = {
     "baselines": {"writer": PUBLISHED_WRITER, "large_writer": PUBLISHED_LARGE_WRITER, "rounds": 1,
                   "max_story_words": 300, "feedback_max_tokens": 200, "large_prompts": 1},
     "review": {"writer": PUBLISHED_WRITER, "max_story_words": 300, "feedback_max_tokens": 200},
+    "writing_pilot": {"writer": PUBLISHED_WRITER, "large_writer": PUBLISHED_LARGE_WRITER, "max_story_words": 300,
+                      "feedback_max_tokens": 200},
     "corpus": {},
     "judge_lab": {},
     "entailment_validation": {"entailment_judges": [PUBLISHED_ENTAILMENT_JUDGE, "qwen2.5-coder-1.5b"],
@@ -107,6 +109,8 @@ rubric judge on HANNA, the entailment judges on MuseScorer, the convergent judge
 PUBLISHED_SIZES: dict[str, dict[str, Any]] = {
     "baselines": {"n_categories": 7, "per_category": 2},
     "review": {"n_categories": 7, "per_category": 2},
+    "writing_pilot": {"screen_categories": 7, "screen_per_category": 1, "confirm_categories": 2,
+                      "confirm_per_category": 1, "large_prompts": 1},
     "entailment_validation": {"llm_sample": 30, "b7_sets": 3},
     "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 1, "n_hypogen": 1, "step_cap": 2},
     "judge_validation": {"n_items": 30},
@@ -136,6 +140,15 @@ def _prompts(p: dict[str, Any], stage: str = "") -> int:
     the review stage's as a later stage sees them (`review.n_categories`, `projection.scale_parameters`)."""
     at = f"{stage}." if stage else ""
     return _all(p[f"{at}n_categories"], SCIFI_CATEGORIES) * _all(p[f"{at}per_category"], SCIFI_PER_CATEGORY)
+
+
+def _pilot_stories(p: dict[str, Any]) -> int:
+    """Stories the writing pilot writes: a Single Agent story per decoding setting and screen prompt; per
+    confirmation prompt 1 of Single Agent and 3 of each other framework; the larger Single Agent's."""
+    screen = _all(p["screen_categories"], SCIFI_CATEGORIES) * p["screen_per_category"]
+    confirm = _all(p["confirm_categories"], SCIFI_CATEGORIES) * p["confirm_per_category"]
+    per_prompt = sum(1 if f == "single" else 3 for f in p["frameworks"])
+    return int(len(p["decodings"]) * screen + per_prompt * confirm + min(p["large_prompts"], confirm))
 
 
 def _questions(n: int) -> int:
@@ -330,6 +343,28 @@ STAGES: list[Stage] = [
             "published": _published("review"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40},
             "paper": {"n_categories": None, "per_category": None, "feedback_max_tokens": 400, "max_story_words": 300},
+        },
+    ),
+    Stage(
+        name="writing_pilot",
+        notebook="notebooks/writing_pilot.md",
+        title="Stories that are stories: decoding against loops, chosen on a pilot",
+        depends=("backends",),
+        outputs=(out.PILOT_SCREEN, out.PILOT_SCREEN_STORIES, out.PILOT_CONFIRM, out.PILOT_CONFIRM_STORIES,
+                 out.PILOT_LARGE, out.PILOT_LARGE_STORIES, out.PILOT_SCREEN_TABLE, out.PILOT_CONFIRM_TABLE,
+                 out.PILOT_CHOICE),
+        scale=Scale(_pilot_stories, "stories (decodings x screen prompts + framework stories x confirmation prompts "
+                    "+ large_prompts)",
+                    lambda p: p["max_story_words"], "max_story_words"),
+        profiles={
+            "default": {},
+            "pilot": _pilot("writing_pilot"),
+            "published": _published("writing_pilot"),
+            "smoke": {"decodings": ["none", "no-repeat-4gram"], "screen_categories": 1,
+                      "frameworks": ["single", "review"], "feedback_max_tokens": 32, "max_story_words": 40,
+                      "large_writer": SMOKE_MODEL},
+            "paper": {"max_story_words": 300, "feedback_max_tokens": 400, "screen_categories": None,
+                      "screen_per_category": 2, "confirm_categories": None, "large_prompts": 10},
         },
     ),
     Stage(
