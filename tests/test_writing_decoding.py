@@ -12,6 +12,7 @@ from llmcreativity.writing import STORY_SAMPLING, WritingConfig, load_scifi, sel
 from llmcreativity.writing.decoding import (
     CHOSEN_DECODING,
     DECODINGS,
+    applicable_decodings,
     check_decodings,
     check_pilot_prompts,
     choose_decoding,
@@ -85,3 +86,10 @@ def test_the_pilots_prompts_are_neither_the_published_runs_nor_each_others() -> 
     confirm = {i.prompt_id for i in select_prompts(scifi, n_categories=p["confirm_categories"],
                                                    per_category=p["confirm_per_category"], skip=4)}
     assert screen and confirm and not (ran & screen) and not (ran & confirm) and not (screen & confirm)
+
+
+def test_an_endpoint_writer_screens_only_the_setting_without_controls() -> None:
+    local = "llama.cpp:qwen2.5-coder-0.5b:qwen2.5-coder-0.5b-instruct.gguf:sha256-1d96:row-seeded"
+    assert applicable_decodings(local, list(DECODINGS)) == (list(DECODINGS), [])
+    kept, dropped = applicable_decodings("openai:http://127.0.0.1:8080/v1:qwen", ["no-repeat-4gram", "none"])
+    assert kept == ["none"] and dropped == ["no-repeat-4gram"]

@@ -126,3 +126,17 @@ def run_screen(lm: Backend, items: Sequence[PromptItem], decodings: Sequence[str
     runs = [load_stories(run_writing([SingleAgent(config=config(name))], lm, items, folder(name)).stories_path)
             .assign(decoding=name) for name in check_decodings(decodings)]
     return pd.concat(runs, ignore_index=True)
+
+
+LOCAL_ENGINES = ("llama.cpp:", "transformers:")
+"""Identity prefixes of the engines whose sampler applies the decoding controls (`llm.row_sampling`)."""
+
+
+def applicable_decodings(identity: str, names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the settings of `names` a writer with model `identity` can sample, those it cannot). A local engine applies
+    every setting; an endpoint only `none`, since its server's own penalties would count other tokens (its prompt's
+    among them) in another order, and the endpoint backend refuses them (`llm.openai_http`)."""
+    names = check_decodings(names)
+    if identity.startswith(LOCAL_ENGINES):
+        return names, []
+    return [n for n in names if not DECODINGS[n]], [n for n in names if DECODINGS[n]]
