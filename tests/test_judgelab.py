@@ -48,9 +48,10 @@ def test_the_whole_pipeline_on_labels_permuted_within_groups_agrees_at_chance() 
     dev = solutions.develop(shuffled, split, features, n_resamples=400)
     row = dev.table.set_index("protocol").loc["embedding head (toy)"]
     assert row["auc_low"] < binary.AUC_CHANCE < row["auc_high"]
-    heads = solutions.fit_protocol(shuffled, split, features, solutions.choose(dev))
+    chosen = solutions.choose(dev)
+    heads = solutions.fit_protocol(shuffled, split, features, chosen)
     test = split.mask(shuffled["group"], "test")
-    s = solutions.protocol_scores(heads, features, test, split.mask(shuffled["group"], "dev"))
+    s = solutions.protocol_scores(chosen, heads, features, test, split.mask(shuffled["group"], "dev"))
     ci = binary.auc_interval(shuffled["label"].to_numpy()[test], s, shuffled["group"].to_numpy()[test],
                              n_resamples=400)
     assert ci.low < binary.AUC_CHANCE < ci.high
@@ -330,3 +331,38 @@ def test_the_confirmed_equivalence_judge_clusters_your_ideas(tmp_path: Path) -> 
     assert [a["text"] for a in answered] == [*rows, "alone"] and answered[-1]["cluster"] == 0
     clusters = [a["cluster"] for a in answered[:6]]
     assert len(set(clusters)) < 6 and clusters[0] != clusters[5]
+
+
+def test_the_language_model_reads_few_solutions_of_each_problem_in_one_part_only() -> None:
+    items, _ = _solutions(n_problems=60, per=12)
+    split = split_groups("convergent", items["group"], test_share=0.3, seed=1)
+    dev = solutions.lm_rows(items, split, "dev", per_problem=3, cap=100)
+    test = solutions.lm_rows(items, split, "test", per_problem=5)
+    assert dev.sum() == 100 and not (dev & test).any()
+    assert set(items["group"][dev]) <= set(split.dev) and set(items["group"][test]) == set(split.test)
+    assert items["group"][dev].value_counts().max() == 3 and items["group"][test].value_counts().max() == 5
+    again = solutions.lm_rows(items, split, "dev", per_problem=3, cap=100)
+    assert (again == dev).all()  # a function of the split and the seed alone
+
+
+def test_every_protocol_is_compared_on_the_items_the_language_model_read() -> None:
+    """A protocol read on fewer rows (NaN elsewhere) restricts the comparison to those rows for every protocol; an
+    unfitted p(yes) is scored by its feature as is, a checklist head out of fold, and both join the panel."""
+    items, features = _solutions(n_problems=60, per=12, signal=1.5)
+    split = split_groups("convergent", items["group"], test_share=0.3, seed=1)
+    rows = solutions.lm_rows(items, split, "dev", per_problem=3, cap=100)
+    x = np.full((len(items), 2), np.nan)
+    x[rows] = np.column_stack([items["label"][rows] * 2.0 - 1.0 + np.random.default_rng(3).normal(size=rows.sum()),
+                               np.random.default_rng(4).normal(size=rows.sum())])
+    table = {**features, "checklist (lm)": (x, ["q1", "q2"]), "p(yes) (lm)": (x[:, [0]], ["direct"])}
+    dev = solutions.develop(items, split, table, n_resamples=200)
+    assert dev.rows.sum() == 100 and (dev.rows == rows).all()
+    shown = dev.table.set_index("protocol")
+    assert set(shown["items"]) == {100}
+    assert set(shown.index) >= {"p(yes) (lm)", "checklist (lm)", solutions.LM_PANEL}
+    assert np.allclose(dev.scores["p(yes) (lm)"], x[rows, 0])  # unfitted: its feature itself
+    assert shown.loc["p(yes) (lm)", "auc_low"] > 0.5
+    assert solutions.needs_lm(solutions.LM_PANEL, table) and not solutions.needs_lm("embedding head (toy)", table)
+    assert solutions.fit_protocol(items, split, table, "p(yes) (lm)") == {}
+    assert set(solutions.fit_protocol(items, split, table, solutions.LM_PANEL)) == {"embedding head (toy)",
+                                                                                   "checklist (lm)"}

@@ -163,6 +163,9 @@ def fit_head(kind: HeadKind, x: np.ndarray, y: np.ndarray, groups: Groups, featu
         raise ValueError(f"a logistic head needs labels 0 and 1, got {sorted(np.unique(y))[:5]}")
     values = tuple(grid) if grid is not None else (C_GRID if kind == "logistic" else ALPHA_GRID)
     scores = cross_validated(kind, x, y, groups, values)
+    if np.isnan(scores).all():
+        raise ValueError(f"{len(y)} rows of {len(set(map(str, groups)))} groups: no inner fold held both labels, so "
+                         "no regulariser can be chosen; give more labelled items (e.g. a larger lm_items)")
     best = int(np.nanargmax(scores))
     mean, sd = x.mean(0), _sd(x)
     if kind == "ridge":

@@ -26,9 +26,9 @@ from .. import output_files as out
 from ..hashing import sha256_file
 from ..json_records import to_json
 from ..jsonl import write_json
-from ..llm.backend import TextEmbedder
+from ..llm.backend import Backend, TextEmbedder
 from ..paths import REPO_ROOT
-from . import binary, equivalence, features, solutions, stories
+from . import binary, checklist, equivalence, features, solutions, stories
 from .choice import CHOICE_DIR, Choice, CommittedChoice, committed_choice
 from .heads import FittedHead, load_head, save_head
 from .jobs import job_spec
@@ -159,8 +159,34 @@ def solution_features(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder]
     return table, cost
 
 
+def lm_solution_features(items: pd.DataFrame, rows: np.ndarray, lms: Mapping[str, Backend]
+                         ) -> dict[str, tuple[np.ndarray, list[str]]]:
+    """The language-model protocols' features over all of `items`, read in `rows` only (NaN elsewhere): per model,
+    "checklist (M)" (the log-odds of every checklist answer) and "p(yes) (M)" (the direct question's)."""
+    table = {}
+    for name, lm in lms.items():
+        x = np.full((len(items), len(checklist.SOLUTION_QUESTIONS)), np.nan)
+        if rows.any():
+            x[rows] = checklist.log_odds(checklist.answer_matrix(lm, items["problem"][rows].tolist(),
+                                                                 items["solution"][rows].tolist()))
+        table[f"{solutions.CHECKLIST_PREFIX} ({name})"] = (x, [f"q{i + 1}" for i in range(x.shape[1])])
+        table[f"{solutions.DIRECT_PREFIX} ({name})"] = (x[:, [checklist.DIRECT]], ["direct question"])
+    return table
+
+
+def lm_seconds(lm: Backend, items: pd.DataFrame, n: int = 2) -> float:
+    """Wall seconds the language model (uncached, where the call cache wraps it) takes per solution to answer the
+    whole checklist, on the first `n` solutions after one to warm it: the checklist protocols' cost (the direct
+    question alone costs about one question's share of it, its prefix read once)."""
+    inner = getattr(lm, "inner", lm)
+    checklist.answer_matrix(inner, items["problem"][:1].tolist(), items["solution"][:1].tolist())
+    start = time.perf_counter()
+    checklist.answer_matrix(inner, items["problem"][1:n + 1].tolist(), items["solution"][1:n + 1].tolist())
+    return (time.perf_counter() - start) / n
+
+
 def propose_solution_judge(items: pd.DataFrame, split: Split, table: Mapping[str, tuple[np.ndarray, list[str]]],
-                           development: solutions.Development, folder: Path) -> Choice:
+                           development: solutions.Development, folder: Path, lm_settings: dict[str, Any]) -> Choice:
     """Apply the choice rule, fit the chosen protocol's heads and the baseline's on every development item, and
     write the proposal."""
     chosen = solutions.choose(development)
@@ -170,19 +196,35 @@ def propose_solution_judge(items: pd.DataFrame, split: Split, table: Mapping[str
     return propose(solutions.JOB, chosen, solutions.CHOICE_RULE, split.sha256, heads, folder,
                    {"threshold": float(row["threshold"]), "head": solutions.HEAD_KIND,
                     "reserved_se_problems": solutions.RESERVED_SE_PROBLEMS, "test_share": solutions.TEST_SHARE,
-                    "split_seed": solutions.SPLIT_SEED},
+                    "split_seed": solutions.SPLIT_SEED, **lm_settings},
                    {"auc": float(row["auc"]), "auc_low": float(row["auc_low"]), "auc_high": float(row["auc_high"]),
                     "items": int(row["items"]), "problems": int(row["problems"])})
 
 
 def confirm_solution_judge(items: pd.DataFrame, split: Split, table: Mapping[str, tuple[np.ndarray, list[str]]],
                            choice: Choice, heads: Mapping[str, FittedHead], *, commit: str, choice_sha256: str,
-                           n_resamples: int, seed: int) -> Confirmation:
-    """Score the test split once with the chosen heads, and the baseline on the same items."""
+                           n_resamples: int, seed: int, lms: Mapping[str, Backend] | None = None) -> Confirmation:
+    """Score the test split once with the chosen heads, and the baseline on the same items. A protocol that reads a
+    language model is scored on the test solutions `solutions.lm_rows` picks, its models' answers asked here (never
+    before the choice is fixed)."""
     dev, test = split.mask(items["group"], "dev"), split.mask(items["group"], "test")
     assert_unseen(split, items["group"][dev], items["group"][test])
+    table = dict(table)
+    if solutions.needs_lm(choice.protocol, table):
+        test = solutions.lm_rows(items, split, "test", per_problem=solutions.LM_TEST_PER_PROBLEM)
+        named = [str(m) for m in choice.settings.get("lm_judges", [])]
+        missing = sorted(set(named) - set(lms or {}))
+        if missing:
+            raise ValueError(f"the committed solution choice reads the language model(s) {missing}, which this run "
+                             "did not load: run with `lm_judges` naming them")
+        for name, (x, cols) in lm_solution_features(items, test, {m: (lms or {})[m] for m in named}).items():
+            merged = table[name][0].copy()
+            merged[test] = x[test]
+            table[name] = (merged, cols)
     members = {r: h for r, h in heads.items() if r != "baseline"}
-    s = solutions.protocol_scores(members, table, test, dev)
+    reference = dev & np.all([np.isfinite(table[m][0]).all(axis=1)
+                              for m in solutions.panel_members(choice.protocol, list(table))], axis=0)
+    s = solutions.protocol_scores(choice.protocol, members, table, test, reference)
     base = heads["baseline"].score(table[solutions.BASELINE][0][test])
     y, g = items["label"].to_numpy()[test], items["group"].to_numpy()[test]
     ci = binary.auc_interval(y, s, g, n_resamples=n_resamples, seed=seed)
@@ -485,16 +527,35 @@ class JobRun:
 
 
 def solution_job(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder], folder: Path, *, max_problems: int,
-                 records: bool, n_resamples: int, seed: int) -> JobRun:
-    """The solution-validity job: split, features, development comparison, proposal, confirmation."""
+                 records: bool, n_resamples: int, seed: int, lms: Mapping[str, Backend] | None = None,
+                 lm_items: int = 0) -> JobRun:
+    """The solution-validity job: split, features, development comparison, proposal, confirmation. With `lms`,
+    each model answers the checklist for `lm_items` development solutions (`solutions.lm_rows`), and every protocol
+    is compared on those."""
     from .. import outputs
 
     items = subset_problems(items, max_problems)
     split = solutions.solution_split(items)
     save_split_file(split, folder, solutions.JOB)
     table, cost = solution_features(items, embedders)
+    lms = dict(lms or {}) if lm_items > 0 else {}
+    lm_settings: dict[str, Any] = {}
+    if lms:
+        rows = solutions.lm_rows(items, split, "dev", per_problem=solutions.LM_PER_PROBLEM,
+                                 cap=min(lm_items, solutions.LM_DEV_ITEMS))
+        table.update(lm_solution_features(items, rows, lms))
+        for name, lm in lms.items():
+            cost[f"{solutions.CHECKLIST_PREFIX} ({name})"] = lm_seconds(lm, items[rows])
+            cost[f"{solutions.DIRECT_PREFIX} ({name})"] = cost[f"{solutions.CHECKLIST_PREFIX} ({name})"] / len(
+                checklist.SOLUTION_QUESTIONS)
+        cost[solutions.LM_PANEL] = sum(v for k, v in cost.items()
+                                       if k.startswith(("embedding head", solutions.CHECKLIST_PREFIX)))
+        lm_settings = {"lm_judges": list(lms), "lm_items": int(rows.sum()),
+                       "lm_per_problem": solutions.LM_PER_PROBLEM,
+                       "lm_test_per_problem": solutions.LM_TEST_PER_PROBLEM,
+                       "questions": list(checklist.SOLUTION_QUESTIONS)}
     dev = solutions.develop(items, split, table, n_resamples=n_resamples, seed=seed)
-    proposed = propose_solution_judge(items, split, table, dev, folder)
+    proposed = propose_solution_judge(items, split, table, dev, folder, lm_settings)
     shown = dev.table.assign(seconds=dev.table["protocol"].map(cost))
     shown.to_csv(outputs.lab_development_file(solutions.JOB), index=False)
     in_dev = split.mask(items["group"], "dev")
@@ -503,7 +564,7 @@ def solution_job(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder], fol
 
     def score(choice: Choice, heads: dict[str, FittedHead], commit: str, digest: str) -> Confirmation:
         return confirm_solution_judge(items, split, table, choice, heads, commit=commit, choice_sha256=digest,
-                                      n_resamples=n_resamples, seed=seed)
+                                      n_resamples=n_resamples, seed=seed, lms=lms)
 
     return JobRun(solutions.JOB, shown, "auc", ceiling, proposed, confirm_job(solutions.JOB, split, records, folder,
                                                                               score))

@@ -56,6 +56,7 @@ ROLE_NEEDS: dict[str, tuple[str, ...]] = {
     "weak_convergent_judge": (*_GENERATE, "top_logprobs"),
     "entailment_judge": _JUDGE,
     "entailment_judges": _JUDGE,
+    "checklist_judges": _JUDGE,
     "novelty_judge": _JUDGE,
     "surprisal_scorer": ("echo",),
     "embedder": ("embeddings",),

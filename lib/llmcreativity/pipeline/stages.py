@@ -73,7 +73,7 @@ PUBLISHED_CHOICES: dict[str, dict[str, Any]] = {
     "writing_pilot": {"writer": PUBLISHED_WRITER, "large_writer": PUBLISHED_LARGE_WRITER, "max_story_words": 300,
                       "feedback_max_tokens": 200},
     "corpus": {},
-    "judge_lab": {},
+    "judge_lab": {"checklist_judges": ["llama.cpp:qwen2.5-coder-0.5b"]},
     "entailment_validation": {"entailment_judges": [PUBLISHED_ENTAILMENT_JUDGE, "qwen2.5-coder-1.5b"],
                               "entailment_judge": PUBLISHED_ENTAILMENT_JUDGE},
     "semantic_entropy": {"se_models": PUBLISHED_SE_MODELS, "judge": "llm",
@@ -115,6 +115,7 @@ PUBLISHED_SIZES: dict[str, dict[str, Any]] = {
     "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 1, "n_hypogen": 1, "step_cap": 2},
     "judge_validation": {"n_items": 30},
     "evaluation": {"hanna_n": 44},
+    "judge_lab": {"lm_items": 600},
 }
 """Stage -> the published run's sizes: for each claim the stage decides, the minimum sample its pre-registration
 (`published/preregistration`) derives from the pilot: prompts for A2 and A4, HANNA stories for A5, labelled
@@ -396,7 +397,7 @@ STAGES: list[Stage] = [
             "pilot": _pilot("judge_lab"),
             "published": _published("judge_lab"),
             "smoke": {"embedders": ["all-minilm-l6-v2"], "max_problems": 24, "max_ideas": 40, "hanna_n": 24,
-                      "n_resamples": 200},
+                      "n_resamples": 200, "checklist_judges": [SMOKE_MODEL], "lm_items": 45},
             "paper": {},
         },
     ),
