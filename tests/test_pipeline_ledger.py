@@ -92,6 +92,21 @@ def test_a_named_judge_is_gated_on_its_own_agreement_and_an_unnamed_one_on_every
     assert row("B6", current("judge")).verdict == JUDGE_NOT_VALIDATED
 
 
+def test_a_named_judge_is_matched_exactly_and_a_laboratory_judge_gates_only_the_claims_that_name_it():
+    record_judge_validity("convergent", "p_yes (qwen-0.5b)", "kappa", ci(0.0, -0.2, 0.2, 40), stage="judge")
+    record_judge_validity("convergent", "convergent: checklist [lab 1a2b]", "AUC", ci(0.7, 0.6, 0.8, 400),
+                          stage="judge_lab", chance=0.5)
+    weak = Verdict("supported", "weak", 0.05, -0.1, 0.2, 8, "Spearman rho")
+    record("judge", "B6", weak, judge="p_yes")  # a substring of a recorded judge is not that judge
+    assert row("B6", current("judge", "judge_lab")).verdict == JUDGE_NOT_VALIDATED
+    assert "no agreement" in row("B6", current("judge", "judge_lab")).note
+    record("judge", "B6", weak)  # unnamed: the stage's own judge, never the laboratory's
+    shown = row("B6", current("judge", "judge_lab"))
+    assert shown.verdict == JUDGE_NOT_VALIDATED and [v.judge for v in shown.judges] == ["p_yes (qwen-0.5b)"]
+    record("judge", "B6", weak, judge="convergent: checklist [lab 1a2b]")
+    assert row("B6", current("judge", "judge_lab")).verdict == "supported"
+
+
 def test_only_agreements_from_the_latest_successful_run_of_their_stage_gate_a_claim(monkeypatch):
     record("eval", "A1", supported())
     record_judge_validity("rubric", "qwen", "rho", ci(0.5, 0.2, 0.8, 40), stage="eval")

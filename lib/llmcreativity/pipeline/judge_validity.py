@@ -182,11 +182,16 @@ def validity_finding(records: Sequence[JudgeValidity]) -> str:
                    "claims page when their judge is not one that beats chance." if claims else "")
 
 
+LAB_STAGE = "judge_lab"
+"""The stage whose records are the laboratory's confirmed judges: each gates only the claims that name it."""
+
+
 def judges_for(kind: str, judge: str, records: Iterable[JudgeValidity]) -> list[JudgeValidity]:
-    """The records a claim resting on a `kind` judge is gated on: the one named `judge` when the claim names it
-    (matched exactly, else as a substring of the record's judge), else every record of that kind."""
+    """The records a claim resting on a `kind` judge is gated on. A claim that names its `judge` is gated on that
+    judge's record alone, matched exactly (never as a substring: "p(yes) (M)" must not pass for "p(yes) (M) x2"); no
+    record is then "no agreement recorded". A claim that names none was scored by its stage's own judges of the
+    kind, and is gated on every one of them; a laboratory judge (`LAB_STAGE`) never scored it and is left out."""
     same = [v for v in records if v.kind == kind]
     if judge:
-        exact = [v for v in same if v.judge == judge]
-        return exact or [v for v in same if judge in v.judge]
-    return same
+        return [v for v in same if v.judge == judge]
+    return [v for v in same if v.stage != LAB_STAGE]
