@@ -205,6 +205,28 @@ def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(record
     assert grown["stages"]["recorded"]["calls"]["writer"] == {"answer_probs": 4, "generate": 8}
 
 
+def test_a_sitting_without_new_calls_whose_outputs_changed_is_recorded_with_the_same_files(recorded, tmp_path,
+                                                                                         monkeypatch):
+    """A test split scored once its choice was committed asks no new call (the record answers all), yet changes the
+    stage's outputs: the entry takes the new digests as a sitting of its own, keeping its keys and answers files."""
+    folder, live, _ = recorded
+    copy, results = tmp_path / "rescored", tmp_path / "results"
+    shutil.copytree(folder, copy)
+    shutil.copytree(live, results)
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(results))
+    monkeypatch.setenv("LLMCREATIVITY_CACHE", str(live.parent / "cache"))
+    # up to date with the live folder's calls first (an earlier test may have grown it)
+    first = export_record(copy, plan("default", [], stages=[STAGE]), "default",
+                          log=lambda *_: None)["stages"]["recorded"]
+    name = sorted(first["output_digests"])[0]
+    (results / name).write_text('{"rescored": 1}\n')
+    again = export_record(copy, plan("default", [], stages=[STAGE]), "default", log=lambda *_: None)
+    entry = again["stages"]["recorded"]
+    assert entry["output_digests"][name] != first["output_digests"][name]
+    assert entry["keys_file"] == first["keys_file"] and entry["shards"] == first["shards"]
+    assert len(entry["sittings"]) == len(first.get("sittings") or [1]) + 1 and entry["sittings"][-1]["calls"] == {}
+
+
 def test_a_stage_resumed_in_a_later_sitting_is_recorded_with_the_calls_of_every_sitting(recorded, tmp_path,
                                                                                         monkeypatch):
     """A resumed sitting logs only the calls it did not read back from its results folder; the record's entry still

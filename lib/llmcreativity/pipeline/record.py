@@ -213,40 +213,12 @@ def _next_index(folder: Path, stage: str) -> int:
     return max(existing, default=0) + 1
 
 
-def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], cache: ResponseCache,
-                 profile: str) -> dict[str, Any] | None:
-    """Add `stage`'s calls to the record in `folder` (new numbered files); its entry, or None when the record holds
-    every call it logged already.
-
-    A stage recorded over several sittings holds the calls of all of them: a sitting that resumes a stage (a larger
-    size after an interim one, or a run killed and started again) asks only for what it does not read back from its
-    results folder, so its call log alone would under-count what a replay of the stage asks. The entry's keys file is
-    therefore the union of the earlier one and this sitting's calls, and `sittings` lists each sitting's run id,
-    commit, wall time and the calls it added. A stage computed again from scratch under other generating parameters
-    belongs in a new record folder, or the earlier sittings' calls would count as asked."""
-    entry = read_manifest(profile)["stages"].get(stage)
-    if not entry or entry.get("status") != "ok":
-        raise RecordError(f"stage {stage!r} has not run successfully under profile {profile!r}: run it "
-                          f"(`llmcreativity run --profile {profile} --stage {stage}`) before exporting it")
-    log = call_log_file(stage, profile)
-    calls = read_call_log(log)
-    unique: dict[tuple[str, ...], LoggedCall] = {}
-    for c in calls:
-        unique.setdefault(tuple(c.keys), c)
-    calls = list(unique.values())
-    previous = record.get("stages", {}).get(stage)
-    if previous and not (folder / previous["keys_file"]).exists():
-        raise RecordError(f"{folder / previous['keys_file']}: the keys file of the recorded stage {stage!r} is "
-                          "missing; restore the record from git (`git checkout -- <folder>`) before exporting into it")
-    earlier = [LoggedCall(**row) for row in _read_gz_jsonl(folder / previous["keys_file"])] if previous else []
-    known = {tuple(c.keys) for c in earlier}
-    added = [c for c in calls if tuple(c.keys) not in known]
-    if previous and not added:
-        return None
-    calls = earlier + added
+def _write_calls(stage: str, calls: list[LoggedCall], previous: dict[str, Any] | None, folder: Path,
+                 record: dict[str, Any], cache: ResponseCache) -> tuple[str, list[str]]:
+    """Write a sitting's numbered files: the keys of every call of the stage (`calls`) and the answers the record
+    does not hold yet, from `cache`; return (keys file, answer shards)."""
     rows = [to_json(c) for c in calls]
     stored = stored_keys(folder, record)
-    ran = resolved_parameters(plan, entry.get("parameters", {}))
     k = _next_index(folder, stage)
     (folder / stage).mkdir(parents=True, exist_ok=True)
     lm_rows, emb_keys, emb_rows, missing = [], [], [], []
@@ -278,6 +250,43 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
     if emb_rows:
         shards.append(f"{stage}/embeddings.{k}.npz")
         _save_embeddings(folder / shards[-1], emb_keys, emb_rows)
+    return keys_file, shards
+
+
+def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], cache: ResponseCache,
+                 profile: str) -> dict[str, Any] | None:
+    """Add `stage`'s calls to the record in `folder` (new numbered files); its entry, or None when the record holds
+    every call it logged already.
+
+    A stage recorded over several sittings holds the calls of all of them: a sitting that resumes a stage (a larger
+    size after an interim one, or a run killed and started again) asks only for what it does not read back from its
+    results folder, so its call log alone would under-count what a replay of the stage asks. The entry's keys file is
+    therefore the union of the earlier one and this sitting's calls, and `sittings` lists each sitting's run id,
+    commit, wall time and the calls it added. A stage computed again from scratch under other generating parameters
+    belongs in a new record folder, or the earlier sittings' calls would count as asked."""
+    entry = read_manifest(profile)["stages"].get(stage)
+    if not entry or entry.get("status") != "ok":
+        raise RecordError(f"stage {stage!r} has not run successfully under profile {profile!r}: run it "
+                          f"(`llmcreativity run --profile {profile} --stage {stage}`) before exporting it")
+    log = call_log_file(stage, profile)
+    calls = read_call_log(log)
+    unique: dict[tuple[str, ...], LoggedCall] = {}
+    for c in calls:
+        unique.setdefault(tuple(c.keys), c)
+    calls = list(unique.values())
+    previous = record.get("stages", {}).get(stage)
+    if previous and not (folder / previous["keys_file"]).exists():
+        raise RecordError(f"{folder / previous['keys_file']}: the keys file of the recorded stage {stage!r} is "
+                          "missing; restore the record from git (`git checkout -- <folder>`) before exporting into it")
+    earlier = [LoggedCall(**row) for row in _read_gz_jsonl(folder / previous["keys_file"])] if previous else []
+    known = {tuple(c.keys) for c in earlier}
+    added = [c for c in calls if tuple(c.keys) not in known]
+    calls = earlier + added
+    ran = resolved_parameters(plan, entry.get("parameters", {}))
+    if previous and not added:  # no new call: the record's files stand; its outputs may still have changed
+        keys_file, shards = previous["keys_file"], list(previous.get("shards", []))
+    else:
+        keys_file, shards = _write_calls(stage, calls, previous, folder, record, cache)
     exported = {
         "run_id": entry.get("run_id", ""), "profile": profile, "notebook": entry.get("notebook", ""),
         "source_sha256": entry.get("source_sha256", ""), "commit": entry.get("commit", ""),
@@ -293,9 +302,16 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: dict[str, Any], c
         "judge_validity": [r for r in read_jsonl(results_dir(profile) / "judge_validity.jsonl")
                            if r.get("stage") == stage],
     }
+    if previous and not added and all(exported[k] == previous.get(k) for k in _SAME_SITTING):
+        return None
     exported["sittings"] = [*(sittings(previous) if previous else []),
                             sitting(exported, calls_by_role(added) if previous else None)]
     return exported
+
+
+_SAME_SITTING = ("output_digests", "claims", "judge_validity", "resolved_sha256")
+"""A sitting that adds no call and leaves these as recorded changes nothing; one that changes them (a test split
+scored once its choice was committed, with every call answered from the record) is a sitting of its own."""
 
 
 def _files(folder: Path, record: dict[str, Any]) -> dict[str, dict[str, Any]]:
