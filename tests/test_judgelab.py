@@ -366,3 +366,33 @@ def test_every_protocol_is_compared_on_the_items_the_language_model_read() -> No
     assert solutions.fit_protocol(items, split, table, "p(yes) (lm)") == {}
     assert set(solutions.fit_protocol(items, split, table, solutions.LM_PANEL)) == {"embedding head (toy)",
                                                                                    "checklist (lm)"}
+
+
+def test_the_confirmed_equivalence_judge_clusters_semantic_entropy_samples_and_names_their_claims() -> None:
+    """Loaded from the published record and its committed choice, it partitions a step's samples for
+    `cluster_by_bidirectional_entailment` (no pair asked), decides B1-B4, names their claims, and is refused as
+    B4's similarity embedder when it clusters with that embedder."""
+    from llmcreativity.entropy.claims import check_similarity_embedder, claims_judge, is_entailment
+    from llmcreativity.entropy.clustering import cluster_by_bidirectional_entailment
+    from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge
+    from llmcreativity.judgelab import score
+    from llmcreativity.llm.scripted import ScriptedEmbedder
+
+    loaded: list[str] = []
+
+    def load(name: str) -> ScriptedEmbedder:
+        loaded.append(name)
+        return ScriptedEmbedder()
+
+    judge = score.confirmed_equivalence_judge(load)
+    assert loaded == ["all-minilm-l6-v2"] and judge.identity.startswith("entailment: cosine average")
+    texts = ["tie the rope to the tree", "tie the rope to the tree", "boil water in the can", "tie rope to tree"]
+    c = cluster_by_bidirectional_entailment(texts, judge)
+    assert c.ids[0] == c.ids[1] == 0 and c.ids[2] != 0 and c.judge_calls == 0
+    assert c.representatives == tuple(c.ids.index(k) for k in range(c.n_clusters))
+    assert is_entailment(judge) and claims_judge(judge) == judge.identity
+    assert claims_judge(EmbeddingSimilarityJudge(ScriptedEmbedder())) == ""
+    with pytest.raises(ValueError, match="also clusters the candidates"):
+        check_similarity_embedder(judge, judge.embedder)
+    with pytest.raises(TypeError, match="partition"):
+        judge.entails([("a", "b")])

@@ -3,8 +3,8 @@
 The primary statistic is the probability-weighted SE (the paper weights clusters by sequence
 probability); the discrete and length-normalized SEs are robustness rows. Every interval comes from
 a cluster bootstrap over problems (chains and steps of one problem are not independent). A verdict
-is only decided on entailment clusters: when the chains were clustered with the embedding-similarity
-approximation, B1-B4 are "not testable here".
+is only decided on entailment clusters or the judge laboratory's confirmed equivalence judge (`judge="lab"`): when
+the chains were clustered with the embedding-similarity approximation, B1-B4 are "not testable here".
 """
 
 from __future__ import annotations
@@ -47,13 +47,24 @@ def is_entailment(judge: EntailmentJudge) -> bool:
 def check_similarity_embedder(judge: EntailmentJudge, embedder: TextEmbedder) -> None:
     """Refuse to measure candidate similarity (B4) with the embedder that also clusters the candidates.
 
-    With the embedding approximation, clusters are cosine thresholds of that embedder, so SE falls
-    with its cosine by construction; any other embedder (or entailment clustering) is fine.
+    With the embedding approximation or the laboratory's confirmed equivalence judge, clusters are cosine clusters
+    of that embedder, so SE falls with its cosine by construction; any other embedder (or entailment clustering) is
+    fine.
     """
-    if isinstance(judge, EmbeddingSimilarityJudge) and judge.embedder.identity == embedder.identity:
+    clusterer = getattr(judge, "embedder", None)
+    if clusterer is not None and clusterer.identity == embedder.identity:
         raise ValueError(f"the similarity embedder {embedder.identity!r} also clusters the candidates "
                          f"({judge.identity}): B4 would hold by construction; choose another similarity embedder "
                          "or cluster by entailment")
+
+
+def claims_judge(judge: EntailmentJudge) -> str:
+    """The judge the B1-B4 claims name for the claims page's gate: a confirmed laboratory judge's validity name
+    (`judgelab.score.ConfirmedEquivalenceJudge`, gated on its own test-split record), else "" (the stage's own
+    entailment judges, gated together by kind, as the published run was)."""
+    from ..judgelab.score import ConfirmedEquivalenceJudge
+
+    return judge.identity if isinstance(judge, ConfirmedEquivalenceJudge) else ""
 
 
 def _one_domain(chains: pd.DataFrame, steps: pd.DataFrame, domain: str, n_resamples: int,

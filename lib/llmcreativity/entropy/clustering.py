@@ -5,6 +5,10 @@ entailed by; otherwise it founds a new cluster. Samples are compared with repres
 never with every earlier sample, so the judge sees at most 2 * N * K pairs for N samples and K
 clusters instead of the N (N - 1) ordered pairs of all-pairs clustering. Identical texts
 (after stripping whitespace) share a cluster without asking the judge.
+
+A judge that partitions whole sets (it has a `partition(texts)` method, such as the judge laboratory's confirmed
+equivalence judge, `judgelab.score.ConfirmedEquivalenceJudge`) is asked for the partition instead; each cluster's
+representative is then its first member, and no pair is counted as asked.
 """
 
 from __future__ import annotations
@@ -46,6 +50,16 @@ def cluster_by_bidirectional_entailment(
         raise ValueError("texts must be a sequence of strings (one per sample), not a single string")
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r}: must be >= 1")
+    partition = getattr(judge, "partition", None)
+    if partition is not None:
+        given = [int(i) for i in partition(list(texts))]
+        firsts: dict[int, int] = {}
+        for i, c in enumerate(given):
+            firsts.setdefault(c, i)
+        if len(given) != len(texts) or list(firsts) != list(range(len(firsts))):
+            raise ValueError(f"{judge.identity}: give one cluster id per text, numbered 0, 1, ... in order of first "
+                             "appearance")
+        return Clustering(tuple(given), tuple(firsts.values()), 0)
     if isinstance(judge, EmbeddingSimilarityJudge):
         judge.embed(list(texts))  # one encoder batch for all texts instead of one per new text
     ids: list[int] = []

@@ -100,6 +100,57 @@ def cluster_texts(texts: Sequence[str], embedder: Any, threshold: float) -> np.n
     return labels
 
 
+class ConfirmedEquivalenceJudge:
+    """The judge laboratory's confirmed semantic-equivalence judge as a clustering judge of the semantic-entropy
+    stage: it partitions a whole set of texts at once (`partition`: average-linkage clusters by cosine, cut at the
+    committed threshold), so `entropy.clustering` asks it for the partition instead of pairwise entailment.
+
+    `identity` is its validity record's judge name, which the claims it clusters for name, so the claims page gates
+    them on that record alone (`pipeline.judge_validity.judges_for`)."""
+
+    def __init__(self, embedder: Any, threshold: float, name: str):
+        self.embedder = embedder
+        """The embedder it clusters with (the similarity measure of B4 must be another, `check_similarity_embedder`)."""
+        self.threshold = threshold
+        """The committed cosine threshold."""
+        self.identity = name
+        """Its judge name in the laboratory's validity record."""
+        self.calls = 0
+        """Pairs judged: always 0 (it partitions whole sets)."""
+
+    def partition(self, texts: Sequence[str]) -> list[int]:
+        """Cluster ids of `texts`, numbered 0, 1, ... in order of first appearance."""
+        labels = cluster_texts(list(texts), self.embedder, self.threshold) if texts else np.zeros(0, dtype=int)
+        order: dict[int, int] = {}
+        return [order.setdefault(int(x), len(order)) for x in labels]
+
+    def entails(self, pairs: Sequence[tuple[str, str]], context: str | None = None) -> list[bool]:
+        """Not defined: the judge partitions whole sets (`partition`), it does not answer pairs."""
+        raise TypeError(f"{self.identity} clusters whole sets of texts (partition), not pairs; cluster with "
+                        "entropy.cluster_by_bidirectional_entailment, which asks it for the partition")
+
+
+def confirmed_equivalence_judge(load_embedder: Any, record: Path | None = None) -> ConfirmedEquivalenceJudge:
+    """The confirmed semantic-equivalence judge, its embedder loaded by `load_embedder(name)`: refused (`ItemsError`)
+    when the laboratory confirmed none, or when the committed choice file is not the one its validity record was
+    scored from."""
+    from ..hashing import sha256_file
+    from ..json_records import from_json
+    from .choice import Choice as ChoiceRecord
+    from .choice import choice_path
+
+    judge = confirmed_judge("entailment", record)
+    path = choice_path("entailment")
+    if not path.exists() or sha256_file(path) != judge.get("choice_sha256"):
+        raise ItemsError(f"{path}: not the choice the confirmed judge {judge['judge']!r} was scored from (sha256 "
+                         f"{str(judge.get('choice_sha256'))[:12]}); restore it from git")
+    choice = from_json(ChoiceRecord, json.loads(path.read_text(encoding="utf-8")))
+    if not choice.protocol.startswith("cosine average ("):
+        raise ItemsError(f"the confirmed equivalence judge {judge['judge']!r} has no clustering yet")
+    name = choice.protocol[choice.protocol.index("(") + 1:choice.protocol.rindex(")")]
+    return ConfirmedEquivalenceJudge(load_embedder(name), float(choice.settings["threshold"]), str(judge["judge"]))
+
+
 def score_file(job: str, path: str | Path, output: str | Path, record: Path | None = None) -> Path:
     """Score the items of `path` with `job`'s confirmed judge and write them, answered, to `output`."""
     from ..llm.local_models import get_embedder
