@@ -606,8 +606,26 @@ def story_job(hanna: Any, embedders: Mapping[str, TextEmbedder], folder: Path, *
                                    n_resamples=n_resamples, seed=seed, story_ids=story_ids)
 
     result = confirm_job(stories.JOB, None, records, folder, score, story_ids=story_ids)
-    shown = pd.DataFrame([{"protocol": p, "seconds": c} for p, c in cost.items()])
+    shown = story_candidates(hanna, table, cost, story_ids)
     return JobRun(stories.JOB, shown, "rho", result.ceiling if result else float("nan"), None, result)
+
+
+def story_candidates(hanna: Any, table: Mapping[str, tuple[np.ndarray, list[str]]], cost: Mapping[str, float],
+                     story_ids: list[int]) -> pd.DataFrame:
+    """Each embedding head alone, and story length, through the committed rule's outer folds: Spearman's rho of its
+    out-of-fold scores with the consensus, and its seconds per story. Shown beside the rule's figure, never used to
+    choose (the rule was committed before any story was scored)."""
+    from ..stats import spearman
+
+    target = stories.consensus(hanna).loc[story_ids].to_numpy()
+    splits = stories.outer_splits(story_ids)
+    texts = hanna.stories.set_index("story_id").loc[story_ids, "story"].tolist()
+    rows = [{"protocol": stories.BASELINE, "rho": spearman(features.length_features(texts)[0][:, 0], target)[0],
+             "seconds": 0.0}]
+    for name in table:
+        scores, _ = stories.out_of_fold_scores({name: table[name]}, target, story_ids, splits)
+        rows.append({"protocol": name, "rho": spearman(scores, target)[0], "seconds": cost.get(name, float("nan"))})
+    return pd.DataFrame(rows)
 
 
 def show(run: JobRun, label: str) -> None:
