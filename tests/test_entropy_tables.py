@@ -215,3 +215,21 @@ def test_b1_verdict_runs_from_entailment_clusters_through_problem_level_interval
             assert "over 6 problems" in b1.measure
         else:
             assert b1.label == "not testable here"
+
+
+def test_the_bands_beside_the_verdicts_resample_problems_from_the_verdicts_seed():
+    """A band is the cluster bootstrap over problems of the cell's mean, seeded like the verdicts: the same seed gives
+    the same band, and it is exactly `cluster_bootstrap_ci` over the cell's problems."""
+    from llmcreativity.entropy.figures import mean_bands
+    from llmcreativity.stats.bootstrap import cluster_bootstrap_ci
+
+    chains, steps = _tables()
+    bands = mean_bands(chains, "temperature", "model_name", n_resamples=300, seed=7)
+    assert bands.equals(mean_bands(chains, "temperature", "model_name", n_resamples=300, seed=7))
+    first = bands.iloc[0]
+    cell = chains[(chains["model_name"] == first["hue"]) & (chains["temperature"] == first["x"])]
+    ci = cluster_bootstrap_ci([cell["se_probability"].to_numpy()], cell["problem_id"].to_numpy(), np.mean,
+                              n_resamples=300, seed=7)
+    assert (first["low"], first["high"], first["problems"]) == (ci.low, ci.high, cell["problem_id"].nunique())
+    fig = plot_entropy_panels(chains, steps, n_resamples=100, seed=7)
+    assert len(fig.axes[0].collections) == chains["model_name"].nunique()  # one band per model
