@@ -103,8 +103,10 @@ def test_a_named_judge_is_matched_exactly_and_a_laboratory_judge_gates_only_the_
     record("judge", "B6", weak)  # unnamed: the stage's own judge, never the laboratory's
     shown = row("B6", current("judge", "judge_lab"))
     assert shown.verdict == JUDGE_NOT_VALIDATED and [v.judge for v in shown.judges] == ["p_yes (qwen-0.5b)"]
-    record("judge", "B6", weak, judge="convergent: checklist [lab 1a2b]")
-    assert row("B6", current("judge", "judge_lab")).verdict == "supported"
+    record("judge", "B6", weak, judge="convergent: checklist [lab 1a2b]")  # beside the others, gated on its own
+    shown = row("B6", current("judge", "judge_lab"))
+    assert [(a.claim.judge, a.verdict) for a in shown.also if a.claim] == [
+        ("convergent: checklist [lab 1a2b]", "supported"), ("p_yes", JUDGE_NOT_VALIDATED)]
 
 
 def test_only_agreements_from_the_latest_successful_run_of_their_stage_gate_a_claim(monkeypatch):
@@ -391,3 +393,23 @@ def test_b7_names_its_stand_in_on_the_page_and_in_its_chapter():
     assert "not available" in CLAIMS["B7"].stand_in and "binarisation" in CLAIMS["B7"].stand_in
     chapter = " ".join((Path(__file__).parents[1] / "notebooks" / "entailment_validation.md").read_text().split())
     assert "a stand-in" in chapter and "not available" in chapter and "binaris" in chapter
+
+
+def test_a_claim_under_a_laboratory_judge_stands_beside_the_stages_own_verdict_and_is_counted_apart():
+    """Claims are keyed by (claim id, judge): recording B1 under the laboratory's judge keeps the stage's own B1;
+    the page shows both lines, each gated on its own judge, and counts the named judge's decision apart."""
+    record_judge_validity("entailment", "LLM qwen p>=0.7", "ARI", ci(0.0, -0.02, 0.03, 30), stage="se")
+    record_judge_validity("entailment", "entailment: cosine average [lab 0a8d]", "ARI", ci(0.46, 0.43, 0.48, 2281),
+                          stage="judge_lab", baseline="cosine greedy", baseline_low=0.09, baseline_high=0.13)
+    strong = Verdict("supported", "rises", 0.6, 0.3, 0.8, 30, "Spearman rho")
+    record("se", "B1", strong)
+    record("se", "B1", strong, judge="entailment: cosine average [lab 0a8d]")
+    record("se", "B1", strong)  # recorded again: still one line per judge
+    assert sorted((c.claim_id, c.judge) for c in read_claims()) == [("B1", ""),
+                                                                      ("B1", "entailment: cosine average [lab 0a8d]")]
+    r = row("B1", current("se", "judge_lab"))
+    assert r.verdict == JUDGE_NOT_VALIDATED and [a.verdict for a in r.also] == ["supported"]
+    page = claims_markdown(read_claims(), read_judge_validity(), current("se", "judge_lab"))
+    assert "↳ under the judge *entailment: cosine average [lab 0a8d]* | **supported**" in page
+    assert "Counted apart: 1 verdicts of the papers' claims under a judge of the judge laboratory" in page
+    assert "1 of them decided" in page

@@ -154,15 +154,17 @@ def record_claims(stage: str, verdicts: Mapping[str, Verdict], *, judge: str = "
     (NaN statistics are stored as null). A verdict with n below the claim's minimum becomes "inconclusive"
     (`min_sample_gate`). Each record carries the run (`provenance.current_run`) and `judge`, the judge the claims
     rest on when the stage names it (the page then gates them on that judge's agreement with humans alone, see
-    `judge_validity.judges_for`). Every verdict is checked before anything is written; the file is rewritten
-    atomically (`jsonl.upsert`), so a killed run leaves the old or the new version and recording a claim twice keeps
-    one line. Under smoke (`paths.records_claims()` is False) nothing is written.
+    `judge_validity.judges_for`). A claim is keyed by (claim id, judge): its verdict under a named judge (the judge
+    laboratory's) stands beside the one under the stage's own judges (judge ""; every record made before judges were
+    named reads so), and recording either again replaces only it. Every verdict is checked before anything is
+    written; the file is rewritten atomically (`jsonl.upsert`), so a killed run leaves the old or the new version and
+    recording a claim twice keeps one line. Under smoke (`paths.records_claims()` is False) nothing is written.
     """
     if not stage.strip() or not all(str(c).strip() for c in verdicts):
         raise ValueError("record_claims needs a non-empty stage and claim ids")
     claims = [_claim(stage, claim_id, verdict, judge) for claim_id, verdict in verdicts.items()]
     if records_claims():
-        upsert(claims_path(), claims, key=lambda c: c.claim_id, what="claim")
+        upsert(claims_path(), claims, key=lambda c: (c.claim_id, c.judge), what="claim")
     return pd.DataFrame([{"claim": c.claim_id, "verdict": c.verdict, "statistic": c.statistic, "low": c.ci_low,
                           "high": c.ci_high, "n": c.n, "reason": c.reason} for c in claims])
 

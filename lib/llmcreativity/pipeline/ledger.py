@@ -24,7 +24,7 @@ estimator decides it (`ClaimSpec.estimator`). `claims_markdown` writes a compact
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,8 @@ class LedgerRow:
     """Whether its stage asked anything the record it ran against does not hold (`record.record_origin`:
     "recorded", or "fresh: N of M calls new"; with the analysis parameters it was re-analysed with); empty when the
     stage ran against no record."""
+    also: tuple[LedgerRow, ...] = ()
+    """The same claim's verdicts under other, named judges (the judge laboratory's), each gated on its own judge."""
 
 
 def stale_reason(claim: Claim, manifest_stages: dict[str, Any]) -> str:
@@ -135,9 +137,17 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
 def ledger_rows(claims: list[Claim], validity: list[JudgeValidity],
                 manifest_stages: dict[str, Any]) -> list[LedgerRow]:
     """Every claim of `CLAIMS` in order, then any other recorded claim."""
-    by_id = {c.claim_id: c for c in claims}
-    ids = list(CLAIMS) + [c.claim_id for c in claims if c.claim_id not in CLAIMS]
-    return [ledger_row(i, by_id.get(i), validity, manifest_stages) for i in ids]
+    by_id: dict[str, list[Claim]] = {}
+    for c in claims:
+        by_id.setdefault(c.claim_id, []).append(c)
+    ids = list(CLAIMS) + list(dict.fromkeys(c.claim_id for c in claims if c.claim_id not in CLAIMS))
+    rows = []
+    for i in ids:
+        # the stage's own judges' verdict first (judge ""), then each named judge's beside it
+        found = sorted(by_id.get(i, []), key=lambda c: (c.judge != "", c.judge))
+        first = ledger_row(i, found[0] if found else None, validity, manifest_stages)
+        rows.append(replace(first, also=tuple(ledger_row(i, c, validity, manifest_stages) for c in found[1:])))
+    return rows
 
 
 def _fmt(x: float | None) -> str:
@@ -164,9 +174,10 @@ def _short_cell(r: LedgerRow) -> str:
     return ("*(project check)* " if spec.kind == "project check" else "") + _cell(spec.short)
 
 
-def _table_row(r: LedgerRow) -> str:
+def _table_row(r: LedgerRow, under: str = "") -> str:
+    """One table line; `under`: the named judge of a second verdict of the same claim (its line says so)."""
     c, spec = r.claim, r.spec
-    short = _short_cell(r)
+    short = f"↳ under the judge *{_cell(under)}*" if under else _short_cell(r)
     if r.verdict == NOT_TESTABLE and spec is not None and spec.not_testable:
         return f"| {r.claim_id} | {short} | **{NOT_TESTABLE}** | | | {_paper_cell(spec)} | |"
     if c is None:
@@ -241,6 +252,10 @@ class SampleSummary:
     """Of `checks`, current records that are neither "not testable here" nor "not run"."""
     checks_decided: int
     """Of `checks_tested`, those shown supported or not supported at their minimum sample size."""
+    named_tested: int = 0
+    """Second verdicts of the papers' claims under a named judge (`LedgerRow.also`), counted like `tested`."""
+    named_decided: int = 0
+    """Of `named_tested`, those decided at their minimum sample size under a judge that passed its validation."""
 
     def sentence(self) -> str:
         """The summary in words, for the page."""
@@ -256,7 +271,10 @@ class SampleSummary:
                 + f"{self.reached} reached their minimum sample size, and {self.decided} of these were decided "
                 "(supported or not supported). "
                 f"Of the {self.checks} project checks, it tested {self.checks_tested} and decided "
-                f"{self.checks_decided}. Stale records are not counted.")
+                f"{self.checks_decided}. Stale records are not counted."
+                + (f" Counted apart: {self.named_tested} verdicts of the papers' claims under a judge of the judge "
+                   f"laboratory (named on their lines), {self.named_decided} of them decided at their minimum sample "
+                   "size." if self.named_tested else ""))
 
 
 def _is_check(r: LedgerRow) -> bool:
@@ -284,8 +302,11 @@ def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
     decided = [r for r in reached if r.verdict in ("supported", "not supported")]
     checks_tested = [r for r in checks if _tested(r)]
     checks_decided = [r for r in checks_tested if _reached(r) and r.verdict in ("supported", "not supported")]
+    named = [a for r in papers for a in r.also if _tested(a)]
+    named_decided = [a for a in named if a.verdict in ("supported", "not supported") and _reached(a)]
     return SampleSummary(len(rows), len(papers), len(untestable), len(tested), len(gated), len(reached),
-                         len(decided), len(checks), len(checks_tested), len(checks_decided))
+                         len(decided), len(checks), len(checks_tested), len(checks_decided), len(named),
+                         len(named_decided))
 
 
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
@@ -301,14 +322,16 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
            *(["", registered] if registered else []), "",
            "| id | claim | verdict | statistic [95 % CI] | n / min | paper | profile |",
            "|---|---|---|---|---|---|---|"]
-    out += [_table_row(r) for r in rows]
+    for r in rows:
+        out += [_table_row(r), *(_table_row(a, under=a.claim.judge if a.claim else "") for a in r.also)]
     if figure:
         out += ["", f"![Every claim's statistic with its 95 % CI, beside the paper's figure where the paper gives one "
                     f"on the same scale]({figure})"]
     out += ["", "## Each claim in full", "",
             "Agreement statistics that validate a judge: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + "."]
     for r in rows:
-        out += ["", _details(r)]
+        out += ["", _details(r), *[_details(a).replace(f"**{a.claim_id}**", f"**{a.claim_id}**, under "
+                                                       f"*{a.claim.judge if a.claim else ''}*", 1) for a in r.also]]
     return "\n".join(out)
 
 
