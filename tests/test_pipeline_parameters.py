@@ -201,3 +201,31 @@ def test_unstated_kinds_names_every_parameter_but_a_model_role_that_states_none(
 def test_parse_rejects_a_kind_that_cannot_be_true(cell, message):
     with pytest.raises(ParameterError, match=message):
         parse_parameters(cell, "nb.md")
+
+
+def test_a_parameter_the_runs_other_settings_make_inert_is_refused_before_the_run_naming_the_fix(tmp_path,
+                                                                                                 monkeypatch):
+    """`# read when: judge == "embedding"`: a -p of it under another judge would change nothing (the published
+    profile clusters with the LLM judge, so its embedding threshold is never read); it is refused, naming the
+    setting that would make it count. Under the embedding judge it is accepted."""
+    from llmcreativity.pipeline.parameters import inert_override, parse_parameters
+    from llmcreativity.pipeline.planning import plan
+
+    params = parse_parameters('judge: str = "embedding"  # generating\n# read when: judge in ["embedding"]\n'
+                              'threshold: float = 0.6  # analysis\n', "nb")
+    assert params["threshold"].read_when == ("judge", ("embedding",))
+    assert inert_override(params, {"judge": "embedding", "threshold": 0.8}, "threshold", "nb") is None
+    why = inert_override(params, {"judge": "llm", "threshold": 0.8}, "threshold", "nb")
+    assert why and "only when 'judge' is 'embedding' (this run: 'llm')" in why and "-p judge embedding" in why
+    with pytest.raises(ParameterError, match="bad"):
+        parse_parameters('x: int = 1  # generating; read when: judge == bad value\n', "nb")
+    from dataclasses import replace
+
+    from llmcreativity.pipeline.stages import STAGES
+
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
+    alone = [replace(next(s for s in STAGES if s.name == "semantic_entropy"), depends=())]
+    with pytest.raises(ParameterError, match="reads 'embedding_threshold' only when 'judge' is 'embedding'"):
+        plan("published", [("embedding_threshold", "0.8")], stages=alone)
+    [planned] = plan("smoke", [("embedding_threshold", "0.8")], stages=alone)
+    assert planned.parameters["embedding_threshold"] == 0.8

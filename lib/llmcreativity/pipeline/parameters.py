@@ -101,6 +101,10 @@ class Parameter:
     effect: Effect | None = None
     """The kind its comment states (`analysis` or `generating`); None when it states none (a model role, or a
     notebook outside the stage table): generating."""
+    read_when: tuple[str, tuple[Any, ...]] | None = None
+    """From a `# read when: other == value` (or `other in [a, b]`) clause: the notebook reads this parameter only when
+    parameter `other` has one of these values; elsewhere a `-p` of it changes nothing and is refused
+    (`inert_override`)."""
 
     @property
     def analysis(self) -> bool:
@@ -166,6 +170,15 @@ def _constraints(comment: str, where: str) -> dict[str, Any]:
         except (ValueError, SyntaxError):
             raise ParameterError(f"{where}: cannot read `choices: {m.group(1)}`; "
                                  "write `# choices: [\"a\", \"b\"]`") from None
+    m = re.search(r"read when:\s*(\w+)\s*(==|in)\s*(\"[^\"]*\"|\[[^\]]*\]|[^;#]+)", comment)
+    if m:
+        try:
+            value = ast.literal_eval(m.group(3).strip())
+        except (ValueError, SyntaxError):
+            raise ParameterError(f"{where}: cannot read `read when: {m.group(0)[len('read when:'):].strip()}`; "
+                                 'write `# read when: judge == "embedding"` or `# read when: judge in ["a", "b"]`'
+                                 ) from None
+        found["read_when"] = (m.group(1), tuple(value) if m.group(2) == "in" else (value,))
     m = re.search(r"registry:\s*(\w*)", comment)
     if m:
         if m.group(1) not in _ROLE_KINDS:
@@ -229,6 +242,20 @@ def parse_parameters(source: str, where: str) -> dict[str, Parameter]:
         check_value(param, default, f"{at} (its own default)")
         params[name] = param
     return params
+
+
+def inert_override(params: dict[str, Parameter], values: dict[str, Any], name: str, where: str) -> str | None:
+    """Why a `-p name` override changes nothing under the run's other `values` (its `read_when` condition is false),
+    naming the fix; None when the notebook reads it."""
+    p = params.get(name)
+    if p is None or p.read_when is None:
+        return None
+    other, allowed = p.read_when
+    if other not in values or values[other] in allowed:
+        return None
+    wanted = " or ".join(repr(v) for v in allowed)
+    return (f"-p {name}: {where} reads {name!r} only when {other!r} is {wanted} (this run: {values[other]!r}), so it "
+            f"would change nothing; add -p {other} {allowed[0]} to use it, or drop it")
 
 
 def unstated_kinds(params: dict[str, Parameter], where: str) -> list[str]:

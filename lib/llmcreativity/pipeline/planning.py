@@ -37,6 +37,7 @@ from .parameters import (
     Parameter,
     ParameterError,
     check_value,
+    inert_override,
     missing_path,
     parse_cli_value,
     parse_parameters,
@@ -376,6 +377,11 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
         p = Plan(s, profile, _values(s, params, profile, mine, names, used, problems), params,
                  run_settings(s.name, profile, mine, names), endpoint_settings(s.name, mine, names))
         problems += registry_problems(params, p.parameters, f"stage {s.name!r}")
+        for key, _ in mine:
+            target, name = split_override(key, names)
+            if target in (None, s.name):
+                inert = inert_override(params, p.parameters, name, f"stage {s.name!r}")
+                problems += [inert] if inert else []
         upstream = any(d in {x.name for x in selected} for d in s.depends)
         for name, value in p.parameters.items():
             why = missing_input(p, name)
