@@ -216,7 +216,7 @@ def confirm_solution_judge(items: pd.DataFrame, split: Split, table: Mapping[str
         missing = sorted(set(named) - set(lms or {}))
         if missing:
             raise ValueError(f"the committed solution choice reads the language model(s) {missing}, which this run "
-                             "did not load: run with `lm_judges` naming them")
+                             "did not load: run with `checklist_judges` naming them")
         for name, (x, cols) in lm_solution_features(items, test, {m: (lms or {})[m] for m in named}).items():
             merged = table[name][0].copy()
             merged[test] = x[test]

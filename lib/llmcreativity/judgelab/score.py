@@ -154,24 +154,18 @@ def confirmed_equivalence_judge(load_embedder: Any, record: Path | None = None) 
 def score_file(job: str, path: str | Path, output: str | Path, record: Path | None = None) -> Path:
     """Score the items of `path` with `job`'s confirmed judge and write them, answered, to `output`."""
     from ..llm.local_models import get_embedder
-    from .choice import Choice as ChoiceRecord
-    from .choice import choice_path
 
     items = read_items(path, job)
-    judge = confirmed_judge(job, record)
-    from ..json_records import from_json
-
-    choice = from_json(ChoiceRecord, json.loads(choice_path(job).read_text(encoding="utf-8")))
-    if job != "entailment" or not choice.protocol.startswith("cosine average ("):
+    if job != "entailment":
+        judge = confirmed_judge(job, record)
         raise ItemsError(f"the confirmed {job} judge {judge['judge']!r} has no scorer for your items yet")
-    embedder = get_embedder(choice.protocol[choice.protocol.index("(") + 1:choice.protocol.rindex(")")])
+    equivalence = confirmed_equivalence_judge(get_embedder, record)
     groups: dict[str, list[int]] = {}
     for i, row in enumerate(items):
         groups.setdefault(str(row.get("group", "")), []).append(i)
     for rows in groups.values():
-        labels = cluster_texts([items[i]["text"] for i in rows], embedder, float(choice.settings["threshold"]))
-        for i, label in zip(rows, labels, strict=True):
-            items[i][ANSWER[job]] = int(label)
+        for i, label in zip(rows, equivalence.partition([items[i]["text"] for i in rows]), strict=True):
+            items[i][ANSWER[job]] = label
     out = Path(output)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items), encoding="utf-8")
     return out
