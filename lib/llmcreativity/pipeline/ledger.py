@@ -190,11 +190,13 @@ def _table_row(r: LedgerRow, under: str = "") -> str:
     return f"| {r.claim_id} | {short} | {verdict} | {stat} | {n} | {_paper_cell(spec)} | {run} |"
 
 
-def _details(r: LedgerRow) -> str:
+def _details(r: LedgerRow, under: str = "") -> str:
+    """One claim in full; `under`: the named judge of a second verdict of the same claim (its heading says so)."""
     spec, c = r.spec, r.claim
     kind = spec.kind if spec else "project check"
     source = f"{spec.paper}, {kind}" if spec else "this project, project check"
-    head = f"**{r.claim_id}** ({source}). {spec.claim if spec else ''}".rstrip()
+    named = f", under *{under}*" if under else ""
+    head = f"**{r.claim_id}**{named} ({source}). {spec.claim if spec else ''}".rstrip()
     items = []
     if spec is not None:
         what = ("The paper" if kind == "paper claim"
@@ -330,8 +332,7 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
     out += ["", "## Each claim in full", "",
             "Agreement statistics that validate a judge: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + "."]
     for r in rows:
-        out += ["", _details(r), *[_details(a).replace(f"**{a.claim_id}**", f"**{a.claim_id}**, under "
-                                                       f"*{a.claim.judge if a.claim else ''}*", 1) for a in r.also]]
+        out += ["", _details(r), *(_details(a, under=a.claim.judge if a.claim else "") for a in r.also)]
     return "\n".join(out)
 
 
