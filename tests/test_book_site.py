@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from llmcreativity import cli
-from llmcreativity.paths import PUBLISHED_RECORD, REPO_ROOT
+from llmcreativity.paths import RECORDS, REPO_ROOT
 from llmcreativity.pipeline import order
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.stages import Stage
@@ -153,20 +153,25 @@ def test_cli_build_refuses_when_stages_have_not_run(monkeypatch, tmp_path, capsy
     assert "stage 'tiny' has not been executed" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("missing", [{}, {"evaluation": "not recorded yet"}])
-def test_make_book_replays_the_published_record_only_when_it_is_complete(monkeypatch, capsys, missing):
-    """`llmcreativity book` (`make book`): a complete published record is replayed, anything less runs the default
-    profile live, saying which stage is missing and why; the book is built after either."""
+@pytest.mark.parametrize("complete", [("decisive", "published"), ("published",), ()])
+def test_make_book_replays_the_newest_complete_record(monkeypatch, capsys, complete):
+    """`llmcreativity book` (`make book`): the claims' re-decision's record when it is complete, else the published
+    run's, else the default profile live, saying which record lacks what; the book is built after any of them."""
     ran: list = []
-    monkeypatch.setattr("llmcreativity.pipeline.record.incomplete_stages", lambda folder, plans: missing)
+    folders = {REPO_ROOT / RECORDS[p][0]: p for p in RECORDS}
+    monkeypatch.setattr("llmcreativity.pipeline.record.incomplete_stages",
+                        lambda folder, plans: {} if folders[folder] in complete else {"evaluation": "not recorded yet"})
     monkeypatch.setattr(cli, "_run", ran.append)
     monkeypatch.setattr("llmcreativity_book.site.build", lambda: Path("built"))
     assert cli.main(["book"]) == 0
     [args] = ran
     out = capsys.readouterr().out
     assert f"book built: {Path('built') / 'index.html'}" in out
-    if missing:
+    if not complete:
         assert args.replay is None and args.from_record is None and args.profile == "default"
-        assert "published/run is not complete (evaluation: not recorded yet): running the default profile" in out
+        assert "the record published/run is not complete (evaluation: not recorded yet)" in out
+        assert "no record is complete: running the default profile live" in out
     else:
-        assert args.replay == REPO_ROOT / PUBLISHED_RECORD and "not complete" not in out
+        assert args.replay == REPO_ROOT / RECORDS[complete[0]][0]
+        assert ("published/decisive is not complete" in out) == (complete[0] != "decisive")
+        assert "published/run is not complete" not in out

@@ -229,3 +229,27 @@ def test_a_parameter_the_runs_other_settings_make_inert_is_refused_before_the_ru
         plan("published", [("embedding_threshold", "0.8")], stages=alone)
     [planned] = plan("smoke", [("embedding_threshold", "0.8")], stages=alone)
     assert planned.parameters["embedding_threshold"] == 0.8
+
+
+def test_a_generating_parameter_added_after_recording_keeps_older_records_replayable_at_its_default_only():
+    """The writers' `decoding` (`# generating; added after recording`) did not exist when the published run was
+    recorded: its record lacks it and reads as made at the default ("none"), so the published record still replays;
+    any other value is a generating difference, and without the clause the missing parameter is one too."""
+    from dataclasses import replace
+
+    from llmcreativity.paths import PUBLISHED_RECORD, REPO_ROOT
+    from llmcreativity.pipeline.parameters import parse_parameters
+    from llmcreativity.pipeline.planning import plan
+    from llmcreativity.pipeline.record import parameter_differences, read_record
+
+    recorded = read_record(REPO_ROOT / PUBLISHED_RECORD)["stages"]["baselines"]["resolved_parameters"]
+    assert "decoding" not in recorded
+    [p] = plan("published", [], "baselines", run_upstream=False)
+    assert p.declared["decoding"].added and p.parameters.get("decoding", "none") == "none"
+    assert parameter_differences(recorded, p)[0] == {}
+    [chosen] = plan("published", [("decoding", "no-repeat-4gram")], "baselines")
+    assert parameter_differences(recorded, chosen)[0] == {"decoding": ("(none)", "no-repeat-4gram")}
+    plain = replace(p, declared={**p.declared, "decoding": replace(p.declared["decoding"], added=False)})
+    assert parameter_differences(recorded, plain)[0] == {"decoding": ("(none)", "none")}
+    parsed = parse_parameters('d: str = "none"  # generating; added after recording\nk: int = 1  # generating\n', "nb")
+    assert parsed["d"].added and not parsed["k"].added

@@ -262,3 +262,39 @@ def test_the_claims_page_states_the_registration_hash_and_its_deviations(pilot, 
     assert "Pre-registered" not in claims_markdown([])  # a run not recorded under a registration says nothing
     monkeypatch.setitem(CLAIMS, "A1", replace(CLAIMS["A1"], min_n=CLAIMS["A1"].min_n + 1))
     assert "A1: minimum sample" in claims_markdown([], registration=tmp_path)
+
+
+def test_a_second_registration_links_the_first_sizes_under_the_confirmed_judge_and_lists_its_deviations(tmp_path):
+    """The claims' re-decision: sized from its own pilot under the judge laboratory's confirmed equivalence judge
+    (its validity record carried beside each claim it gates), linked to the committed first registration by hash,
+    with every stated deviation and reason, the items seen before the sizing, and the sentence on unconfirmed
+    judges; under the failed LLM judge the same claims have no minimum."""
+    from llmcreativity.pipeline.stages import DECISIVE_DEVIATIONS, DECISIVE_SEEN
+
+    results = tmp_path / "pilot2"
+    labels = write_pilot(results)
+    lab = JudgeValidity("entailment", "cosine [lab abc]", "mean ARI", 0.45, 0.43, 0.48, 2281, "judge_lab", "r",
+                        chance=0.0, ceiling=0.46, split="test: 2 objects", choice_commit="6aaa70c" + "0" * 33,
+                        choice_sha256="f" * 64)
+    failing = JudgeValidity("entailment", "LLM failing", "mean ARI", 0.0, -0.02, 0.03, 30, "entailment_validation", "r")
+    upsert(results / "judge_validity.jsonl", [lab, failing], key=lambda v: (v.kind, v.judge), what="judge-validity")
+    first = tmp_path / "first"
+    first_hash = pr.write_preregistration(pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0],
+                                                         gate_judges={"entailment": "LLM j"}), first)
+    second = pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0], rule="smallest effect",
+                            gate_judges={"entailment": "cosine [lab abc]"}, after=first)
+    claims = _by_id(second)
+    assert claims["B1"].status == pr.SIZED and claims["B1"].min_n is not None
+    assert claims["B1"].gate_judge["judge"] == "cosine [lab abc]" and claims["B1"].gate_judge["n"] == 2281
+    assert claims["A2"].gate_judge is None  # judge-free
+    assert second.after["sha256"] == first_hash and second.after["stated"] == DECISIVE_DEVIATIONS
+    assert second.after["seen"] == list(DECISIVE_SEEN)
+    page = pr.registration_markdown(second, "h")
+    assert page.startswith("# Second pre-registration") and first_hash in page and pr.NO_JUDGE_NO_SIZE in page
+    assert "- B1: cosine [lab abc]: mean ARI 0.45 [0.43, 0.48], n = 2281, chance 0" in page
+    assert all(why in page for why in DECISIVE_DEVIATIONS.values())
+    failed = _by_id(pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0],
+                                   gate_judges={"entailment": "LLM failing"}, after=first))
+    assert failed["B1"].status == pr.JUDGE_NOT_VALIDATED and failed["B1"].gate_judge is None
+    with pytest.raises(FileNotFoundError, match="--after .*published/preregistration"):
+        pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0], after=tmp_path / "nothing")

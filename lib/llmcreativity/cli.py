@@ -10,13 +10,15 @@
     llmcreativity record import RECORD
     llmcreativity build [--output DIR]
     llmcreativity pdf [--output DIR]
-    llmcreativity preregister --results DIR [--out DIR] [--rule RULE] [--gate-judge KIND JUDGE]...
-        (each claim's minimum sample from a pilot's results, `pipeline.preregistration`)
+    llmcreativity preregister --results DIR [--out DIR] [--rule RULE] [--gate-judge KIND JUDGE]... [--after DIR]
+        (each claim's minimum sample from a pilot's results, `pipeline.preregistration`; --after: a second
+        registration, listing its deviations from the committed one in DIR)
     llmcreativity book
-        (`make book`: replay the published run's record `published/run` when it is complete, else run the default
-        profile live; then build)
-    llmcreativity reproduce [--stage NAME]
-        (`make reproduce`: the published run live, resuming from its record, each stage exported to it as it ends)
+        (`make book`: replay the claims' re-decision's record `published/decisive` when it is complete, else the
+        published run's `published/run`, else run the default profile live; then build)
+    llmcreativity reproduce [--profile published|decisive] [--stage NAME]
+        (`make reproduce`: a recorded profile live, resuming from its record, each stage exported to it as it ends;
+        the decisive profile first imports the published run's record too, so every call it still asks is reused)
     llmcreativity judge --job JOB --input FILE.jsonl [--output FILE.jsonl]
         (score your own items with the judge laboratory's confirmed judge of JOB, `judgelab.score`)
 """
@@ -28,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .paths import PUBLISHED_RECORD, PUBLISHED_REGISTRATION, REPO_ROOT
+from .paths import DECISIVE_RECORD, PUBLISHED_RECORD, PUBLISHED_REGISTRATION, RECORDS, REPO_ROOT
 
 if TYPE_CHECKING:
     from .pipeline.execution import Replay
@@ -73,10 +75,12 @@ def _parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text)
         p.add_argument("--output", type=Path, default=REPO_ROOT,
                        help="folder that receives _build/ (default: the project root)")
-    sub.add_parser("book", help=f"the book: replay the published record {PUBLISHED_RECORD} (live spot check) when it "
-                                "is complete, else run the default profile live; then build")
-    again = sub.add_parser("reproduce", help=f"compute the published run live, resuming from {PUBLISHED_RECORD}; each "
-                                             "stage is exported to it as soon as it ends")
+    sub.add_parser("book", help=f"the book: replay the newest complete record ({DECISIVE_RECORD}, else "
+                                f"{PUBLISHED_RECORD}; live spot check), else run the default profile live; then build")
+    again = sub.add_parser("reproduce", help="compute a recorded profile live, resuming from its record; each stage is "
+                                             "exported to it as soon as it ends")
+    again.add_argument("--profile", default="published", choices=sorted(RECORDS),
+                       help=f"published ({PUBLISHED_RECORD}, default) or decisive ({DECISIVE_RECORD})")
     again.add_argument("--stage", help="compute only this stage (a sitting)")
     pre = sub.add_parser("preregister", help="derive each claim's minimum sample from a pilot's results folder and "
                                              "write preregistration.json and .md")
@@ -89,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     pre.add_argument("--gate-judge", nargs=2, action="append", default=[], metavar=("KIND", "JUDGE"),
                      help="the judge of KIND (rubric, entailment, convergent) whose agreement gates its claims, as "
                           "judge_validity.jsonl names it (default: every recorded judge of that kind)")
+    pre.add_argument("--after", type=Path, default=None,
+                     help="a committed earlier registration's folder: this one is a second registration, and lists "
+                          "every deviation from it with its reason")
     judge = sub.add_parser("judge", help="score your own items (JSON Lines) with a confirmed judge of the judge "
                                          "laboratory")
     judge.add_argument("--job", required=True, help="the judging job: entailment (semantic equivalence), convergent "
@@ -198,43 +205,60 @@ def _run(args: argparse.Namespace) -> None:
 
 
 def _book() -> None:
-    """The published record replayed when it is complete, else the default profile live; then the build (in this
-    process: a replay leaves `results_root()` at its replay folder, which the build reads)."""
+    """The newest complete record replayed (the claims' re-decision's, else the published run's), else the default
+    profile live; then the build (in this process: a replay leaves `results_root()` at its replay folder, which the
+    build reads)."""
     from llmcreativity_book.site import build
 
     from .pipeline.planning import plan
     from .pipeline.record import incomplete_stages
 
-    record = REPO_ROOT / PUBLISHED_RECORD
-    missing = incomplete_stages(record, plan("published", []))
-    if missing:
-        print(f"the published record {PUBLISHED_RECORD} is not complete ("
-              + "; ".join(f"{stage}: {why}" for stage, why in missing.items())
-              + "): running the default profile live")
-        _run(_parser().parse_args(["run"]))
+    for profile in ("decisive", "published"):
+        record = REPO_ROOT / RECORDS[profile][0]
+        missing = incomplete_stages(record, plan(profile, []))
+        if not missing:
+            _run(_parser().parse_args(["run", "--replay", str(record)]))
+            break
+        why = "; ".join(f"{stage}: {w}" for stage, w in list(missing.items())[:3])
+        print(f"the record {RECORDS[profile][0]} is not complete ({why}"
+              + (f"; and {len(missing) - 3} more stages)" if len(missing) > 3 else ")"))
     else:
-        _run(_parser().parse_args(["run", "--replay", str(record)]))
+        print("no record is complete: running the default profile live")
+        _run(_parser().parse_args(["run"]))
     print(f"book built: {build() / 'index.html'}")
 
 
-def _reproduce(stage: str | None) -> None:
-    """The published run live: the record's answers imported into the call cache first, so that what earlier
-    sittings computed is answered from it; each stage exported to the record as soon as it has run."""
+DECISIVE_RESULTS = "decisive"
+"""The results folder (under `results/`) of a live `reproduce --profile decisive`: its writers resume from their own
+stories there, never from the published run's (written under other decoding, which they would refuse)."""
+
+
+def _reproduce(profile: str, stage: str | None) -> None:
+    """A recorded profile live: its record's answers (and, for the claims' re-decision, the published run's) imported
+    into the call cache first, so that what earlier sittings computed is answered from it; each stage exported to the
+    profile's record as soon as it has run."""
+    import os
+
     from .llm.call_log import calls_path
-    from .paths import cache_dir
+    from .paths import cache_dir, results_root
     from .pipeline.execution import new_run_id, run_stage
     from .pipeline.planning import plan
     from .pipeline.record import RECORD_FILE, export_record, import_record
 
-    record, calls = REPO_ROOT / PUBLISHED_RECORD, calls_path(cache_dir() / "calls.sqlite")
-    if (record / RECORD_FILE).exists():
-        cache = import_record(record, calls, fresh=False)
-        print(f"imported {PUBLISHED_RECORD} into {cache.path}")
-    plans, run_id = plan("published", [], stage), new_run_id()
+    name = RECORDS[profile][0]
+    record, calls = REPO_ROOT / name, calls_path(cache_dir() / "calls.sqlite")
+    if profile != "published":
+        os.environ.setdefault("LLMCREATIVITY_RESULTS", str(results_root() / DECISIVE_RESULTS))
+    sources = [REPO_ROOT / PUBLISHED_RECORD] if profile != "published" else []
+    for folder in [*sources, record]:
+        if (folder / RECORD_FILE).exists():
+            cache = import_record(folder, calls, fresh=False)
+            print(f"imported {folder.relative_to(REPO_ROOT)} into {cache.path}")
+    plans, run_id = plan(profile, [], stage), new_run_id()
     for p in plans:
         run_stage(p, run_id=run_id)
-        exported = export_record(record, [p], "published", calls)
-        print(f"exported {p.stage.name} to {PUBLISHED_RECORD} ({exported['bytes'] / 2**20:.1f} MiB in all): commit it")
+        exported = export_record(record, [p], profile, calls)
+        print(f"exported {p.stage.name} to {name} ({exported['bytes'] / 2**20:.1f} MiB in all): commit it")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -254,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "book":
             _book()
         elif args.command == "reproduce":
-            _reproduce(args.stage)
+            _reproduce(args.profile, args.stage)
         elif args.command == "judge":
             from .judgelab.score import score_file
 
@@ -267,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "preregister":
             from .pipeline.preregistration import preregister, write_preregistration
 
-            registration = preregister(args.results, rule=args.rule, gate_judges=dict(args.gate_judge))
+            registration = preregister(args.results, rule=args.rule, gate_judges=dict(args.gate_judge),
+                                       after=args.after)
             digest = write_preregistration(registration, args.out)
             print(f"pre-registration written to {args.out} (SHA-256 {digest})")
         elif args.command == "build":

@@ -25,11 +25,20 @@ published/run --stage S -p NAME VALUE`; `tests/test_notebook_shape.py` holds the
 PUBLISHED_REGISTRATION = "published/preregistration"
 """The published run's registration, relative to the project root: written by `llmcreativity preregister` from the
 pilot and committed before the first recording sitting; the claims page gives its hash and deviations."""
+DECISIVE_RECORD = "published/decisive"
+"""The record of the claims' re-decision (profile `decisive`), recorded by `llmcreativity reproduce --profile
+decisive` beside the published run's; `make book` replays it once it holds every stage, else the published run's."""
+DECISIVE_REGISTRATION = "published/preregistration-2"
+"""The second registration: sized from the `decisive-pilot` profile's results, committed before the re-decision's
+first sitting, listing its deviations from the first (`pipeline.stages.DECISIVE_DEVIATIONS`)."""
+RECORDS: dict[str, tuple[str, str]] = {"published": (PUBLISHED_RECORD, PUBLISHED_REGISTRATION),
+                                       "decisive": (DECISIVE_RECORD, DECISIVE_REGISTRATION)}
+"""Recorded profile -> (its record folder, its registration folder), relative to the project root."""
 
 PROFILE_ENV = "LLMCREATIVITY_PROFILE"
 """Environment variable through which a stage's kernel learns the profile it runs under."""
 
-SCRATCH_PROFILES = frozenset({"smoke", "pilot"})
+SCRATCH_PROFILES = frozenset({"smoke", "pilot", "decisive-pilot"})
 """Profiles whose numbers are not the book's evidence: their outputs live in `results/<profile>/` (smoke tests the code
 path; pilot times the published run's choices on a few items and measures the gating judges, see
 `pipeline.stages`)."""

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from llmcreativity.paths import PUBLISHED_RECORD, PUBLISHED_REGISTRATION, REPO_ROOT
+from llmcreativity.paths import RECORDS, REPO_ROOT
 from llmcreativity.pipeline.claims import read_claims
 from llmcreativity.pipeline.judge_validity import read_judge_validity
 from llmcreativity.pipeline.ledger import claims_markdown, forest_plot, ledger_rows
@@ -114,18 +114,22 @@ def claims_page_body(target: Path) -> str:
     default results folder; writes the forest plot into `target`."""
     claims, validity, stages = read_claims(), read_judge_validity(), read_manifest()["stages"]
     plot = forest_plot(ledger_rows(claims, validity, stages), target / FOREST_PLOT)
-    registration = REPO_ROOT / PUBLISHED_REGISTRATION
+    profile = recorded_profile(stages)
+    registration = None if profile is None else REPO_ROOT / RECORDS[profile][1]
     return claims_markdown(claims, validity, stages, FOREST_PLOT if plot else None,
-                           registration if is_published(stages) and registration.is_dir() else None)
+                           registration if registration is not None and registration.is_dir() else None)
 
 
-def is_published(stages: dict[str, Any]) -> bool:
-    """Whether the manifest entries `stages` are of the published run: replayed from the published record, or run
-    live under the `published` profile (`make reproduce`)."""
-    published = (REPO_ROOT / PUBLISHED_RECORD).resolve()
-    return any(e.get("profile") == "published"
-               or (e.get("replay") and (REPO_ROOT / e["replay"]["record"]).resolve() == published)
-               for e in stages.values())
+def recorded_profile(stages: dict[str, Any]) -> str | None:
+    """The recorded profile (`paths.RECORDS`: published, decisive) the manifest entries `stages` are of: replayed
+    from its record, or run live under it (`make reproduce`); None for any other run."""
+    for profile, (folder, _) in RECORDS.items():
+        record = (REPO_ROOT / folder).resolve()
+        if any(e.get("profile") == profile
+               or (e.get("replay") and (REPO_ROOT / e["replay"]["record"]).resolve() == record)
+               for e in stages.values()):
+            return profile
+    return None
 
 
 def jupyter_book(source: Path, output: Path, builder: str = "html") -> Path:

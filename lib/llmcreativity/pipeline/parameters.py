@@ -40,6 +40,9 @@ Names starting with `out` are outputs.
 - `generating`: changing it may change a model call (a prompt, a sample size, a sampling setting, which items are
   judged, a threshold that decides which questions are asked next). When unsure, it is generating.
 
+A generating parameter added after a record was made says `added after recording` when its default is what the code
+did before it existed: a record that lacks it then reads as made at that default, and still replays.
+
 A model role (`# registry:`) names a model: it is generating by nature and states nothing more (stating
 `analysis` for it is an error). The rule, checked over every stage's notebook by `unstated_kinds` (a test), is
 that every other parameter states one of the two words, so no parameter reaches the stage table unclassified.
@@ -105,6 +108,10 @@ class Parameter:
     """From a `# read when: other == value` (or `other in [a, b]`) clause: the notebook reads this parameter only when
     parameter `other` has one of these values; elsewhere a `-p` of it changes nothing and is refused
     (`inert_override`)."""
+    added: bool = False
+    """From an `# added after recording` clause: a generating parameter added after a record was made, whose default
+    is what the code did before it existed; a record that lacks it was made at that default
+    (`record.parameter_differences`), so it stays replayable."""
 
     @property
     def analysis(self) -> bool:
@@ -179,6 +186,8 @@ def _constraints(comment: str, where: str) -> dict[str, Any]:
                                  'write `# read when: judge == "embedding"` or `# read when: judge in ["a", "b"]`'
                                  ) from None
         found["read_when"] = (m.group(1), tuple(value) if m.group(2) == "in" else (value,))
+    if re.search(r"\badded after recording\b", comment):
+        found["added"] = True
     m = re.search(r"registry:\s*(\w*)", comment)
     if m:
         if m.group(1) not in _ROLE_KINDS:

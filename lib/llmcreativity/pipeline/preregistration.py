@@ -812,6 +812,9 @@ class ClaimRegistration:
     """Its registered minimum (None when not sized), estimator and verdict rule."""
     parts: tuple[PartSize, ...] = ()
     """Every part, sized; empty when its judge was not validated or its values could not be read."""
+    gate_judge: dict[str, Any] | None = None
+    """The validity record of the confirmed judge a gated claim is sized under (judge, split, n, CI, chance, ceiling,
+    the choice's commit and hash); None when the claim is not gated or was registered without one."""
 
 
 @dataclass(frozen=True)
@@ -826,12 +829,17 @@ class Preregistration:
     """Every claim of `TARGETS`, in the claim table's order."""
     terms: Terms
     """The parser, the tested and the not-testable claims (per-claim terms live with each claim)."""
+    after: dict[str, Any] | None = None
+    """A second registration's link to the first: its folder and hash, and every deviation from it with its reason
+    (`second_registration`); None for a first registration."""
 
     def to_json(self) -> dict[str, Any]:
         """The registration as plain JSON values, every number to `SIGNIFICANT` digits."""
         body = {"options": self.options, "pilot": self.pilot, "parser": self.terms.parser,
                 "tested": list(self.terms.tested), "not_testable": self.terms.not_testable,
                 "claims": [asdict(c) for c in self.claims]}
+        if self.after is not None:
+            body["after"] = self.after
         rounded: dict[str, Any] = _rounded(body)
         return rounded
 
@@ -916,6 +924,22 @@ def _gate(spec: ClaimSpec, validity: list[JudgeValidity] | None, judge: str) -> 
     return f"its CI reaches chance: {failing[0].describe()}{more}"
 
 
+GATE_FIELDS = ("judge", "kind", "split", "n", "statistic", "estimate", "low", "high", "chance", "ceiling", "baseline",
+               "baseline_low", "baseline_high", "choice_commit", "choice_sha256", "stage", "run_id")
+"""The fields of a confirmed judge's validity record a registration names beside the claims it gates."""
+
+
+def _gate_record(spec: ClaimSpec, validity: list[JudgeValidity] | None, judge: str) -> dict[str, Any] | None:
+    """The validity record of the passing judge a gated claim is sized under (its `GATE_FIELDS`); None when the
+    claim is not gated, no judge is named, or the judge does not pass."""
+    if spec.judge == "none" or not spec.gated or validity is None or not judge:
+        return None
+    records = [v for v in judges_for(spec.judge, judge, validity) if v.validated]
+    if len(records) != 1:
+        return None
+    return {k: getattr(records[0], k) for k in GATE_FIELDS if hasattr(records[0], k)}
+
+
 def _register(target: Target, pilot: Pilot, rule: PrecisionRule, confidence: float, gate: str) -> ClaimRegistration:
     """One claim's registration: gated, not estimable, beyond the units here, or sized."""
     spec = CLAIMS[target.claim_id]
@@ -949,14 +973,17 @@ def _register(target: Target, pilot: Pilot, rule: PrecisionRule, confidence: flo
 
 def preregister(results: Path, *, rule: PrecisionRule = "pilot distance", confidence: float = 0.95,
                 gate: bool = True, gate_judges: Mapping[str, str] | None = None,
-                labels: Mapping[str, bool] | None = None, hanna: HannaHuman | None = None) -> Preregistration:
+                labels: Mapping[str, bool] | None = None, hanna: HannaHuman | None = None,
+                after: Path | None = None) -> Preregistration:
     """The registration derived from the pilot's results folder `results`.
 
     Every claim of `TARGETS` is read and sized under `rule` at `confidence` (the other rule's size is shown
     beside it). With `gate`, a gated claim whose judge failed its validation in the pilot (`judge_validity.jsonl`;
     `gate_judges` names the judge of each kind, by default every recorded judge of that kind, as the claims page
-    does for a claim that names none) is "judge not validated: compute saved". `labels` (MacGyver item id ->
-    valid) and `hanna` replace the data folder's human labels.
+    does for a claim that names none) is "judge not validated: compute saved"; a claim sized under a named judge
+    that passes carries that judge's validity record. `labels` (MacGyver item id -> valid) and `hanna` replace the
+    data folder's human labels. `after` (a committed registration's folder) makes this a second registration: it
+    links the first by hash and lists every deviation from it with its reason (`second_registration`).
     """
     if rule not in PRECISION_RULES:
         raise ValueError(f"rule={rule!r}: choose one of {PRECISION_RULES}")
@@ -966,8 +993,9 @@ def preregister(results: Path, *, rule: PrecisionRule = "pilot distance", confid
     validity_file = results / "judge_validity.jsonl"
     validity = read_judge_validity(validity_file) if gate and validity_file.exists() else None
     names = dict(gate_judges or {})
-    sized = (_register(TARGETS[c], pilot, rule, confidence,
-                       _gate(CLAIMS[c], validity, names.get(CLAIMS[c].judge, "")) if gate else "")
+    sized = (replace(_register(TARGETS[c], pilot, rule, confidence,
+                               _gate(CLAIMS[c], validity, names.get(CLAIMS[c].judge, "")) if gate else ""),
+                     gate_judge=_gate_record(CLAIMS[c], validity, names.get(CLAIMS[c].judge, "")) if gate else None)
              for c in CLAIMS if c in TARGETS)
     claims = tuple(replace(c, terms=replace(c.terms, min_n=c.min_n)) for c in sized)  # the registered minimum
     now = current_terms()
@@ -978,7 +1006,31 @@ def preregister(results: Path, *, rule: PrecisionRule = "pilot distance", confid
                "confidence": confidence, "judge_gate": gate_note, "gate_judges": names,
                "smallest_effect": {"d_z": SMALLEST_EFFECT_SD, "rho": SMALLEST_EFFECT_RHO,
                                    "share": SMALLEST_EFFECT_SHARE}}
-    return Preregistration(options, {"results": results.name, "stage_runs": _manifest_runs(results)}, claims, terms)
+    link = None if after is None else second_registration(after)
+    return Preregistration(options, {"results": results.name, "stage_runs": _manifest_runs(results)}, claims, terms,
+                           link)
+
+
+NO_JUDGE_NO_SIZE = ("A claim whose judge is not confirmed has no minimum n: it is reported \"judge not validated\" and "
+                    "its compute is saved. \"At its minimum n\" applies to the claims decided under confirmed judges "
+                    "and to the judge-free ones.")
+"""The sentence a second registration and the claims page state once."""
+
+
+def second_registration(after: Path) -> dict[str, Any]:
+    """A second registration's link to the committed first one in `after`: its folder and hash, the deviations the
+    code finds (`deviations` of the present claim table and rules; the new minimums are this registration's own), the
+    re-decision's stated deviations with their
+    reasons (`stages.DECISIVE_DEVIATIONS`), the items seen before this sizing (`stages.DECISIVE_SEEN`) and the
+    sentence on unconfirmed judges."""
+    from .stages import DECISIVE_CHANGES, DECISIVE_DEVIATIONS, DECISIVE_SEEN
+
+    if not (after / REGISTRATION_JSON).exists():
+        raise FileNotFoundError(f"--after {after}: no {REGISTRATION_JSON} there; give the committed first "
+                                "registration's folder (published/preregistration)")
+    return {"folder": after.name, "sha256": registration_hash(after), "found": deviations(after),
+            "stated": dict(DECISIVE_DEVIATIONS), "changes": {k: dict(v) for k, v in DECISIVE_CHANGES.items()},
+            "seen": list(DECISIVE_SEEN), "unconfirmed": NO_JUDGE_NO_SIZE}
 
 
 # writing and comparing ---------------------------------------------------------------------------------------
@@ -1012,6 +1064,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
+def _gate_text(v: dict[str, Any]) -> str:
+    """One confirmed judge's validity record in a line."""
+    ceiling = f", human ceiling {_num(v.get('ceiling'))}" if v.get("ceiling") is not None else ""
+    commit, digest = str(v.get("choice_commit", ""))[:7], str(v.get("choice_sha256", ""))[:12]
+    return (f"{v['judge']}: {v.get('statistic', '')} {_num(v.get('estimate'))} [{_num(v.get('low'))}, "
+            f"{_num(v.get('high'))}], n = {v.get('n')}, chance {_num(v.get('chance'))}{ceiling}; "
+            f"{v.get('split', '')}; choice commit {commit}, choice SHA-256 {digest}")
+
+
 def _effects(options: dict[str, Any]) -> str:
     e = options.get("smallest_effect", {"d_z": SMALLEST_EFFECT_SD, "rho": SMALLEST_EFFECT_RHO,
                                         "share": SMALLEST_EFFECT_SHARE})
@@ -1024,9 +1085,11 @@ def registration_markdown(registration: Preregistration, digest: str) -> str:
     its estimator and rule."""
     o, t = registration.options, registration.terms
     runs = ", ".join(f"{s} {r['run_id']}" for s, r in registration.pilot["stage_runs"].items()) or "no manifest"
+    second = registration.after
     lines = [
-        "# Pre-registration of the published run", "",
-        f"Registration hash (SHA-256 of `{REGISTRATION_JSON}`): `{digest}`", "",
+        "# Second pre-registration: the claims re-decided" if second else "# Pre-registration of the published run",
+        "", f"Registration hash (SHA-256 of `{REGISTRATION_JSON}`): `{digest}`", "",
+        *_second_lines(second),
         f"- Pilot: results folder `{registration.pilot['results']}`; runs: {runs}.",
         f"- Precision rule: {o['precision_rule']} (alternative shown: {o['alternative_rule']}); "
         f"{o['confidence'] * 100:g} % intervals; judge gate {o['judge_gate']}.",
@@ -1043,6 +1106,10 @@ def registration_markdown(registration: Preregistration, digest: str) -> str:
         lines.append(f"| {c.claim_id} | {c.unit} | {c.status} | {_num(c.pilot_n)} | {_num(c.statistic)} | "
                      f"{_cell(c.spread)} | {_num(c.half_width)} | {c.table_min_n} | {_num(c.derived_n)} | "
                      f"{_num(c.min_n)} | {_num(c.alternative_n)} | {_cell(c.note)} |")
+    gated = [c for c in registration.claims if c.gate_judge]
+    if gated:
+        lines += ["", "**Confirmed judges of the gated claims sized here** (their validity records):", ""]
+        lines += [f"- {c.claim_id}: {_gate_text(c.gate_judge)}" for c in gated if c.gate_judge]
     lines += ["", "Correlations' half-widths are on Fisher's z scale. A claim's figures are those of its deciding "
               "part, the one that needs the most units (or the first that cannot be sized).", "",
               "## Targets", "", "| claim | per-unit quantity | target | reason | size functions |",
@@ -1064,6 +1131,21 @@ def registration_markdown(registration: Preregistration, digest: str) -> str:
         lines += [f"- **{c.claim_id}**: {c.terms.estimator}. Rule: {c.terms.verdict_rule}"
                   + (f" (source hashes: {functions})" if functions else "") + "."]
     return "\n".join(lines) + "\n"
+
+
+def _second_lines(second: dict[str, Any] | None) -> list[str]:
+    """A second registration's lines: the first's hash, the deviations and the items seen before its sizing."""
+    if not second:
+        return []
+    lines = [f"After the first registration `{second['folder']}` (SHA-256 `{second['sha256']}`). "
+             + second["unconfirmed"], "", "**Deviations from the first registration, with their reasons:**", ""]
+    lines += [f"- *{name}*: {why}" for name, why in second["stated"].items()]
+    lines += [f"- (found in the code) {d}" for d in second["found"]]
+    changes = "; ".join(f"{stage}: " + ", ".join(f"{k} = {v!r}" for k, v in c.items())
+                        for stage, c in second["changes"].items())
+    lines += ["", f"The changed generating choices: {changes}.", "", "**Seen before this sizing (declared):**", ""]
+    lines += [f"- {item}" for item in second["seen"]]
+    return [*lines, ""]
 
 
 def read_terms(registered: Path) -> Terms:

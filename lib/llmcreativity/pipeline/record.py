@@ -408,8 +408,11 @@ def parameter_differences(recorded: dict[str, Any], p: Plan) -> tuple[dict[str, 
             was = recorded.get(name, json.loads(json.dumps(param.default, default=str)))
             if was != value:
                 analysis[name] = (was, value)
-        elif name not in recorded or recorded[name] != value:
-            generating[name] = (recorded.get(name, "(none)"), value)
+        elif name not in recorded:
+            if not (param.added and value == json.loads(json.dumps(param.default, default=str))):
+                generating[name] = ("(none)", value)
+        elif recorded[name] != value:
+            generating[name] = (recorded[name], value)
     return dict(sorted(generating.items())), dict(sorted(analysis.items()))
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from .. import output_files as out
 from ..output_files import OutputFile
+from ..writing.decoding import CHOSEN_DECODING
 
 SMOKE_MODEL = "smollm2-135m"
 """The smallest registry language model: every model role of the smoke profile uses it."""
@@ -38,6 +39,8 @@ RUN_SETTINGS: dict[str, dict[str, str]] = {
     "smoke": RECORDED_SETTINGS,
     "pilot": RECORDED_SETTINGS,
     "published": RECORDED_SETTINGS,
+    "decisive-pilot": RECORDED_SETTINGS,
+    "decisive": RECORDED_SETTINGS,
 }
 """Profile -> its run-wide settings of the local models (`dtype`, `device`), which every stage kernel gets as the
 defaults of `get_backend` and `get_embedder`; `-p dtype` / `-p device` override them (on a GPU:
@@ -122,6 +125,69 @@ PUBLISHED_SIZES: dict[str, dict[str, Any]] = {
 MacGyver items for B9 and B10. The stages whose claims rest on a judge that failed in the pilot keep the pilot's
 sizes (their compute saved): semantic entropy (B1-B4, B8) and B7's idea sets. `tests/test_published_profile.py`
 checks them against the committed registration."""
+
+
+DECISIVE_CHANGES: dict[str, dict[str, Any]] = {
+    "baselines": {"decoding": CHOSEN_DECODING},
+    "review": {"decoding": CHOSEN_DECODING},
+    "semantic_entropy": {"judge": "lab", "n_samples": 10},
+}
+"""Stage -> the claims' re-decision's generating choices that differ from `PUBLISHED_CHOICES`, each a deviation the
+second registration lists with its reason (`DECISIVE_DEVIATIONS`): the writers' decoding chosen on the writing pilot,
+and semantic entropy clustered by the judge laboratory's confirmed equivalence judge at the paper's 10 samples a step
+(its LLM entailment judge failed on 30 labelled ideas; the confirmed judge asks no model, so the paper's sample size
+fits the budget)."""
+
+DECISIVE_DEVIATIONS: dict[str, str] = {
+    "decoding": "the writers (baselines and Review: drafts, feedback, revisions) draw with the writing pilot's chosen "
+                f"decoding {CHOSEN_DECODING!r} instead of 'none': about half the first run's stories were repetition "
+                "loops; the pilot confirmed it in all five frameworks on new prompts",
+    "judge": "semantic entropy clusters each step's samples with the judge laboratory's confirmed equivalence judge "
+             "(cosine average linkage, all-MiniLM-L6-v2, committed in 6aaa70c, confirmed on 2 unseen MuseScorer "
+             "objects) instead of the LLM entailment judge, which failed on 30 labelled ideas; B1-B4 and B8 are gated "
+             "on it",
+    "n_samples": "10 samples a step (the paper's number) instead of 6: the confirmed judge asks no model, so the "
+                 "samples' generation is the only cost",
+    "sizes": "semantic entropy's problems per domain and step cap are sized by this registration (the first kept the "
+             "pilot's, its claims' judge having failed)",
+    "degeneracy": "paper A's claims are reported on the stories that pass the degeneracy measure "
+                  "(`writing.degeneracy`), with the failing share beside them",
+}
+"""The second registration's deviations from the first, each with its reason (`preregistration` lists them)."""
+
+DECISIVE_SEEN: tuple[str, ...] = (
+    "SciFi-100 prompts: the re-decision writes for the published run's 14 prompts (the first 2 of 7 categories), "
+    "whose stories the first run wrote with decoding 'none' and scored; its own pilot's 2 prompts are the first 2 of "
+    "those. Under the new decoding every story is written anew: no recorded story enters the decisive sample",
+    "semantic-entropy problems: the first MacGyver and the first hypogen-astro problem were run by the first pilot and "
+    "the published run (6 samples a step, 2 steps, the LLM judge); the sizing pilot's 3 problems per domain are the "
+    "first 3 of the decisive sample. Their greedy chains are the same calls at any sample count, so the first run's "
+    "continuations of those problems are reused; their samples and clusters are new",
+    "the judge laboratory's equivalence judge was chosen on 3 MuseScorer objects and confirmed on 2 others; semantic "
+    "entropy's problems are not among its labelled items",
+)
+"""What the re-decision's sample holds that was seen before its sizing, declared in the second registration."""
+
+DECISIVE_PILOT_SIZES: dict[str, dict[str, Any]] = PILOT_SIZES | {
+    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 3, "n_hypogen": 3, "step_cap": 3},
+}
+"""Stage -> the sizing pilot of the claims' re-decision: the first pilot's sizes, and for semantic entropy the design
+effect's inputs fixed before it ran: 3 problems per domain, a cap of 3 steps, 10 samples a step (`DECISIVE_CHANGES`).
+The first pilot's items are among these (its prompts and first problems): they were seen before this sizing, and the
+registration declares them."""
+
+DECISIVE_SIZES: dict[str, dict[str, Any]] = PUBLISHED_SIZES | {
+    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 3, "n_hypogen": 3, "step_cap": 3},
+}
+"""Stage -> the claims' re-decision's sizes, from its registration (`published/preregistration-2`)."""
+
+
+def _decisive_pilot(stage: str) -> dict[str, Any]:
+    return PUBLISHED_CHOICES[stage] | DECISIVE_CHANGES.get(stage, {}) | DECISIVE_PILOT_SIZES.get(stage, {})
+
+
+def _decisive(stage: str) -> dict[str, Any]:
+    return PUBLISHED_CHOICES[stage] | DECISIVE_CHANGES.get(stage, {}) | DECISIVE_SIZES.get(stage, {})
 
 
 def _pilot(stage: str) -> dict[str, Any]:
@@ -292,6 +358,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("backends"),
             "published": _published("backends"),
+            "decisive-pilot": _decisive_pilot("backends"),
+            "decisive": _decisive("backends"),
             "smoke": {"n_samples": 2, "max_tokens": 12},
             "paper": {"writer": "qwen2.5-coder-1.5b", "n_samples": 10},
         },
@@ -307,6 +375,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("scifi100"),
             "published": _published("scifi100"),
+            "decisive-pilot": _decisive_pilot("scifi100"),
+            "decisive": _decisive("scifi100"),
             "smoke": {"writer": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
             "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10},
         },
@@ -323,6 +393,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("baselines"),
             "published": _published("baselines"),
+            "decisive-pilot": _decisive_pilot("baselines"),
+            "decisive": _decisive("baselines"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40,
                       "large_writer": SMOKE_MODEL},
             "paper": {"n_categories": None, "per_category": None, "rounds": 3, "feedback_max_tokens": 400,
@@ -342,6 +414,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("review"),
             "published": _published("review"),
+            "decisive-pilot": _decisive_pilot("review"),
+            "decisive": _decisive("review"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40},
             "paper": {"n_categories": None, "per_category": None, "feedback_max_tokens": 400, "max_story_words": 300},
         },
@@ -361,6 +435,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("writing_pilot"),
             "published": _published("writing_pilot"),
+            "decisive-pilot": _decisive_pilot("writing_pilot"),
+            "decisive": _decisive("writing_pilot"),
             "smoke": {"decodings": ["none", "no-repeat-4gram"], "screen_categories": 1,
                       "frameworks": ["single", "review"], "feedback_max_tokens": 32, "max_story_words": 40,
                       "large_writer": SMOKE_MODEL},
@@ -380,6 +456,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("corpus"),
             "published": _published("corpus"),
+            "decisive-pilot": _decisive_pilot("corpus"),
+            "decisive": _decisive("corpus"),
             "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 1, "surprisal_words": 40,
                       "projection_sample": 500},
             "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96, "n_surprisal": 96,
@@ -396,6 +474,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("judge_lab"),
             "published": _published("judge_lab"),
+            "decisive-pilot": _decisive_pilot("judge_lab"),
+            "decisive": _decisive("judge_lab"),
             "smoke": {"embedders": ["all-minilm-l6-v2"], "max_problems": 24, "max_ideas": 40, "hanna_n": 24,
                       "n_resamples": 200, "checklist_judges": [SMOKE_MODEL], "lm_items": 45},
             "paper": {},
@@ -413,6 +493,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("entailment_validation"),
             "published": _published("entailment_validation"),
+            "decisive-pilot": _decisive_pilot("entailment_validation"),
+            "decisive": _decisive("entailment_validation"),
             "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6],
                       "entailment_judges": [SMOKE_MODEL], "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1,
                       "b7_sets": 3, "b7_set_size": 3, "entailment_judge": SMOKE_MODEL},
@@ -433,6 +515,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("semantic_entropy"),
             "published": _published("semantic_entropy"),
+            "decisive-pilot": _decisive_pilot("semantic_entropy"),
+            "decisive": _decisive("semantic_entropy"),
             "smoke": {"se_models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
                       "n_scifi": 0, "n_samples": 4, "step_cap": 1, "max_tokens": 16, "entailment_judge": SMOKE_MODEL,
                       "llm_check_steps": 0, "n_resamples": 200, "novelty_judge": SMOKE_MODEL},
@@ -456,6 +540,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("judge_validation"),
             "published": _published("judge_validation"),
+            "decisive-pilot": _decisive_pilot("judge_validation"),
+            "decisive": _decisive("judge_validation"),
             "smoke": {"n_items": 2, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
                       "max_tokens": 32, "n_resamples": 200},
             "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
@@ -478,6 +564,8 @@ STAGES: list[Stage] = [
             "default": {},
             "pilot": _pilot("evaluation"),
             "published": _published("evaluation"),
+            "decisive-pilot": _decisive_pilot("evaluation"),
+            "decisive": _decisive("evaluation"),
             "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
                       "repeats": 2, "kl_window": 20, "surprisal_words": 10},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
