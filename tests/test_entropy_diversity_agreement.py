@@ -62,3 +62,26 @@ def test_a_judge_that_splits_every_set_apart_does_not_beat_the_baselines():
     assert table["SE"].to_numpy() == pytest.approx(np.full(20, np.log(5)))
     verdict = beats_every_baseline(agreement_comparisons(table, n_resamples=100))
     assert verdict.label == "not supported" and verdict.n == 20
+
+
+def test_b7_under_the_laboratory_judge_reads_only_the_objects_it_was_never_fitted_or_chosen_on():
+    """The committed equivalence choice held out button and key (rounds 2 and 3); B7's sets come from those rounds
+    only, each set within one round, none sharing an idea."""
+    import json
+
+    import pandas as pd
+
+    from llmcreativity.entropy.diversity_agreement import b7_sets_of, unseen_rounds
+    from llmcreativity.entropy.musescorer import ROUND_OBJECTS
+    from llmcreativity.judgelab.choice import choice_path
+
+    held_out = json.loads(choice_path("entailment").read_text())["settings"]["test_objects"]
+    rounds = unseen_rounds()
+    assert sorted(ROUND_OBJECTS[r] for r in rounds) == sorted(held_out) and len(rounds) == 2
+    ideas = pd.DataFrame({"round_id": [r for r in range(1, 6) for _ in range(12)],
+                          "idea_content": [f"idea {i}" for i in range(60)]})
+    sets = b7_sets_of(ideas, rounds, 2, 5, seed=1)
+    assert len(sets) == 4 and all(s["round_id"].nunique() == 1 for s in sets)
+    assert {int(s["round_id"].iloc[0]) for s in sets} == set(rounds)
+    drawn = [t for s in sets for t in s["idea_content"]]
+    assert len(drawn) == len(set(drawn)) == 20

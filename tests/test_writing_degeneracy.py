@@ -132,3 +132,32 @@ def test_the_share_per_framework_has_a_wilson_interval(embedder):
     assert share.loc["review", "degenerate"] == 1.0 and share.loc["single", "degenerate"] == 0.5
     assert share.loc["single", "ci_low"] == pytest.approx(0.0945, abs=1e-4)  # Wilson, 1 of 2
     assert share.loc["review", "ci_high"] == 1.0 and share.loc["review", "ci_low"] < 1.0
+
+
+def test_the_claims_read_only_the_stories_and_runs_that_pass_when_asked(embedder):
+    """`story_filter` "passing": paper A's comparisons drop a degenerate story (A1-A3) and a framework run with one
+    degenerate version at any round (A4); a story or run the measure did not read is refused, not kept."""
+    from llmcreativity.writing.degeneracy import check_story_filter, degenerate_runs, passing_runs, passing_stories
+
+    stories = pd.DataFrame({"story_id": ["a", "b", "c"], "story": [CLEAN, LOOP, SALAD], "flags": [[], [], []],
+                            "system": ["review", "review", "single"]})
+    read = degeneracy_table(stories, embedder)
+    assert list(passing_stories(stories, read)["story_id"]) == ["a"]
+    with pytest.raises(ValueError, match="1 stories have no degeneracy reading .*first: d"):
+        passing_stories(pd.concat([stories, stories.iloc[:1].assign(story_id="d")]), read)
+    versions = pd.DataFrame({"framework": ["debate"] * 4 + ["review"] * 4, "prompt_id": ["p"] * 8,
+                             "round": [0, 0, 1, 1] * 2, "agent": ["x", "y"] * 4,
+                             "story": [CLEAN, CLEAN, CLEAN, LOOP, CLEAN, CLEAN, CLEAN, ""]})
+    runs = degenerate_runs(versions, embedder).set_index("framework")
+    assert runs.loc["debate", "degenerate"] and not runs.loc["review", "degenerate"]
+    assert runs.loc["debate", "versions"] == 4 and runs.loc["review", "versions"] == 3  # the empty one unread
+    homog = pd.DataFrame({"framework": ["debate", "debate", "review", "review"], "prompt_id": ["p"] * 4,
+                          "round": [0, 1, 0, 1], "cosine": [0.1, 0.2, 0.1, 0.1]})
+    assert set(passing_runs(homog, runs.reset_index())["framework"]) == {"review"}
+    with pytest.raises(ValueError, match="no degeneracy reading .*'teacher', 'p'"):
+        passing_runs(homog.assign(framework="teacher"), runs.reset_index())
+    share = degenerate_share(runs.reset_index(), by=["framework"]).set_index("framework")
+    assert share.loc["debate", "framework_runs"] == 1 and share.loc["debate", "degenerate"] == 1.0 and "loop" not in share
+    assert check_story_filter("passing") == "passing"
+    with pytest.raises(ValueError, match=r"story_filter 'some': use one of \['all', 'passing'\]"):
+        check_story_filter("some")

@@ -117,10 +117,36 @@ def agreement_comparisons(table: pd.DataFrame, *, alpha: float = 0.05, n_resampl
     return holm_table(pd.DataFrame(rows), "p", alpha=alpha)
 
 
-def diversity_claim(comparisons: pd.DataFrame, *, sets: int, set_size: int, round_id: int, judge: str,
+def diversity_claim(comparisons: pd.DataFrame, *, sets: int, set_size: int, round_id: int | str, judge: str,
                     embedder: str) -> Verdict:
     """Claim B7's verdict: `beats_every_baseline` on `agreement_comparisons` ("inconclusive" below the claim's minimum
     number of sets, `ClaimSpec.min_n`), with the facts of its text: the `sets` of `set_size` ideas of round
     `round_id`, the entailment `judge` that clustered them and the `embedder` of the cosine baseline."""
     return replace(beats_every_baseline(comparisons, min_pairs=CLAIMS["B7"].min_n),
                    facts={"sets": sets, "set_size": set_size, "round": round_id, "judge": judge, "embedder": embedder})
+
+
+def unseen_rounds() -> list[int]:
+    """The MuseScorer rounds of the objects the judge laboratory's committed equivalence choice held out for its test
+    split (`published/judges/entailment.choice.json`): the only ideas its confirmed judge was neither fitted nor
+    chosen on, where B7 under that judge is measured."""
+    import json
+
+    from ..judgelab.choice import choice_path
+    from .musescorer import ROUND_OBJECTS
+
+    path = choice_path("entailment")
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no committed equivalence choice; run the judge laboratory (stage judge_lab)")
+    held_out = set(json.loads(path.read_text())["settings"]["test_objects"])
+    rounds = sorted(r for r, o in ROUND_OBJECTS.items() if o in held_out)
+    if len(rounds) != len(held_out):
+        raise ValueError(f"{path}: test objects {sorted(held_out)} are not all MuseScorer round objects "
+                         f"({ROUND_OBJECTS})")
+    return rounds
+
+
+def b7_sets_of(ideas: pd.DataFrame, rounds: Sequence[int], n_sets: int, set_size: int, *,
+               seed: int = 0) -> list[pd.DataFrame]:
+    """`n_sets` disjoint sets of `set_size` ideas from each of `rounds` (each set within one round, one object)."""
+    return [s for r in rounds for s in disjoint_sets(ideas, r, n_sets, set_size, seed=seed)]

@@ -129,8 +129,10 @@ checks them against the committed registration."""
 
 DECISIVE_CHANGES: dict[str, dict[str, Any]] = {
     "baselines": {"decoding": CHOSEN_DECODING},
-    "review": {"decoding": CHOSEN_DECODING},
+    "review": {"decoding": CHOSEN_DECODING, "story_filter": "passing"},
     "semantic_entropy": {"judge": "lab", "n_samples": 10},
+    "entailment_validation": {"b7_judge": "lab"},
+    "evaluation": {"story_filter": "passing"},
 }
 """Stage -> the claims' re-decision's generating choices that differ from `PUBLISHED_CHOICES`, each a deviation the
 second registration lists with its reason (`DECISIVE_DEVIATIONS`): the writers' decoding chosen on the writing pilot,
@@ -150,8 +152,14 @@ DECISIVE_DEVIATIONS: dict[str, str] = {
                  "samples' generation is the only cost",
     "sizes": "semantic entropy's problems per domain and step cap are sized by this registration (the first kept the "
              "pilot's, its claims' judge having failed)",
-    "degeneracy": "paper A's claims are reported on the stories that pass the degeneracy measure "
-                  "(`writing.degeneracy`), with the failing share beside them",
+    "b7_judge": "B7 clusters its idea sets with the confirmed equivalence judge, on the two MuseScorer objects it was "
+                "neither fitted nor chosen on (button, key; `entropy.diversity_agreement.unseen_rounds`), 100 sets "
+                "of 5 ideas from each; the baselines (cosine, Distinct-1/2, Self-BLEU) have no free parameter, so "
+                "there is nothing of theirs to tune on the development objects",
+    "story_filter": "paper A's claims are reported on the stories that pass the degeneracy measure "
+                    "(`writing.degeneracy`; A4 on the framework runs whose every version passes), with the failing "
+                    "share beside them: a loop is no story, and three writers repeating one loop would look like "
+                    "convergence",
 }
 """The second registration's deviations from the first, each with its reason (`preregistration` lists them)."""
 
@@ -170,6 +178,7 @@ DECISIVE_SEEN: tuple[str, ...] = (
 
 DECISIVE_PILOT_SIZES: dict[str, dict[str, Any]] = PILOT_SIZES | {
     "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 3, "n_hypogen": 3, "step_cap": 3},
+    "entailment_validation": {"llm_sample": 30, "b7_sets": 30},
 }
 """Stage -> the sizing pilot of the claims' re-decision: the first pilot's sizes, and for semantic entropy the design
 effect's inputs fixed before it ran: 3 problems per domain, a cap of 3 steps, 10 samples a step (`DECISIVE_CHANGES`).
@@ -178,6 +187,7 @@ registration declares them."""
 
 DECISIVE_SIZES: dict[str, dict[str, Any]] = PUBLISHED_SIZES | {
     "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 3, "n_hypogen": 3, "step_cap": 3},
+    "entailment_validation": {"llm_sample": 30, "b7_sets": 100},
 }
 """Stage -> the claims' re-decision's sizes, from its registration (`published/preregistration-2`)."""
 

@@ -217,7 +217,8 @@ def writer_name(identity: str) -> str:
 
 
 def degenerate_share(table: pd.DataFrame, by: Sequence[str] = ("framework", "model")) -> pd.DataFrame:
-    """Per group of `by`: stories, degenerate share with its Wilson 95 % CI, loop / echo / salad / cut shares.
+    """Per group of `by`: stories (or framework runs: a `degenerate_runs` table), degenerate share with its Wilson
+    95 % CI, and the loop / echo / salad / cut shares of the table's columns that hold them.
 
     A "model" column of `by` is shown by its `writer_name`.
     """
@@ -228,7 +229,53 @@ def degenerate_share(table: pd.DataFrame, by: Sequence[str] = ("framework", "mod
         if "model" in named:
             named["model"] = writer_name(str(named["model"]))
         rows.append({**named,
-                     "stories": len(g), "degenerate": ci.estimate, "ci_low": ci.low, "ci_high": ci.high,
-                     "loop": g["loop"].mean(), "echo": g["echo"].mean(), "salad": g["salad"].mean(),
-                     "cut": g["cut"].mean()})
+                     "stories" if "story" in g or "story_id" in g else "framework_runs": len(g), "degenerate": ci.estimate,
+                     "ci_low": ci.low, "ci_high": ci.high,
+                     **{c: g[c].mean() for c in ("loop", "echo", "salad", "cut") if c in g}})
     return pd.DataFrame(rows)
+
+
+STORY_FILTERS = ("all", "passing")
+"""What paper A's claims are reported on: every story (the first registration's reading), or only the stories that
+pass this measure (`passing_stories`, `passing_runs`; the claims' re-decision), the failing share shown beside."""
+
+
+def check_story_filter(name: str) -> str:
+    """`name` when it is one of `STORY_FILTERS`; a ValueError naming the choices otherwise."""
+    if name not in STORY_FILTERS:
+        raise ValueError(f"story_filter {name!r}: use one of {list(STORY_FILTERS)}")
+    return name
+
+
+def passing_stories(table: pd.DataFrame, degeneracy: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `table` (one per story, a `story_id` column) whose story `degeneracy` (a `degeneracy_table`
+    with `story_id`) does not call degenerate; a story the measure did not read is refused, naming it."""
+    flagged = degeneracy.set_index("story_id")["degenerate"]
+    unread = sorted(set(table["story_id"]) - set(flagged.index))
+    if unread:
+        raise ValueError(f"{len(unread)} stories have no degeneracy reading (first: {unread[0]}): measure every "
+                         "story of the table with degeneracy_table first")
+    return table[~table["story_id"].map(flagged).astype(bool)]
+
+
+def degenerate_runs(versions: pd.DataFrame, embedder: TextEmbedder) -> pd.DataFrame:
+    """Per (framework, prompt_id) of `versions_by_round` rows: `versions` (the writers' versions read, empty ones
+    left out) and `degenerate` (True when any writer's version at any round is degenerate), the reading of a
+    framework run that paper A's convergence claim (A4) compares across its rounds."""
+    texts = versions[versions["story"].str.strip().astype(bool)]
+    found = measure_degeneracy(list(texts["story"]), embedder)
+    flagged = texts.assign(degenerate=[d.degenerate for d in found])
+    runs = flagged.groupby(["framework", "prompt_id"], sort=True)["degenerate"].agg(["size", "any"])
+    return runs.rename(columns={"size": "versions", "any": "degenerate"}).reset_index()
+
+
+def passing_runs(homogenization: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a homogenization table whose (framework, prompt_id) run `degenerate_runs` does not call
+    degenerate; a run it did not read is refused, naming it."""
+    flagged = runs.set_index(["framework", "prompt_id"])["degenerate"]
+    keys = pd.MultiIndex.from_frame(homogenization[["framework", "prompt_id"]])
+    unread = sorted(set(keys) - set(flagged.index))
+    if unread:
+        raise ValueError(f"{len(unread)} framework runs have no degeneracy reading (first: {unread[0]}): read "
+                         "every run's versions with degenerate_runs first")
+    return homogenization[~flagged.reindex(keys).to_numpy(bool)]
