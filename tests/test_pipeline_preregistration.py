@@ -287,6 +287,7 @@ def test_a_second_registration_links_the_first_sizes_under_the_confirmed_judge_a
     assert claims["B1"].status == pr.SIZED and claims["B1"].min_n is not None
     assert claims["B1"].gate_judge["judge"] == "cosine [lab abc]" and claims["B1"].gate_judge["n"] == 2281
     assert claims["A2"].gate_judge is None  # judge-free
+    assert claims["B9"].status == pr.CARRIED and claims["B9"].parts == ()  # not re-decided: the first terms
     assert second.after["sha256"] == first_hash and second.after["stated"] == DECISIVE_DEVIATIONS
     assert second.after["seen"] == list(DECISIVE_SEEN)
     page = pr.registration_markdown(second, "h")

@@ -52,3 +52,44 @@ def test_the_published_profile_reaches_every_registered_minimum():
     short = {c: (UNITS[c](parameters), n) for c, n in registered_min_n(REGISTRATION).items()
              if UNITS[c](parameters) < n}
     assert not short, f"claim -> (units the published profile gives, registered minimum): {short}"
+
+
+def test_the_claims_redecision_decides_at_its_own_registrations_minimums_and_the_published_run_at_the_first(
+        monkeypatch, tmp_path):
+    """`claim_table.min_n`: under the decisive profile a claim its registration sized is decided at that minimum;
+    a claim it did not size, and every claim of any other profile, at the claim table's (the first registration's),
+    so the published record's verdicts replay unchanged."""
+    import json
+
+    from llmcreativity import paths
+    from llmcreativity.pipeline import claim_table
+    from llmcreativity.pipeline.claim_table import CLAIMS, min_n
+
+    folder = tmp_path / "published" / "preregistration-2"
+    folder.mkdir(parents=True)
+    claims = [{"claim_id": "B1", "terms": {"min_n": 23, "estimator": "", "verdict_rule": "", "rule_functions": {}}},
+              {"claim_id": "A1", "terms": {"min_n": None, "estimator": "", "verdict_rule": "", "rule_functions": {}}}]
+    (folder / "preregistration.json").write_text(json.dumps(
+        {"claims": claims, "parser": {}, "tested": ["A1", "B1"], "not_testable": {}}))
+    monkeypatch.setattr(paths, "REPO_ROOT", tmp_path)
+    assert min_n("B1", "decisive") == 23 and min_n("A1", "decisive") == CLAIMS["A1"].min_n
+    assert min_n("B1", "published") == CLAIMS["B1"].min_n and min_n("B1", "default") == CLAIMS["B1"].min_n
+    monkeypatch.setenv(paths.PROFILE_ENV, "decisive")
+    assert min_n("B1") == 23
+    assert claim_table.min_n("B2") == CLAIMS["B2"].min_n  # not in its registration
+
+
+def test_the_redecisions_sizes_reach_every_minimum_its_registration_set():
+    """The decisive profile's sizes against the committed second registration: semantic entropy's problems over
+    both domains reach B1-B4's and B8's minimums, the prompts reach A2's and A4's, B7's sets the claim's."""
+    from llmcreativity.paths import DECISIVE_REGISTRATION, REPO_ROOT
+    from llmcreativity.pipeline.claim_table import min_n
+    from llmcreativity.pipeline.stages import DECISIVE_SIZES
+
+    assert (REPO_ROOT / DECISIVE_REGISTRATION / "preregistration.json").exists()
+    se = DECISIVE_SIZES["semantic_entropy"]
+    assert se["n_problems"] + se["n_hypogen"] >= max(min_n(c, "decisive") for c in ("B1", "B2", "B3", "B4", "B8"))
+    prompts = DECISIVE_SIZES["baselines"]["n_categories"] * DECISIVE_SIZES["baselines"]["per_category"]
+    assert prompts == DECISIVE_SIZES["review"]["n_categories"] * DECISIVE_SIZES["review"]["per_category"]
+    assert prompts >= max(min_n("A2", "decisive"), min_n("A4", "decisive"))
+    assert 2 * DECISIVE_SIZES["entailment_validation"]["b7_sets"] >= min_n("B7", "decisive")

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
-from ..pipeline.claim_table import CLAIMS
+from ..pipeline.claim_table import min_n
 from ..stats import spearman
 from ..stats.bootstrap import bootstrap_difference
 from ..stats.holm import holm_table
@@ -122,7 +122,7 @@ def diversity_claim(comparisons: pd.DataFrame, *, sets: int, set_size: int, roun
     """Claim B7's verdict: `beats_every_baseline` on `agreement_comparisons` ("inconclusive" below the claim's minimum
     number of sets, `ClaimSpec.min_n`), with the facts of its text: the `sets` of `set_size` ideas of round
     `round_id`, the entailment `judge` that clustered them and the `embedder` of the cosine baseline."""
-    return replace(beats_every_baseline(comparisons, min_pairs=CLAIMS["B7"].min_n),
+    return replace(beats_every_baseline(comparisons, min_pairs=min_n("B7")),
                    facts={"sets": sets, "set_size": set_size, "round": round_id, "judge": judge, "embedder": embedder})
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..data.hanna import HannaHuman
 from ..llm.registry import MODELS, local_model
-from ..pipeline.claim_table import CLAIMS
+from ..pipeline.claim_table import min_n
 from ..stats.agreement import spearman
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
@@ -105,10 +105,10 @@ def review_verdicts(comparisons: dict[str, pd.DataFrame], *, judge: str, writer_
     A3 is decided on the judge's mean score alone; its novelty comparisons are shown, not judged. With
     `a3_not_testable` (a reason from `a3_not_testable_reason`) A3 is recorded as not testable here."""
     a3 = comparisons["A3"]
-    verdicts = {"A1": beats_every_baseline(comparisons["A1"], min_pairs=CLAIMS["A1"].min_n),
-                "A2": beats_every_baseline(comparisons["A2"], min_pairs=CLAIMS["A2"].min_n),
+    verdicts = {"A1": beats_every_baseline(comparisons["A1"], min_pairs=min_n("A1")),
+                "A2": beats_every_baseline(comparisons["A2"], min_pairs=min_n("A2")),
                 "A3": (not_testable(a3_not_testable) if a3_not_testable
-                       else beats_every_baseline(a3[a3["measure"] == "judge_mean"], min_pairs=CLAIMS["A3"].min_n))}
+                       else beats_every_baseline(a3[a3["measure"] == "judge_mean"], min_pairs=min_n("A3")))}
     facts = {"judge": judge, "estimator": estimator, "writer_model": writer_model, "large_model": large_model,
              "kl": kl}
     return {cid: replace(v, facts=facts) for cid, v in verdicts.items()}

@@ -15,7 +15,7 @@ from scipy.stats import binomtest
 
 from ..evaluation.comparison import cohen_dz
 from ..llm.registry import MODELS, local_model
-from ..pipeline.claim_table import CLAIMS
+from ..pipeline.claim_table import min_n
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.holm import holm_table
 from ..verdicts import (
@@ -49,7 +49,7 @@ def efficiency_claim(per_item: pd.DataFrame, judge: str, baseline: str, *, judge
     saving = token_saving(per_item, judge, baseline, n_resamples=n_resamples, seed=seed)
     acc = accuracy_difference(per_item, judge, baseline, n_resamples=n_resamples, seed=seed)
     n = int(per_item.loc[per_item["judge"] == judge, "item_id"].nunique())
-    v = efficiency_verdict(saving, acc, n, min_items=CLAIMS["B5"].min_n, measure=B5_MEASURE)
+    v = efficiency_verdict(saving, acc, n, min_items=min_n("B5"), measure=B5_MEASURE)
     own = ""
     if no_stop:
         off = token_saving(per_item, no_stop, baseline, n_resamples=n_resamples, seed=seed)
@@ -107,7 +107,7 @@ def accuracy_claim(comparisons: pd.DataFrame, reference: str, *, judge_model: st
     The human range is the paper's, measured on its own MacGyver items; MacGyver gives one label per solution here,
     so this run has no human-human agreement of its own to compare with.
     """
-    min_items = CLAIMS["B9"].min_n
+    min_items = min_n("B9")
     beats = beats_every_baseline(comparisons, min_pairs=min_items)
     n = int(comparisons["n_pairs"].min())
     widest = comparisons.loc[comparisons["n_pairs"].idxmax()]
@@ -132,7 +132,7 @@ def weaker_model_claim(per_item: pd.DataFrame, strong: str, weak: str, *, strong
     (+1), "inconclusive" below the claim's minimum number of items (`ClaimSpec.min_n`). Facts of its text: the
     difference with its CI, `strong_model` and `weak_model`.
     """
-    min_items = CLAIMS["B10"].min_n
+    min_items = min_n("B10")
     acc = accuracy_difference(per_item, strong, weak, n_resamples=n_resamples, seed=seed)
     n = int(per_item.loc[per_item["judge"] == strong, "item_id"].nunique())
     measure = f"accuracy difference, {strong_model} - {weak_model} judge"

@@ -18,7 +18,7 @@ import pandas as pd
 from ..entropy.analysis import spearman_with_ci
 from ..entropy.tables import solution_text
 from ..llm.backend import Backend
-from ..pipeline.claim_table import CLAIMS
+from ..pipeline.claim_table import min_n
 from ..verdicts import Verdict, all_of_verdict, barely_varies, not_testable, sign_verdict, weak_verdict
 from . import JudgeItem, Judgement, validity_score
 from .criteria import PAPER_CRITERIA
@@ -116,7 +116,7 @@ def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, n_resamp
     """Per domain (`judged`: domain -> `judged_chains`): Spearman rho(se_column, p_valid), problems resampled, and
     `weak_verdict`; "inconclusive" below B6's minimum number of problems (`ClaimSpec.min_n`), or when SE or p_valid
     barely varies (`verdicts.barely_varies`: a degenerate score would make any correlation look weak)."""
-    min_problems = CLAIMS["B6"].min_n
+    min_problems = min_n("B6")
     rows, verdicts = [], {}
     for domain, both in judged.items():
         s = problem_spearman(both, se_column, "p_valid", n_resamples=n_resamples, seed=seed)
@@ -148,7 +148,7 @@ def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, n_resamples:
     se_column) should not be (`sign_verdict` 0), problems resampled; "not testable here" with one model size,
     "inconclusive" below B11's minimum number of problems (`ClaimSpec.min_n`) or when the score barely varies (a flat
     SE would "not rise" vacuously)."""
-    min_problems = CLAIMS["B11"].min_n
+    min_problems = min_n("B11")
     rows, verdicts = [], {}
     for domain, both in judged.items():
         for score, expected, part in (("p_valid", +1, "convergent"), (se_column, 0, "divergent")):

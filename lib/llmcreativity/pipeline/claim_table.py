@@ -278,3 +278,22 @@ REFERENCE_FIGURES: tuple[ReferenceFigure, ...] = (
 def spec(claim_id: str) -> ClaimSpec | None:
     """The spec of a paper claim, or None for a claim the project adds."""
     return CLAIMS.get(claim_id)
+
+
+def min_n(claim_id: str, profile: str | None = None) -> int:
+    """The minimum sample `claim_id` is decided at under `profile` (default: this process's, `paths.current_profile`):
+    the registered minimum of the profile's own registration where it sized the claim (the claims' re-decision,
+    profile `decisive`: `published/preregistration-2`), else the claim table's `ClaimSpec.min_n` (the first
+    registration's, which the claim table carries). The published run's verdicts therefore replay unchanged."""
+    from ..paths import RECORDS, REPO_ROOT, current_profile
+
+    profile = current_profile() if profile is None else profile
+    table = CLAIMS[claim_id].min_n
+    if profile != "decisive":
+        return table
+    from .preregistration import REGISTRATION_JSON, registered_min_n
+
+    folder = REPO_ROOT / RECORDS[profile][1]
+    if not (folder / REGISTRATION_JSON).exists():
+        return table
+    return registered_min_n(folder).get(claim_id, table)

@@ -24,7 +24,7 @@ import pandas as pd
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import current_profile, records_claims, results_dir
 from ..verdicts import LABELS, Label, Verdict
-from .claim_table import CLAIMS
+from .claim_table import CLAIMS, min_n
 from .provenance import current_run
 
 VERDICTS = LABELS
@@ -97,10 +97,10 @@ def min_sample_gate(claim_id: str, verdict: Verdict) -> Verdict:
     Only "supported" / "not supported" are changed; a claim the table does not list has no minimum.
     """
     spec = CLAIMS.get(claim_id)
-    if spec is None or verdict.label not in ("supported", "not supported") or verdict.n >= spec.min_n:
+    if spec is None or verdict.label not in ("supported", "not supported") or verdict.n >= min_n(claim_id):
         return verdict
     return replace(verdict, label="inconclusive",
-                   reason=f"{SAMPLE_TOO_SMALL}: n = {verdict.n} {spec.unit} < {spec.min_n} (the stage's rule said "
+                   reason=f"{SAMPLE_TOO_SMALL}: n = {verdict.n} {spec.unit} < {min_n(claim_id)} (the stage's rule said "
                           f"{verdict.label}: {verdict.reason})")
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .claim_table import CLAIMS, ClaimSpec
+from .claim_table import CLAIMS, ClaimSpec, min_n
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .judge_validity import KINDS, JudgeValidity, judges_for
 from .preregistration import registration_markdown_line
@@ -65,6 +65,12 @@ class LedgerRow:
     stage ran against no record."""
     also: tuple[LedgerRow, ...] = ()
     """The same claim's verdicts under other, named judges (the judge laboratory's), each gated on its own judge."""
+
+
+def _minimum(claim_id: str, claim: Claim | None) -> int:
+    """The minimum sample a recorded claim is decided at: its profile's registration's (`claim_table.min_n`), the
+    claim table's for a claim not recorded."""
+    return min_n(claim_id, claim.profile) if claim is not None else CLAIMS[claim_id].min_n
 
 
 def stale_reason(claim: Claim, manifest_stages: dict[str, Any]) -> str:
@@ -118,8 +124,8 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
     decided = verdict in ("supported", "not supported")
     if claim.reason.startswith(SAMPLE_TOO_SMALL):
         verdict = TOO_SMALL
-    elif spec is not None and decided and claim.n < spec.min_n:
-        verdict, note = TOO_SMALL, f"n = {claim.n} {spec.unit} < {spec.min_n}"
+    elif spec is not None and decided and claim.n < _minimum(claim_id, claim):
+        verdict, note = TOO_SMALL, f"n = {claim.n} {spec.unit} < {_minimum(claim_id, claim)}"
     judges: tuple[JudgeValidity, ...] = ()
     if spec is not None and spec.judge != "none":
         judges = tuple(judges_for(spec.judge, claim.judge, current_validity(validity, manifest_stages)))
@@ -183,8 +189,8 @@ def _table_row(r: LedgerRow, under: str = "") -> str:
     if c is None:
         return f"| {r.claim_id} | {short} | {NOT_RUN} | | | {_paper_cell(spec)} | |"
     stat = _fmt(c.statistic) + (f" [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None else "")
-    min_n = f" / {spec.min_n}" if spec else ""
-    n = "" if c.verdict == "not testable here" else f"{c.n}{min_n}"
+    least = f" / {_minimum(r.claim_id, c)}" if spec else ""
+    n = "" if c.verdict == "not testable here" else f"{c.n}{least}"
     verdict = f"**{r.verdict}**" + (" *(stale)*" if r.stale else "")
     run = c.profile + (", **stale**" if r.stale else "") + (f", {r.origin}" if r.origin else "")
     return f"| {r.claim_id} | {short} | {verdict} | {stat} | {n} | {_paper_cell(spec)} | {run} |"
@@ -201,7 +207,8 @@ def _details(r: LedgerRow, under: str = "") -> str:
     if spec is not None:
         what = ("The paper" if kind == "paper claim"
                 else "The paper states it as motivation or procedure, not as a result; this project checks it")
-        items.append(f"{what}: {spec.paper_figure}. Minimum sample: {spec.min_n} {spec.unit}. Judge: {spec.judge}"
+        items.append(f"{what}: {spec.paper_figure}. Minimum sample: {_minimum(r.claim_id, c)} {spec.unit}. "
+                     f"Judge: {spec.judge}"
                      + ("" if spec.gated or spec.judge == "none" else " (the claim measures the judge itself)") + ".")
         if spec.estimator:
             items.append(f"Estimator: {spec.estimator}.")
@@ -289,7 +296,7 @@ def _tested(r: LedgerRow) -> bool:
 
 
 def _reached(r: LedgerRow) -> bool:
-    return r.spec is None or (r.claim is not None and r.claim.n >= r.spec.min_n)
+    return r.spec is None or (r.claim is not None and r.claim.n >= _minimum(r.claim_id, r.claim))
 
 
 def sample_summary(rows: list[LedgerRow]) -> SampleSummary:

@@ -100,6 +100,7 @@ SIZED: Status = "sized"
 JUDGE_NOT_VALIDATED: Status = "judge not validated: compute saved"
 NOT_ESTIMABLE: Status = "not estimable from the pilot"
 BEYOND: Status = "not reachable here"
+CARRIED: Status = "carried from the first registration"
 
 STORY_PARSER = "llmcreativity.writing.parsing.extract_story"
 """The parser that cuts every story out of a writer's reply; its module's source is hashed (its regexes and helpers
@@ -1007,8 +1008,29 @@ def preregister(results: Path, *, rule: PrecisionRule = "pilot distance", confid
                "smallest_effect": {"d_z": SMALLEST_EFFECT_SD, "rho": SMALLEST_EFFECT_RHO,
                                    "share": SMALLEST_EFFECT_SHARE}}
     link = None if after is None else second_registration(after)
+    if after is not None:
+        claims = _carried(claims, after)
     return Preregistration(options, {"results": results.name, "stage_runs": _manifest_runs(results)}, claims, terms,
                            link)
+
+
+def _carried(claims: tuple[ClaimRegistration, ...], after: Path) -> tuple[ClaimRegistration, ...]:
+    """A second registration's claims: those it re-decides (`stages.DECISIVE_CLAIMS`) as sized now, every other one
+    with the first registration's minimum and terms (its stage asks the published run's calls again)."""
+    from .stages import DECISIVE_CLAIMS
+
+    first = read_terms(after).claims
+    out = []
+    for c in claims:
+        if c.claim_id in DECISIVE_CLAIMS or c.claim_id not in first:
+            out.append(c)
+            continue
+        was = first[c.claim_id]
+        out.append(replace(c, status=CARRIED, min_n=was.min_n, derived_n=None, alternative_n=None, parts=(),
+                           note="its stage asks the published run's calls again: the first registration's terms "
+                                f"hold (minimum {was.min_n if was.min_n is not None else 'none registered'})",
+                           terms=was))
+    return tuple(out)
 
 
 NO_JUDGE_NO_SIZE = ("A claim whose judge is not confirmed has no minimum n: it is reported \"judge not validated\" and "

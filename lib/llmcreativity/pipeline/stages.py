@@ -140,6 +140,10 @@ and semantic entropy clustered by the judge laboratory's confirmed equivalence j
 (its LLM entailment judge failed on 30 labelled ideas; the confirmed judge asks no model, so the paper's sample size
 fits the budget)."""
 
+DECISIVE_CLAIMS = ("A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4", "B6", "B7", "B8", "B11")
+"""The claims the re-decision decides again (on new stories, new chains or a confirmed judge); the others (A5, B5,
+B9, B10) rest on the published run's calls, asked again, and keep the first registration's terms."""
+
 DECISIVE_DEVIATIONS: dict[str, str] = {
     "decoding": "the writers (baselines and Review: drafts, feedback, revisions) draw with the writing pilot's chosen "
                 f"decoding {CHOSEN_DECODING!r} instead of 'none': about half the first run's stories were repetition "
@@ -156,6 +160,10 @@ DECISIVE_DEVIATIONS: dict[str, str] = {
                 "neither fitted nor chosen on (button, key; `entropy.diversity_agreement.unseen_rounds`), 100 sets "
                 "of 5 ideas from each; the baselines (cosine, Distinct-1/2, Self-BLEU) have no free parameter, so "
                 "there is nothing of theirs to tune on the development objects",
+    "min_n": "each verdict function reads the minimum sample of its run's own registration (`claim_table.min_n`: "
+             "this registration's under the decisive profile, the claim table's, which is the first registration's, "
+             "elsewhere), so the source of `a4_verdict`, `accuracy_claim` and the other rule functions that read a "
+             "minimum changed; their rules did not",
     "story_filter": "paper A's claims are reported on the stories that pass the degeneracy measure "
                     "(`writing.degeneracy`; A4 on the framework runs whose every version passes), with the failing "
                     "share beside them: a loop is no story, and three writers repeating one loop would look like "
@@ -186,10 +194,14 @@ The first pilot's items are among these (its prompts and first problems): they w
 registration declares them."""
 
 DECISIVE_SIZES: dict[str, dict[str, Any]] = PUBLISHED_SIZES | {
-    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 3, "n_hypogen": 3, "step_cap": 3},
+    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 6, "n_hypogen": 6, "step_cap": 3},
     "entailment_validation": {"llm_sample": 30, "b7_sets": 100},
 }
-"""Stage -> the claims' re-decision's sizes, from its registration (`published/preregistration-2`)."""
+"""Stage -> the claims' re-decision's sizes, from its registration (`published/preregistration-2`): semantic entropy
+on 6 problems of each domain (B2's 12 problems, the largest minimum of B1-B4; B8 not estimable from the pilot, the
+claim table's 5), 100 sets of 5 ideas from each unseen MuseScorer object for B7 (the claim table's 30 sets govern:
+not estimable from the pilot), and the published run's 14 prompts for A2 (14) and A4 (10).
+`tests/test_published_profile.py` checks them against the registration."""
 
 
 def _decisive_pilot(stage: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..pipeline.claim_table import CLAIMS
+from ..pipeline.claim_table import min_n
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, all_of_verdict, beats_every_baseline, not_testable, sign_verdict
 
@@ -65,7 +65,7 @@ def a4_verdict(homog: pd.DataFrame, *, measures: Sequence[str] = HOMOGENIZATION_
     """
     from ..evaluation.comparison import paired_comparisons
 
-    min_pairs = CLAIMS["A4"].min_n
+    min_pairs = min_n("A4")
     facts = {"measures": " and ".join(measures)}
     delta = convergence(homog, measures)
     present = set(delta["framework"])

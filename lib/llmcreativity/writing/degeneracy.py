@@ -228,9 +228,8 @@ def degenerate_share(table: pd.DataFrame, by: Sequence[str] = ("framework", "mod
         named = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
         if "model" in named:
             named["model"] = writer_name(str(named["model"]))
-        rows.append({**named,
-                     "stories" if "story" in g or "story_id" in g else "framework_runs": len(g), "degenerate": ci.estimate,
-                     "ci_low": ci.low, "ci_high": ci.high,
+        unit = "stories" if "story" in g or "story_id" in g else "framework_runs"
+        rows.append({**named, unit: len(g), "degenerate": ci.estimate, "ci_low": ci.low, "ci_high": ci.high,
                      **{c: g[c].mean() for c in ("loop", "echo", "salad", "cut") if c in g}})
     return pd.DataFrame(rows)
 
