@@ -98,20 +98,19 @@ def test_reference_table_sets_the_papers_single_agent_beside_this_runs_and_says_
     from llmcreativity.evaluation import reference_table
 
     summary = pd.DataFrame([
-        {"system": "single", "measure": "judge_mean", "n": 3, "mean": 2.5, "sd": 0.5},
+        {"system": "single", "measure": "integration", "n": 3, "mean": 2.5, "sd": 0.5},
+        {"system": "single", "measure": "judge_mean", "n": 3, "mean": 9.9, "sd": 0.5},  # not the paper's 3.62
         {"system": "single", "measure": "lexical_kl_whole", "n": 6, "mean": 1.25, "sd": float("nan")},
         {"system": "review", "measure": "surprisal", "n": 6, "mean": 9.0, "sd": 1.0},  # another system: not used
     ])
     out = reference_table(summary).set_index("quantity")
-    assert out.loc["single agent: LLM judge score", "paper's figure"] == "3.62 ± 1.14"
-    assert out.loc["single agent: LLM judge score", "this run"] == "2.5 ± 0.5 (n = 3)"
-    assert out.loc["single agent: KL divergence (whole story)", "paper's figure"] == "2.233"
+    isc = "single agent: judge score, Integration of Scientific Concepts"
+    assert out.loc[isc, "paper's figure"] == "3.62 ± 1.14" and out.loc[isc, "this run"] == "2.5 ± 0.5 (n = 3)"
+    assert out.loc["single agent: KL divergence (whole story)", "paper's figure"] == "2.233 ± 0.012"
     assert out.loc["single agent: KL divergence (whole story)", "this run"] == "1.25 (n = 6)"
     assert out.loc["single agent: surprisal", "this run"] == "not measured here"
-    assert out.loc["single agent: the other two judge dimension means", "paper's figure"] == \
-        "(the paper's table; not reproduced here)"
-    assert list(out["paper's figure"]) == ["3.62 ± 1.14", "(the paper's table; not reproduced here)", "0.476",
-                                           "2.233", "0.345", "0.0138"]
+    assert list(out["paper's figure"]) == ["3.62 ± 1.14", "3.62 ± 1.13; 3.41 ± 1.11", "0.476 ± 0.271",
+                                           "2.233 ± 0.012", "0.345 ± 0.002", "0.0138 ± 0.0002"]
 
 
 def test_novelty_table_refuses_another_embedder():

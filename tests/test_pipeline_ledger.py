@@ -413,3 +413,39 @@ def test_a_claim_under_a_laboratory_judge_stands_beside_the_stages_own_verdict_a
     assert "↳ under the judge *entailment: cosine average [lab 0a8d]* | **supported**" in page
     assert "Counted apart: 1 verdicts of the papers' claims under a judge of the judge laboratory" in page
     assert "1 of them decided" in page
+
+
+def test_the_redecisions_page_keeps_the_earlier_runs_verdict_under_the_papers_judge_beside_the_confirmed_one():
+    """The claims' re-decision decides B1 under the laboratory's confirmed judge only; the page shows the published
+    run's B1 (the paper's LLM judge, failed: judge not validated) first, gated on that run's own agreements and
+    named as its origin, and the new verdict beside it. A judge-free claim the new run decides (A2) takes nothing
+    from the earlier run; a key the new run holds is never taken twice."""
+    from dataclasses import replace
+
+    from llmcreativity.pipeline.judge_validity import JudgeValidity
+    from llmcreativity.pipeline.ledger import EarlierRun
+
+    record_judge_validity("entailment", "entailment: cosine average [lab 0a8d]", "ARI", ci(0.46, 0.43, 0.48, 2281),
+                          stage="judge_lab")
+    strong = Verdict("supported", "rises", 0.6, 0.3, 0.8, 30, "Spearman rho")
+    record("se", "B1", strong, judge="entailment: cosine average [lab 0a8d]")
+    record("eval", "A2", supported(20))
+    now = read_claims()
+    old_b1 = replace(next(c for c in now if c.claim_id == "B1"), judge="", verdict="inconclusive", n=2,
+                     run_id="old-run")
+    old_a2 = replace(next(c for c in now if c.claim_id == "A2"), verdict="not supported", run_id="old-run")
+    failing = JudgeValidity("entailment", "LLM qwen p>=0.7", "ARI", 0.0, -0.02, 0.03, 30, "se", "old-run")
+    earlier = EarlierRun("the published run's record published/run", [old_b1, old_a2], [failing],
+                         {"se": {"run_id": "old-run", "status": "ok"}, "eval": {"run_id": "old-run", "status": "ok"}})
+    rows = {r.claim_id: r for r in ledger_rows(now, read_judge_validity(), current("se", "eval", "judge_lab"),
+                                                earlier)}
+    b1 = rows["B1"]
+    assert b1.claim.judge == "" and b1.verdict == JUDGE_NOT_VALIDATED and not b1.stale
+    assert b1.origin == "from the published run's record published/run"
+    assert [(a.claim.judge, a.verdict) for a in b1.also] == [("entailment: cosine average [lab 0a8d]", "supported")]
+    assert rows["A2"].claim.verdict == "supported" and rows["A2"].also == ()
+    page = claims_markdown(now, read_judge_validity(), current("se", "eval", "judge_lab"), earlier=earlier)
+    assert "from the published run's record published/run" in page
+    assert "↳ under the judge *entailment: cosine average [lab 0a8d]* | **supported**" in page
+    plain = {r.claim_id: r for r in ledger_rows(now, read_judge_validity(), current("se", "eval", "judge_lab"))}
+    assert plain["B1"].claim.judge == "entailment: cosine average [lab 0a8d]" and plain["B1"].also == ()

@@ -25,11 +25,12 @@ import yaml
 from llmcreativity.paths import RECORDS, REPO_ROOT
 from llmcreativity.pipeline.claims import read_claims
 from llmcreativity.pipeline.judge_validity import read_judge_validity
-from llmcreativity.pipeline.ledger import claims_markdown, forest_plot, ledger_rows
+from llmcreativity.pipeline.ledger import claims_markdown, earlier_run, forest_plot, ledger_rows
 from llmcreativity.pipeline.manifest import executed_notebook, read_manifest
 from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.projection import paper_projection_markdown
 from llmcreativity.pipeline.publish import incomplete_stages
+from llmcreativity.pipeline.record import RECORD_FILE, read_record
 from llmcreativity.pipeline.run_report import read_run_report, report_markdown, run_report_file
 from llmcreativity.pipeline.stages import Stage
 
@@ -113,11 +114,15 @@ def claims_page_body(target: Path) -> str:
     """The generated part of the claims page, from the recorded claims, judge agreements and run manifest of the
     default results folder; writes the forest plot into `target`."""
     claims, validity, stages = read_claims(), read_judge_validity(), read_manifest()["stages"]
-    plot = forest_plot(ledger_rows(claims, validity, stages), target / FOREST_PLOT)
     profile = recorded_profile(stages)
+    earlier = None
+    if profile == "decisive" and (REPO_ROOT / RECORDS["published"][0] / RECORD_FILE).exists():
+        folder = RECORDS["published"][0]
+        earlier = earlier_run(read_record(REPO_ROOT / folder), f"the published run's record {folder}")
+    plot = forest_plot(ledger_rows(claims, validity, stages, earlier), target / FOREST_PLOT)
     registration = None if profile is None else REPO_ROOT / RECORDS[profile][1]
     return claims_markdown(claims, validity, stages, FOREST_PLOT if plot else None,
-                           registration if registration is not None and registration.is_dir() else None)
+                           registration if registration is not None and registration.is_dir() else None, earlier)
 
 
 def recorded_profile(stages: dict[str, Any]) -> str | None:

@@ -129,6 +129,8 @@ CLAIMS: dict[str, ClaimSpec] = {c.claim_id: c for c in [
     ClaimSpec("A5", PAPER_A, "The rubric LLM judge agrees with human consensus scores.", "rubric judge ~ humans",
               "the judge's scores agree with human consensus ratings (qualitative)", None, "", 44, "stories", "rubric",
               gated=False, kind="project check",
+              stand_in="HANNA's human ratings of its own stories (3 raters x 6 criteria), standing in for the paper's "
+                       "human check, in which 9 annotators scored SciFi-100 stories on its 5 dimensions",
               estimator="Spearman rho(judge mean score, mean human rating over 3 raters x 6 criteria) on HANNA's "
                         "stories, bootstrap 95 % CI over stories; supported when the CI lies above 0 "
                         "(`sign_verdict`); the gate of the rubric judge for A1 and A3",
@@ -227,8 +229,8 @@ CLAIMS: dict[str, ClaimSpec] = {c.claim_id: c for c in [
               text="Spearman rho of model parameters with the {judge_name} judge's p_valid ({judge_model}) and with "
                    "SE, per domain ({model_sizes}; problems resampled)."),
     ClaimSpec("B12", PAPER_B, "On BookMIA the retrieval-based judge is more accurate than ChatEval.",
-              "BookMIA: retrieval > ChatEval", "83.0 % vs 73.3 % (ChatEval)", 0.83, "accuracy", 30, "items",
-              "convergent", not_testable="no BookMIA data here"),
+              "BookMIA: retrieval > ChatEval", "83.0 % vs 73.3 % (ChatEval); people 74.7-87.0 %", 0.83, "accuracy",
+              30, "items", "convergent", not_testable="no BookMIA data here"),
     ClaimSpec("B13", PAPER_B, "The LLM novelty judge agrees with human novelty rankings.",
               "novelty judge ~ human rankings", "Spearman rho 0.80 on 30 problems", 0.80, "rho", 30, "problems",
               "none", not_testable="no human novelty rankings of solutions here"),
@@ -263,14 +265,15 @@ class ReferenceFigure:
 
 
 REFERENCE_FIGURES: tuple[ReferenceFigure, ...] = (
-    ReferenceFigure(PAPER_A, "single agent: LLM judge score", "3.62 ± 1.14", "judge_mean", "single"),
-    ReferenceFigure(PAPER_A, "single agent: the other two judge dimension means",
-                    "(the paper's table; not reproduced here)", "", "single"),
-    ReferenceFigure(PAPER_A, "single agent: surprisal", "0.476", "surprisal", "single"),
-    ReferenceFigure(PAPER_A, "single agent: KL divergence (whole story)", "2.233", "lexical_kl_whole",
+    ReferenceFigure(PAPER_A, "single agent: judge score, Integration of Scientific Concepts", "3.62 ± 1.14",
+                    "integration", "single"),
+    ReferenceFigure(PAPER_A, "single agent: judge scores of two other rubric dimensions (which two: the paper's "
+                    "table, not checked here)", "3.62 ± 1.13; 3.41 ± 1.11", "", "single"),
+    ReferenceFigure(PAPER_A, "single agent: surprisal", "0.476 ± 0.271", "surprisal", "single"),
+    ReferenceFigure(PAPER_A, "single agent: KL divergence (whole story)", "2.233 ± 0.012", "lexical_kl_whole",
                     "single"),
-    ReferenceFigure(PAPER_A, "single agent: semantic novelty (1 - cos)", "0.345", "novelty", "single"),
-    ReferenceFigure(PAPER_A, "single agent: volume gain", "0.0138", "volume_gain", "single"),
+    ReferenceFigure(PAPER_A, "single agent: semantic novelty (1 - cos)", "0.345 ± 0.002", "novelty", "single"),
+    ReferenceFigure(PAPER_A, "single agent: volume gain", "0.0138 ± 0.0002", "volume_gain", "single"),
 )
 """The papers' reference figures that are no claims: the LLM Review paper's single-agent scores."""
 

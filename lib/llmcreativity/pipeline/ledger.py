@@ -140,19 +140,53 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
                      record_origin(manifest_stages.get(claim.stage, {})))
 
 
+@dataclass(frozen=True)
+class EarlierRun:
+    """A recorded run whose verdicts of the gated claims stand beside a later run's where the later one decides them
+    under another judge: the published run's verdicts under the papers' judges beside the claims' re-decision's under
+    the judge laboratory's confirmed ones (`earlier_run`)."""
+
+    label: str
+    """How the page names it (its record folder)."""
+    claims: list[Claim]
+    """Its recorded claims."""
+    validity: list[JudgeValidity]
+    """Its recorded judge agreements."""
+    stages: dict[str, Any]
+    """Its stages as manifest entries (run id, status), against which its claims are current."""
+
+
+def earlier_run(record: dict[str, Any], label: str) -> EarlierRun:
+    """The claims, judge agreements and stage runs a record (`record.read_record`) holds, as an `EarlierRun`."""
+    from ..json_records import from_json
+
+    entries = record["stages"].values()
+    return EarlierRun(label, [from_json(Claim, c) for e in entries for c in e.get("claims", [])],
+                      [JudgeValidity.from_dict(v) for e in entries for v in e.get("judge_validity", [])],
+                      {name: {"run_id": e["run_id"], "status": "ok", "profile": record.get("profile", "")}
+                       for name, e in record["stages"].items()})
+
+
 def ledger_rows(claims: list[Claim], validity: list[JudgeValidity],
-                manifest_stages: dict[str, Any]) -> list[LedgerRow]:
-    """Every claim of `CLAIMS` in order, then any other recorded claim."""
+                manifest_stages: dict[str, Any], earlier: EarlierRun | None = None) -> list[LedgerRow]:
+    """Every claim of `CLAIMS` in order, then any other recorded claim. With `earlier`, a gated claim this run
+    decides only under a named judge also shows the earlier run's verdict under the judges it lacks (gated on the
+    earlier run's own agreements, its origin naming that run)."""
     by_id: dict[str, list[Claim]] = {}
     for c in claims:
         by_id.setdefault(c.claim_id, []).append(c)
     ids = list(CLAIMS) + list(dict.fromkeys(c.claim_id for c in claims if c.claim_id not in CLAIMS))
     rows = []
     for i in ids:
+        found = [ledger_row(i, c, validity, manifest_stages) for c in by_id.get(i, [])]
+        spec, judges = CLAIMS.get(i), {c.judge for c in by_id.get(i, [])}
+        if earlier is not None and spec is not None and spec.gated and spec.judge != "none":
+            found += [replace(ledger_row(i, c, earlier.validity, earlier.stages), origin=f"from {earlier.label}")
+                      for c in earlier.claims if c.claim_id == i and c.judge not in judges]
         # the stage's own judges' verdict first (judge ""), then each named judge's beside it
-        found = sorted(by_id.get(i, []), key=lambda c: (c.judge != "", c.judge))
-        first = ledger_row(i, found[0] if found else None, validity, manifest_stages)
-        rows.append(replace(first, also=tuple(ledger_row(i, c, validity, manifest_stages) for c in found[1:])))
+        found.sort(key=lambda r: (r.claim is not None and r.claim.judge != "", r.claim.judge if r.claim else ""))
+        first = found[0] if found else ledger_row(i, None, validity, manifest_stages)
+        rows.append(replace(first, also=tuple(found[1:])))
     return rows
 
 
@@ -320,11 +354,12 @@ def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
 
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
                     manifest_stages: dict[str, Any] | None = None, figure: str | None = None,
-                    registration: Path | None = None) -> str:
+                    registration: Path | None = None, earlier: EarlierRun | None = None) -> str:
     """The page body: a 7-column table of every claim, the forest plot `figure` (a path relative to the page;
     left out when None) and each claim's long text and provenance. `registration`: the folder of the committed
-    pre-registration the run was recorded under (its hash and deviations are stated), or None."""
-    rows = ledger_rows(claims, validity or [], manifest_stages or {})
+    pre-registration the run was recorded under (its hash and deviations are stated), or None; `earlier`: a run
+    whose verdicts under other judges stand beside this one's (`ledger_rows`)."""
+    rows = ledger_rows(claims, validity or [], manifest_stages or {}, earlier)
     replayed = record_markdown(manifest_stages or {})
     registered = registration_markdown_line(registration) if registration is not None else ""
     out = [sample_summary(rows).sentence(), *(["", replayed] if replayed else []),

@@ -93,9 +93,10 @@ to 140 MacGyver items, at about 3 minutes an item on this machine 5 to 7 hours o
 SCIFI100_PROMPTS = 100
 """Prompts in SciFi-100: the most prompts a claim of the LLM Review paper (A1-A4) can use here."""
 
-Status = Literal["sized", "judge not validated: compute saved", "not estimable from the pilot", "not reachable here"]
-"""A claim's registration status: sized, its judge failed in the pilot, the pilot cannot size it, or the size it
-needs exceeds the units that exist here."""
+Status = Literal["sized", "judge not validated: compute saved", "not estimable from the pilot", "not reachable here",
+                 "carried from the first registration"]
+"""A claim's registration status: sized, its judge failed in the pilot, the pilot cannot size it, the size it
+needs exceeds the units that exist here, or (in a second registration) its first registration's terms hold."""
 SIZED: Status = "sized"
 JUDGE_NOT_VALIDATED: Status = "judge not validated: compute saved"
 NOT_ESTIMABLE: Status = "not estimable from the pilot"
