@@ -212,6 +212,12 @@ def _decisive(stage: str) -> dict[str, Any]:
     return PUBLISHED_CHOICES[stage] | DECISIVE_CHANGES.get(stage, {}) | DECISIVE_SIZES.get(stage, {})
 
 
+def _recorded(stage: str) -> dict[str, dict[str, Any]]:
+    """A stage's entries of the recorded profiles and their pilots: pilot, published, decisive-pilot, decisive."""
+    return {"pilot": _pilot(stage), "published": _published(stage), "decisive-pilot": _decisive_pilot(stage),
+            "decisive": _decisive(stage)}
+
+
 def _pilot(stage: str) -> dict[str, Any]:
     return PUBLISHED_CHOICES[stage] | PILOT_SIZES.get(stage, {})
 
@@ -378,10 +384,7 @@ STAGES: list[Stage] = [
         scale=Scale(lambda p: p["n_samples"] * len(p["temperatures"]), "n_samples x temperatures"),
         profiles={
             "default": {},
-            "pilot": _pilot("backends"),
-            "published": _published("backends"),
-            "decisive-pilot": _decisive_pilot("backends"),
-            "decisive": _decisive("backends"),
+            **_recorded("backends"),
             "smoke": {"n_samples": 2, "max_tokens": 12},
             "paper": {"writer": "qwen2.5-coder-1.5b", "n_samples": 10},
         },
@@ -395,10 +398,7 @@ STAGES: list[Stage] = [
         scale=Scale(lambda p: p["n_dimensions"] * p["n_candidates"], "n_dimensions x n_candidates"),
         profiles={
             "default": {},
-            "pilot": _pilot("scifi100"),
-            "published": _published("scifi100"),
-            "decisive-pilot": _decisive_pilot("scifi100"),
-            "decisive": _decisive("scifi100"),
+            **_recorded("scifi100"),
             "smoke": {"writer": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
             "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10},
         },
@@ -413,10 +413,7 @@ STAGES: list[Stage] = [
                     lambda p: (1 + p["rounds"]) * p["max_story_words"], "(1 + rounds) x max_story_words"),
         profiles={
             "default": {},
-            "pilot": _pilot("baselines"),
-            "published": _published("baselines"),
-            "decisive-pilot": _decisive_pilot("baselines"),
-            "decisive": _decisive("baselines"),
+            **_recorded("baselines"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40,
                       "large_writer": SMOKE_MODEL},
             "paper": {"n_categories": None, "per_category": None, "rounds": 3, "feedback_max_tokens": 400,
@@ -434,10 +431,7 @@ STAGES: list[Stage] = [
         claims=("A4",),
         profiles={
             "default": {},
-            "pilot": _pilot("review"),
-            "published": _published("review"),
-            "decisive-pilot": _decisive_pilot("review"),
-            "decisive": _decisive("review"),
+            **_recorded("review"),
             "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40},
             "paper": {"n_categories": None, "per_category": None, "feedback_max_tokens": 400, "max_story_words": 300},
         },
@@ -455,10 +449,7 @@ STAGES: list[Stage] = [
                     lambda p: p["max_story_words"], "max_story_words"),
         profiles={
             "default": {},
-            "pilot": _pilot("writing_pilot"),
-            "published": _published("writing_pilot"),
-            "decisive-pilot": _decisive_pilot("writing_pilot"),
-            "decisive": _decisive("writing_pilot"),
+            **_recorded("writing_pilot"),
             "smoke": {"decodings": ["none", "no-repeat-4gram"], "screen_categories": 1,
                       "frameworks": ["single", "review"], "feedback_max_tokens": 32, "max_story_words": 40,
                       "large_writer": SMOKE_MODEL},
@@ -476,10 +467,7 @@ STAGES: list[Stage] = [
         scale=Scale(lambda p: p["n_surprisal"], "n_surprisal"),
         profiles={
             "default": {},
-            "pilot": _pilot("corpus"),
-            "published": _published("corpus"),
-            "decisive-pilot": _decisive_pilot("corpus"),
-            "decisive": _decisive("corpus"),
+            **_recorded("corpus"),
             "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 1, "surprisal_words": 40,
                       "projection_sample": 500},
             "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96, "n_surprisal": 96,
@@ -494,10 +482,7 @@ STAGES: list[Stage] = [
         scale=Scale(_lab_texts, "texts embedded (solutions + problems, ideas, story chunks) x embedders"),
         profiles={
             "default": {},
-            "pilot": _pilot("judge_lab"),
-            "published": _published("judge_lab"),
-            "decisive-pilot": _decisive_pilot("judge_lab"),
-            "decisive": _decisive("judge_lab"),
+            **_recorded("judge_lab"),
             "smoke": {"embedders": ["all-minilm-l6-v2"], "max_problems": 24, "max_ideas": 40, "hanna_n": 24,
                       "n_resamples": 200, "checklist_judges": [SMOKE_MODEL], "lm_items": 45},
             "paper": {},
@@ -513,10 +498,7 @@ STAGES: list[Stage] = [
         claims=("B7",),
         profiles={
             "default": {},
-            "pilot": _pilot("entailment_validation"),
-            "published": _published("entailment_validation"),
-            "decisive-pilot": _decisive_pilot("entailment_validation"),
-            "decisive": _decisive("entailment_validation"),
+            **_recorded("entailment_validation"),
             "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6],
                       "entailment_judges": [SMOKE_MODEL], "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1,
                       "b7_sets": 3, "b7_set_size": 3, "entailment_judge": SMOKE_MODEL},
@@ -535,10 +517,7 @@ STAGES: list[Stage] = [
         claims=("B1", "B2", "B3", "B4", "B8"),
         profiles={
             "default": {},
-            "pilot": _pilot("semantic_entropy"),
-            "published": _published("semantic_entropy"),
-            "decisive-pilot": _decisive_pilot("semantic_entropy"),
-            "decisive": _decisive("semantic_entropy"),
+            **_recorded("semantic_entropy"),
             "smoke": {"se_models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
                       "n_scifi": 0, "n_samples": 4, "step_cap": 1, "max_tokens": 16, "entailment_judge": SMOKE_MODEL,
                       "llm_check_steps": 0, "n_resamples": 200, "novelty_judge": SMOKE_MODEL},
@@ -560,10 +539,7 @@ STAGES: list[Stage] = [
         claims=("B5", "B6", "B9", "B10", "B11"),
         profiles={
             "default": {},
-            "pilot": _pilot("judge_validation"),
-            "published": _published("judge_validation"),
-            "decisive-pilot": _decisive_pilot("judge_validation"),
-            "decisive": _decisive("judge_validation"),
+            **_recorded("judge_validation"),
             "smoke": {"n_items": 2, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
                       "max_tokens": 32, "n_resamples": 200},
             "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
@@ -584,10 +560,7 @@ STAGES: list[Stage] = [
         claims=("A1", "A2", "A3", "A5"),
         profiles={
             "default": {},
-            "pilot": _pilot("evaluation"),
-            "published": _published("evaluation"),
-            "decisive-pilot": _decisive_pilot("evaluation"),
-            "decisive": _decisive("evaluation"),
+            **_recorded("evaluation"),
             "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
                       "repeats": 2, "kl_window": 20, "surprisal_words": 10},
             "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
