@@ -105,8 +105,9 @@ def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book)
         layout = json.loads(browser.evaluate(_CLAIMS_LAYOUT))
     assert report.images and all(ok for _, ok in report.images), report.images
     assert layout["view"] == 1280 and layout["page"] <= layout["view"], layout
-    assert len(layout["tables"]) == 2, layout  # the run report, then the claims
+    assert len(layout["tables"]) == 3, layout  # the claims of paper A, of paper B, then the run report
     assert all(columns <= 7 and width <= room for width, room, columns in layout["tables"]), layout
+    assert text.index("What this run found") < text.index("The verdicts") < text.index("How to read this page")
 
 
 def test_book_in_headless_chromium_loads_figures_typesets_math_and_stays_local(book):

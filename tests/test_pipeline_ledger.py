@@ -202,7 +202,7 @@ def test_a_claim_not_from_the_latest_successful_run_of_its_stage_is_stale(entry,
     assert why in r.stale
     table = claims_markdown(read_claims(), [], {} if entry is None else {"se": entry})
     b1 = next(line for line in table.splitlines() if line.startswith("| B1 |"))
-    assert "*(stale)*" in b1 and "**stale**" in b1
+    assert "*(stale)*" in b1 and "**Stale**" in table  # the table marks it, the claim in full says why
     assert row("B1", current("se")).stale == ""
 
 
@@ -212,15 +212,16 @@ def test_a_claim_recorded_outside_the_runner_is_stale(monkeypatch):
     assert "outside the runner" in row("B1", current("se")).stale
 
 
-def test_the_page_lists_every_claim_marking_not_run_and_not_testable_in_seven_columns():
+def test_the_page_lists_every_claim_marking_not_run_and_not_testable_in_six_columns():
     record("eval", "A3", not_testable("the large model is not larger than the writer"))
     # a claim the table does not list (recorded by an older version): listed after the table's
     upsert(claims_path(), [Claim("X1", "extra", "A claim the project adds.", "supported", 1.0, 0.5, 1.5, 3, "",
                                  "default", "t", run_id=RUN)], key=lambda c: c.claim_id, what="claim")
     page = claims_markdown(read_claims(), [], current("eval", "extra"))
-    table = [line for line in page.splitlines() if line.startswith("| ")]
-    assert [line.split("|")[1].strip() for line in table[1:]] == [*CLAIMS, "X1"]
-    assert all(line.count("|") == 8 for line in table)
+    table = [line for line in page.splitlines() if line.startswith("| ") and not line.startswith("| id |")]
+    assert [line.split("|")[1].strip() for line in table] == [*CLAIMS, "X1"]
+    assert all(line.count("|") == 7 for line in table)
+    assert page.index("### LLM Review") < page.index("### Automated creativity") < page.index("### This project")
     assert f"| {NOT_RUN} |" in next(line for line in table if line.startswith("| A1 |"))
     assert "| **not testable here** |  |  |" in next(line for line in table if line.startswith("| A3 |"))
     assert "the large model is not larger than the writer" in page
@@ -339,7 +340,7 @@ def test_a_claim_the_project_cannot_test_reads_not_testable_with_its_reason_thou
         r = row(claim_id, {})
         assert r.verdict == "not testable here" and r.note == CLAIMS[claim_id].not_testable
         line = next(x for x in page.splitlines() if x.startswith(f"| {claim_id} |"))
-        assert "| **not testable here** |" in line and line.count("|") == 8
+        assert "| **not testable here** |" in line and line.count("|") == 7
         assert f"Not testable here: {CLAIMS[claim_id].not_testable}." in page
     assert "no BookMIA data here" in page and "83.0 % vs 73.3 % (ChatEval)" in page
     assert "Spearman rho 0.80 on 30 problems" in page and "no newer or reasoning models" in page
@@ -449,3 +450,20 @@ def test_the_redecisions_page_keeps_the_earlier_runs_verdict_under_the_papers_ju
     assert "↳ under the judge *entailment: cosine average [lab 0a8d]* | **supported**" in page
     plain = {r.claim_id: r for r in ledger_rows(now, read_judge_validity(), current("se", "eval", "judge_lab"))}
     assert plain["B1"].claim.judge == "entailment: cosine average [lab 0a8d]" and plain["B1"].also == ()
+
+
+def test_the_page_opens_with_what_was_found_and_what_stands_in_the_way():
+    """Findings first: each decided claim in one line with its statistic and n, then the rest grouped by what
+    blocks them (a judge that fails, a sample below its minimum, not testable, not run), then the count."""
+    from llmcreativity.pipeline.ledger import FINDINGS_HEADING
+
+    record("eval", "A2", supported(20))
+    record("eval", "A1", supported(20))
+    record_judge_validity("rubric", "qwen-1.5b", "Spearman rho vs HANNA", ci(0.2, -0.1, 0.5, 30), stage="eval")
+    page = claims_markdown(read_claims(), read_judge_validity(), current("eval"))
+    first = page.split("## The verdicts")[0]
+    assert first.startswith(FINDINGS_HEADING)
+    assert "- **A2** **supported**: Review > every baseline, novelty metrics (0.4 [0.1, 0.7], n = 20 prompts)." in first
+    assert "A1 rest on a rubric judge whose agreement with people does not beat chance" in first
+    assert "are not testable here" in first and "were not run" in first
+    assert "The page lists" in first  # the count, after the findings

@@ -219,15 +219,14 @@ def _table_row(r: LedgerRow, under: str = "") -> str:
     c, spec = r.claim, r.spec
     short = f"↳ under the judge *{_cell(under)}*" if under else _short_cell(r)
     if r.verdict == NOT_TESTABLE and spec is not None and spec.not_testable:
-        return f"| {r.claim_id} | {short} | **{NOT_TESTABLE}** | | | {_paper_cell(spec)} | |"
+        return f"| {r.claim_id} | {short} | **{NOT_TESTABLE}** | | | {_paper_cell(spec)} |"
     if c is None:
-        return f"| {r.claim_id} | {short} | {NOT_RUN} | | | {_paper_cell(spec)} | |"
+        return f"| {r.claim_id} | {short} | {NOT_RUN} | | | {_paper_cell(spec)} |"
     stat = _fmt(c.statistic) + (f" [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None else "")
     least = f" / {_minimum(r.claim_id, c)}" if spec else ""
     n = "" if c.verdict == "not testable here" else f"{c.n}{least}"
     verdict = f"**{r.verdict}**" + (" *(stale)*" if r.stale else "")
-    run = c.profile + (", **stale**" if r.stale else "") + (f", {r.origin}" if r.origin else "")
-    return f"| {r.claim_id} | {short} | {verdict} | {stat} | {n} | {_paper_cell(spec)} | {run} |"
+    return f"| {r.claim_id} | {short} | {verdict} | {stat} | {n} | {_paper_cell(spec)} |"
 
 
 def _details(r: LedgerRow, under: str = "") -> str:
@@ -352,22 +351,88 @@ def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
                          len(named_decided))
 
 
+FINDINGS_HEADING = "## What this run found"
+"""The heading of the claims page's first section: the findings, computed from the records."""
+PROVENANCE_SUMMARY = "The run behind these verdicts: records, runs, commits"
+"""The title of the folded block that holds the run ids and commits."""
+PAPERS = (("LLM Review (paper A)", "A"), ("Automated creativity evaluation (paper B)", "B"),
+          ("This project's own claims", ""))
+"""The verdict tables, one per paper: (heading, the claim-id prefix of its claims); the last takes every other id."""
+
+
+def _decided(r: LedgerRow) -> bool:
+    return _tested(r) and r.verdict in ("supported", "not supported") and _reached(r)
+
+
+def _finding_line(r: LedgerRow, under: str = "") -> str:
+    """One decided claim in a line: id, verdict, the claim in a few words, its statistic with CI and n."""
+    c, spec = r.claim, r.spec
+    assert c is not None
+    what = spec.short if spec else c.text
+    ci = f" [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None else ""
+    unit = f" {spec.unit}" if spec else ""
+    named = f", under the judge *{_cell(under)}*" if under else ""
+    check = " *(project check)*" if _is_check(r) else ""
+    figures = f"{_fmt(c.statistic)}{ci}, n = {c.n}{unit}{named}"
+    return f"- **{r.claim_id}**{check} **{r.verdict}**: {_cell(what)} ({figures})."
+
+
+def findings_markdown(rows: list[LedgerRow]) -> str:
+    """The page's first section: what was decided, one line a claim, and what stands in the way of the rest (judges
+    that do not beat chance, samples below their minimum, claims not testable here or not run), then the count."""
+    decided = [(r, "") for r in rows if _decided(r)] + [(a, a.claim.judge if a.claim else "") for r in rows
+                                                         for a in r.also if _decided(a)]
+    lines = [FINDINGS_HEADING, ""]
+    lines += ([_finding_line(r, under) for r, under in decided] if decided
+              else ["No claim was decided: every tested claim is inconclusive or rests on a judge that does not beat "
+                    "chance."])
+    blocked: dict[str, list[str]] = {}
+    for r in rows:
+        if _decided(r) or any(_decided(a) for a in r.also):
+            continue
+        key = (f"rest on a {r.spec.judge} judge whose agreement with people does not beat chance"
+               if r.verdict == JUDGE_NOT_VALIDATED and r.spec is not None
+               else "are below their minimum sample" if r.verdict == TOO_SMALL
+               else "are not testable here" if r.verdict == NOT_TESTABLE
+               else "were not run" if r.verdict == NOT_RUN
+               else "are inconclusive at their minimum sample or beyond it" if r.verdict == "inconclusive"
+               else f"are {r.verdict}")
+        blocked.setdefault(key, []).append(r.claim_id)
+    if blocked:
+        lines += ["", "What stands in the way of the rest: "
+                  + "; ".join(f"{', '.join(ids)} {why}" for why, ids in blocked.items()) + "."]
+    lines += ["", sample_summary(rows).sentence()]
+    return "\n".join(lines)
+
+
+def _paper_of(claim_id: str) -> str:
+    return next(prefix for _, prefix in PAPERS if claim_id in CLAIMS and claim_id.startswith(prefix) or not prefix)
+
+
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
                     manifest_stages: dict[str, Any] | None = None, figure: str | None = None,
                     registration: Path | None = None, earlier: EarlierRun | None = None) -> str:
-    """The page body: a 7-column table of every claim, the forest plot `figure` (a path relative to the page;
-    left out when None) and each claim's long text and provenance. `registration`: the folder of the committed
-    pre-registration the run was recorded under (its hash and deviations are stated), or None; `earlier`: a run
-    whose verdicts under other judges stand beside this one's (`ledger_rows`)."""
+    """The page body, findings first (`findings_markdown`); then one verdict table a paper (six columns, a second
+    verdict of a claim on its own line), the registration's hash and deviations, the forest plot `figure` (a path
+    relative to the page; left out when None), each claim in full, and, folded, the run's provenance (records, run
+    ids, commits). `registration`: the folder of the committed pre-registration the run was recorded under, or
+    None; `earlier`: a run whose verdicts under other judges stand beside this one's (`ledger_rows`)."""
     rows = ledger_rows(claims, validity or [], manifest_stages or {}, earlier)
     replayed = record_markdown(manifest_stages or {})
     registered = registration_markdown_line(registration) if registration is not None else ""
-    out = [sample_summary(rows).sentence(), *(["", replayed] if replayed else []),
-           *(["", registered] if registered else []), "",
-           "| id | claim | verdict | statistic [95 % CI] | n / min | paper | profile |",
-           "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        out += [_table_row(r), *(_table_row(a, under=a.claim.judge if a.claim else "") for a in r.also)]
+    out = [findings_markdown(rows), "", "## The verdicts"]
+    for heading, prefix in PAPERS:
+        mine = [r for r in rows if _paper_of(r.claim_id) == prefix]
+        if not mine:
+            continue
+        out += ["", f"### {heading}", "", "| id | claim | verdict | statistic [95 % CI] | n / min | the paper |",
+                "|---|---|---|---|---|---|"]
+        for r in mine:
+            out += [_table_row(r), *(_table_row(a, under=a.claim.judge if a.claim else "") for a in r.also)]
+    out += ["", "The run each verdict comes from, and whether its stage asked anything its record lacks, are given "
+            "with each claim below."]
+    if registered:
+        out += ["", registered]
     if figure:
         out += ["", f"![Every claim's statistic with its 95 % CI, beside the paper's figure where the paper gives one "
                     f"on the same scale]({figure})"]
@@ -375,6 +440,8 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
             "Agreement statistics that validate a judge: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + "."]
     for r in rows:
         out += ["", _details(r), *(_details(a, under=a.claim.judge if a.claim else "") for a in r.also)]
+    if replayed:
+        out += ["", f":::{{dropdown}} {PROVENANCE_SUMMARY}", replayed, ":::"]
     return "\n".join(out)
 
 
