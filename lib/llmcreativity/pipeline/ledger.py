@@ -390,17 +390,17 @@ def findings_markdown(rows: list[LedgerRow]) -> str:
     for r in rows:
         if _decided(r) or any(_decided(a) for a in r.also):
             continue
-        key = (f"rest on a {r.spec.judge} judge whose agreement with people does not beat chance"
+        key = (f"the {r.spec.judge} judge does not agree with people better than chance"
                if r.verdict == JUDGE_NOT_VALIDATED and r.spec is not None
-               else "are below their minimum sample" if r.verdict == TOO_SMALL
-               else "are not testable here" if r.verdict == NOT_TESTABLE
-               else "were not run" if r.verdict == NOT_RUN
-               else "are inconclusive at their minimum sample or beyond it" if r.verdict == "inconclusive"
-               else f"are {r.verdict}")
+               else "below the minimum sample" if r.verdict == TOO_SMALL
+               else "not testable here" if r.verdict == NOT_TESTABLE
+               else "not run" if r.verdict == NOT_RUN
+               else "inconclusive at or beyond the minimum sample" if r.verdict == "inconclusive"
+               else r.verdict)
         blocked.setdefault(key, []).append(r.claim_id)
     if blocked:
         lines += ["", "What stands in the way of the rest: "
-                  + "; ".join(f"{', '.join(ids)} {why}" for why, ids in blocked.items()) + "."]
+                  + "; ".join(f"{', '.join(ids)}: {why}" for why, ids in blocked.items()) + "."]
     lines += ["", sample_summary(rows).sentence()]
     return "\n".join(lines)
 
