@@ -108,9 +108,10 @@ def test_claims_markdown_lists_every_paper_claim_and_marks_untested_ones():
     upsert(claims_path(), [Claim("X9", "extra", "A claim this project adds.", "supported", 1.0, 0.5, 1.5, 3, "",
                                  "default", "t")], key=lambda c: c.claim_id, what="claim")
     table = claims_markdown(read_claims())
-    rows = [r for r in table.splitlines() if r.startswith("| ")][1:]
+    rows = [r for r in table.splitlines() if r.startswith("| ") and not r.startswith("| id |")]
     assert [r.split("|")[1].strip() for r in rows] == list(PAPER_CLAIMS) + ["X9"]
-    assert "| -0.2 [-0.5, 0.1] | 12 / 5 |" in rows[0] and "default, **stale**" in rows[0]
+    assert "| -0.2 [-0.5, 0.1] | 12 / 5 |" in rows[0] and "*(stale)*" in rows[0]
+    assert "profile `default`" in table and "**Stale**" in table  # the claim in full names its run
     assert "| not run |" in rows[1]
 
 

@@ -244,10 +244,11 @@ def test_a_generating_parameter_added_after_recording_keeps_older_records_replay
 
     recorded = read_record(REPO_ROOT / PUBLISHED_RECORD)["stages"]["baselines"]["resolved_parameters"]
     assert "decoding" not in recorded
-    [p] = plan("published", [], "baselines", run_upstream=False)
+    p = next(x for x in plan("published", []) if x.stage.name == "baselines")
     assert p.declared["decoding"].added and p.parameters.get("decoding", "none") == "none"
     assert parameter_differences(recorded, p)[0] == {}
-    [chosen] = plan("published", [("decoding", "no-repeat-4gram")], "baselines")
+    chosen = next(x for x in plan("published", [("baselines.decoding", "no-repeat-4gram")])
+                  if x.stage.name == "baselines")
     assert parameter_differences(recorded, chosen)[0] == {"decoding": ("(none)", "no-repeat-4gram")}
     plain = replace(p, declared={**p.declared, "decoding": replace(p.declared["decoding"], added=False)})
     assert parameter_differences(recorded, plain)[0] == {"decoding": ("(none)", "none")}

@@ -80,7 +80,7 @@ def test_a_replay_re_analyses_one_stage_alone_answering_every_call_from_the_reco
     plans, replay = prepare_replay(recorded, stages=STAGES)
     for p in plans:
         run_stage(p, replay=replay, **QUIET)
-    assert "| B1 |" in page() and "default, recorded |" in page()
+    assert "| B1 |" in page() and "Against the record its stage ran with: recorded" in page()
     first = read_manifest("default")["stages"]["first"]
 
     plans, replay = prepare_replay(recorded, [("min_length", "26")], "second", stages=STAGES)
@@ -97,7 +97,7 @@ def test_a_replay_re_analyses_one_stage_alone_answering_every_call_from_the_reco
     [b2] = [c for c in read_claims() if c.claim_id == "B2"]
     assert b2.statistic == 2.0 and b2.run_id == read_record(recorded)["stages"]["second"]["run_id"]
     text = page()
-    assert "default, recorded; re-analysed with min_length: recorded 0, now 26 |" in text
+    assert "Against the record its stage ran with: recorded; re-analysed with min_length: recorded 0, now 26." in text
     assert "Re-analysed against the record, no call computed: second with min_length: recorded 0, now 26." in text
 
 
@@ -123,7 +123,7 @@ def test_a_live_run_against_the_record_computes_only_the_calls_it_lacks(recorded
     assert not (fresh / "cache" / "calls.sqlite").exists()  # the user's call cache is not touched
     assert len(ResponseCache(replay.calls)) == len(replay.keys) + 2  # the record's answers and the two computed
     text = page()
-    assert "default, fresh: 1 of 4 calls new |" in text
+    assert "Against the record its stage ran with: fresh: 1 of 4 calls new" in text
     assert ("Run live against the record `record` (the calls it holds answered from it, the others computed): "
             "first: 3 calls from the record, 1 new (n: recorded 3, now 4); second: 3 calls from the record, 1 new") \
         in text
