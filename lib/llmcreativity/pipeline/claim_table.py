@@ -21,6 +21,8 @@ evaluation chapter sets beside this run's.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Literal
 
 JudgeKind = Literal["rubric", "convergent", "entailment", "none"]
@@ -294,9 +296,18 @@ def min_n(claim_id: str, profile: str | None = None) -> int:
     table = CLAIMS[claim_id].min_n
     if profile != "decisive":
         return table
-    from .preregistration import REGISTRATION_JSON, registered_min_n
+    from .preregistration import REGISTRATION_JSON
 
-    folder = REPO_ROOT / RECORDS[profile][1]
-    if not (folder / REGISTRATION_JSON).exists():
+    file = REPO_ROOT / RECORDS[profile][1] / REGISTRATION_JSON
+    if not file.exists():
         return table
-    return registered_min_n(folder).get(claim_id, table)
+    return _registered_minimums(str(file), file.stat().st_mtime_ns).get(claim_id, table)
+
+
+@lru_cache(maxsize=4)
+def _registered_minimums(file: str, mtime_ns: int) -> dict[str, int]:
+    """A registration's minimums, read once per version of its file (`mtime_ns` keys the cache): the ledger asks
+    `min_n` several times a row."""
+    from .preregistration import registered_min_n
+
+    return registered_min_n(Path(file))

@@ -406,7 +406,11 @@ def findings_markdown(rows: list[LedgerRow]) -> str:
 
 
 def _paper_of(claim_id: str) -> str:
-    return next(prefix for _, prefix in PAPERS if claim_id in CLAIMS and claim_id.startswith(prefix) or not prefix)
+    """The claim-id prefix of the table `claim_id` goes in: its paper's, or "" (the last table) for an id the claim
+    table does not list."""
+    if claim_id in CLAIMS:
+        return next((prefix for _, prefix in PAPERS if prefix and claim_id.startswith(prefix)), "")
+    return ""
 
 
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
