@@ -11,9 +11,15 @@ from pathlib import Path
 import pytest
 
 from llmcreativity import cli
-from llmcreativity.paths import RECORDS, REPO_ROOT
+from llmcreativity.jsonl import rewrite_jsonl
+from llmcreativity.paths import PUBLISHED_RECORD, RECORDS, REPO_ROOT
 from llmcreativity.pipeline import order
+from llmcreativity.pipeline.claims import claims_path
 from llmcreativity.pipeline.execution import run
+from llmcreativity.pipeline.judge_validity import validity_path
+from llmcreativity.pipeline.ledger import FINDINGS_HEADING
+from llmcreativity.pipeline.manifest import update_manifest
+from llmcreativity.pipeline.record import read_record
 from llmcreativity.pipeline.stages import Stage
 from llmcreativity_book.browser import Chromium, is_local, serve
 from llmcreativity_book.pdf import build_pdf
@@ -33,6 +39,34 @@ def book(tmp_path_factory):
         run("default", [], stages=STAGES, log=lambda _: None)
         html = build(out, "html", STAGES)
         yield out, html
+
+
+@pytest.fixture(scope="module")
+def recorded_book(tmp_path_factory):
+    """The HTML folder of a book whose claims page is built from the claims, judge agreements and stage runs that the
+    published record holds (`published/run/record.json`: no model runs), beside the tiny executed stage."""
+    out = tmp_path_factory.mktemp("recorded-book")
+    record = read_record(REPO_ROOT / PUBLISHED_RECORD)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LLMCREATIVITY_RESULTS", str(out / "results"))
+        run("default", [], stages=STAGES, log=lambda _: None)
+        entries = record["stages"]
+        rewrite_jsonl(claims_path(), [c for e in entries.values() for c in e.get("claims", [])])
+        rewrite_jsonl(validity_path(), [v for e in entries.values() for v in e.get("judge_validity", [])])
+        for name, e in entries.items():
+            update_manifest(name, {"run_id": e["run_id"], "status": "ok", "profile": record["profile"],
+                                   "replay": {"record": PUBLISHED_RECORD}})
+        yield build(out, "html", STAGES)
+
+
+WIDE_TABLE = """
+(() => {
+  const t = document.createElement("table");
+  t.innerHTML = "<thead><tr>" + "<th>a_column_heading_with_no_space_to_wrap_at</th>".repeat(12) + "</tr></thead>";
+  document.querySelector("article table, main table").parentElement.appendChild(t);
+})()
+"""
+"""A mutation: a twelve-column table of unbreakable headings, appended where the page's tables stand."""
 
 
 def test_toc_puts_one_chapter_per_stage_into_the_stages_part_of_the_template():
@@ -81,20 +115,7 @@ def test_claims_page_shows_the_run_report_with_the_total_time(book):
     assert re.search(r"The stages took \d+ seconds \([\d.]+ minutes\) in all", text)
 
 
-_CLAIMS_LAYOUT = """
-(() => {
-  const tables = Array.from(document.querySelectorAll("article table, main table"));
-  return JSON.stringify({
-    page: document.documentElement.scrollWidth, view: window.innerWidth,
-    tables: tables.map(t => [t.scrollWidth, t.parentElement.clientWidth, t.querySelectorAll("thead th").length]),
-  });
-})()
-"""
-
-
 def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book):
-    import json
-
     from llmcreativity.pipeline.claim_table import CLAIMS
 
     _, html = book
@@ -102,12 +123,32 @@ def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book)
     assert all(f"<td><p>{claim_id}</p></td>" in text or f"<td>{claim_id}</td>" in text for claim_id in CLAIMS)
     with serve(html) as base, Chromium() as browser:
         report = browser.inspect(base + "claims.html", SCREENSHOTS / "claims.png")
-        layout = json.loads(browser.evaluate(_CLAIMS_LAYOUT))
+        layout = browser.layout()
     assert report.images and all(ok for _, ok in report.images), report.images
-    assert layout["view"] == 1280 and layout["page"] <= layout["view"], layout
-    assert len(layout["tables"]) == 3, layout  # the claims of paper A, of paper B, then the run report
-    assert all(columns <= 7 and width <= room for width, room, columns in layout["tables"]), layout
+    assert layout.view == 1280 and layout.page <= layout.view, layout
+    assert len(layout.tables) == 3, layout  # the claims of paper A, of paper B, then the run report
+    assert all(columns <= 7 for *_, columns in layout.tables) and layout.wide_tables == (), layout
     assert text.index("What this run found") < text.index("The verdicts") < text.index("How to read this page")
+
+
+def test_the_published_claims_page_states_its_findings_first_and_fits_a_desktop_and_a_phone(recorded_book):
+    """At 1280 px the findings start within the first screen and no table scrolls sideways; at 390 px (a phone)
+    the page itself does not scroll sideways; an over-wide table appended to the page is caught."""
+    heading = FINDINGS_HEADING.lstrip("# ")
+    with serve(recorded_book) as base, Chromium() as browser:
+        report = browser.inspect(base + "claims.html", SCREENSHOTS / "published-claims-1280.png")
+        desktop = browser.layout(heading)
+        browser.evaluate(WIDE_TABLE)
+        mutated = browser.layout(heading)
+        browser.set_width(390, phone=True)
+        browser.inspect(base + "claims.html", SCREENSHOTS / "published-claims-390.png")
+        phone = browser.layout(heading)
+    assert report.images and all(ok for _, ok in report.images), report.images
+    assert desktop.view == 1280 and desktop.page <= 1280 and len(desktop.tables) >= 3, desktop
+    assert desktop.wide_tables == (), desktop
+    assert desktop.heading is not None and desktop.heading < 900, desktop
+    assert len(mutated.tables) == len(desktop.tables) + 1 and len(mutated.wide_tables) == 1, mutated  # caught
+    assert phone.view == 390 and phone.page <= 390 and phone.heading is not None, phone
 
 
 def test_book_in_headless_chromium_loads_figures_typesets_math_and_stays_local(book):

@@ -3,7 +3,9 @@
 `serve(folder)` serves the built HTML on 127.0.0.1; `Chromium()` starts Debian's `chromium` with
 networking side channels off and a fresh profile; `Chromium.inspect(url)` loads a page, waits for
 MathJax, and reports every request the page made, whether each image loaded, whether any raw TeX
-is left, and saves a screenshot; `Chromium.print_pdf(url, path)` prints a page to PDF.
+is left, and saves a screenshot; `Chromium.set_width` lays pages out at a desktop's or a phone's width and
+`Chromium.layout()` reports which tables are wider than their column; `Chromium.print_pdf(url, path)` prints a page
+to PDF.
 """
 
 from __future__ import annotations
@@ -132,6 +134,38 @@ _PAGE_FACTS = r"""
 """
 
 
+_LAYOUT = """
+((heading) => {
+  const tables = Array.from(document.querySelectorAll("article table, main table"));
+  const found = Array.from(document.querySelectorAll("h1, h2, h3")).find(h => h.textContent.includes(heading));
+  return JSON.stringify({
+    page: document.documentElement.scrollWidth, view: window.innerWidth,
+    tables: tables.map(t => [t.scrollWidth, t.parentElement.clientWidth, t.querySelectorAll("thead th").length]),
+    heading: found ? found.getBoundingClientRect().top + window.scrollY : null,
+  });
+})(%s)
+"""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a page is laid out at the browser's current width (`Chromium.layout`)."""
+
+    view: int
+    """The viewport's width in CSS pixels."""
+    page: int
+    """The document's scroll width: above `view`, the page itself scrolls sideways."""
+    tables: tuple[tuple[int, int, int], ...]
+    """(scroll width, its container's client width, header cells) of every table in the page's content."""
+    heading: float | None
+    """Distance from the page's top to the first heading holding the text asked for (None: no such heading)."""
+
+    @property
+    def wide_tables(self) -> tuple[int, ...]:
+        """Indices of the tables wider than their container (a reader scrolls them sideways)."""
+        return tuple(i for i, (width, room, _) in enumerate(self.tables) if width > room)
+
+
 class Chromium:
     """A headless Chromium with a fresh profile, driven over the DevTools protocol (one tab)."""
 
@@ -237,6 +271,17 @@ class Chromium:
         self.evaluate(_WAIT_FOR_MATH)
         self.evaluate("new Promise(r => setTimeout(r, 300))")  # let late image and font requests start
         self.send("Runtime.evaluate", {"expression": "1"})  # flush queued network events
+
+    def set_width(self, width: int, *, phone: bool = False) -> None:
+        """Lay pages out `width` CSS pixels wide from now on (DevTools' device-metrics override; `phone`: as a
+        mobile viewport, so the theme's phone layout applies)."""
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": 844 if phone else 1400, "deviceScaleFactor": 1, "mobile": phone})
+
+    def layout(self, heading: str = "") -> Layout:
+        """The loaded page's widths and where its first heading containing `heading` starts."""
+        facts = json.loads(self.evaluate(_LAYOUT % json.dumps(heading)))
+        return Layout(facts["view"], facts["page"], tuple(tuple(t) for t in facts["tables"]), facts["heading"])
 
     def inspect(self, url: str, screenshot: Path | None = None) -> PageReport:
         """Load `url` and report its requests, images and math; optionally save a PNG screenshot."""

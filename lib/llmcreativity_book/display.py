@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from llmcreativity.llm.registry import short_label
+
 FIGURES = 2
 """Significant figures an uncertainty (a CI's half-width, an SD, a column's spread) is shown to."""
 LONE_FIGURES = 3
@@ -37,30 +39,10 @@ MAX_DECIMALS = 6
 MISSING = "–"
 """How a missing value reads in a table."""
 
-_IDENTITIES = [
-    # llama.cpp:<name>:<file>.gguf:sha256-<hex>:<engine>-<version>:row-seeded (llm.registry.llamacpp_identity)
-    (re.compile(r"llama\.cpp:([\w.\-]+):[\w.\-]+\.gguf:sha256-[0-9a-f]+:[\w.\-]+?:row-seeded"), r"\1 (llama.cpp)"),
-    # transformers:<name>:<dtype>:row-seeded[:<device>] (llm.registry.local_identity)
-    (re.compile(r"transformers:([\w.\-/]+):(?:float32|bfloat16|float16):row-seeded(?::\w+)?"), r"\1 (transformers)"),
-    # <kind>:<url>:<model>[@<served>] (llm.http_client.endpoint_identity)
-    (re.compile(r"openai(?:-embed)?:https?://[^\s:/]+(?::\d+)?(?:/[\w.\-]*)*:([\w.\-/]+)(?:@[\w.\-/]+)?"),
-     r"\1 (endpoint)"),
-]
 P_VALUES = re.compile(r"^p(?:_?value)?(?:_\w+)?$")
 """Columns of p-values (`p`, `p_value`, `p_holm`, ...): each shown to two significant figures of its own size."""
 _CI_PAIRS = [("ci_low", "ci_high"), ("low", "high"), ("lo", "hi"), ("ci_lo", "ci_hi")]
 _SD_NAMES = ("sd", "std")
-
-
-def short_label(text: str) -> str:
-    """`text` with every full model identity replaced by its short label (other text unchanged).
-
-    >>> short_label("judge llama.cpp:smollm2-135m:smollm2-135m.gguf:sha256-0123:llama-cpp-python-0.3.36:row-seeded")
-    'judge smollm2-135m (llama.cpp)'
-    """
-    for pattern, label in _IDENTITIES:
-        text = pattern.sub(label, text)
-    return text
 
 
 def decimals(scale: float, figures: int = FIGURES) -> int | None:

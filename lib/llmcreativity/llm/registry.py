@@ -259,3 +259,27 @@ def llamacpp_identity(name: str, gguf_path: str | Path | None = None) -> str:
     path = Path(gguf_path) if gguf_path is not None else materialize(name)
     digest = gguf_digest(path)[:GGUF_DIGEST_CHARS]
     return f"llama.cpp:{name}:{path.name}:sha256-{digest}:{LLAMACPP_DISTRIBUTION}-{llamacpp_version()}:row-seeded"
+
+
+_IDENTITIES = [
+    # llama.cpp:<name>:<file>.gguf:sha256-<hex>:<engine>-<version>:row-seeded (llamacpp_identity)
+    (re.compile(r"llama\.cpp:([\w.\-]+):[\w.\-]+\.gguf:sha256-[0-9a-f]+:[\w.\-]+?:row-seeded"), r"\1 (llama.cpp)"),
+    # transformers:<name>:<dtype>:row-seeded[:<device>] (local_identity)
+    (re.compile(r"transformers:([\w.\-/]+):(?:float32|bfloat16|float16):row-seeded(?::\w+)?"), r"\1 (transformers)"),
+    # <kind>:<url>:<model>[@<served>] (http_client.endpoint_identity)
+    (re.compile(r"openai(?:-embed)?:https?://[^\s:/]+(?::\d+)?(?:/[\w.\-]*)*:([\w.\-/]+)(?:@[\w.\-/]+)?"),
+     r"\1 (endpoint)"),
+]
+"""(full identity, short label) patterns of the identities above and of an endpoint's."""
+
+
+def short_label(text: str) -> str:
+    """`text` with every full model identity replaced by its short label (other text unchanged): what a page shows
+    of a model (`llmcreativity_book.display`), the full identity staying in the provenance.
+
+    >>> short_label("judge llama.cpp:smollm2-135m:smollm2-135m.gguf:sha256-0123:llama-cpp-python-0.3.36:row-seeded")
+    'judge smollm2-135m (llama.cpp)'
+    """
+    for pattern, label in _IDENTITIES:
+        text = pattern.sub(label, text)
+    return text

@@ -24,10 +24,12 @@ estimator decides it (`ClaimSpec.estimator`). `claims_markdown` writes a compact
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..llm.registry import short_label
 from .claim_table import CLAIMS, ClaimSpec, min_n
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .judge_validity import KINDS, JudgeValidity, judges_for
@@ -198,11 +200,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
+QUALITATIVE = re.compile(r"\s*\([^)]*qualitative[^)]*\)")
+"""The note "(qualitative)" or "(abstract, qualitative)" after a paper's finding stated in words."""
+
+
 def _paper_cell(spec: ClaimSpec | None) -> str:
     if spec is None:
         return ""
-    if spec.paper_value is None:
-        return "in words"
+    if spec.paper_value is None:  # the paper's finding in its own words, without the "(qualitative)" note
+        return QUALITATIVE.sub("", spec.paper_figure)
     stand_in = "; this run: a stand-in, not plotted" if spec.stand_in else ""
     return f"{spec.paper_value:.3g} ({spec.paper_scale}{stand_in})"
 
@@ -256,11 +262,12 @@ def _details(r: LedgerRow, under: str = "") -> str:
         items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
         if r.judges:
             items.append("Judge agreement with humans: " + "; ".join(v.describe() for v in r.judges) + ".")
-        models = ", ".join(f"`{m}`" for m in c.models) or "none recorded"
+        # short labels: the full identities stand in the stage chapter's provenance
+        models = ", ".join(short_label(m) for m in c.models) or "none recorded"
         items.append(f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters "
                      f"`{c.params_sha256 or 'unknown'}`, recorded {c.recorded_at}; models: {models}.")
         if c.roles:
-            items.append("Model roles: " + ", ".join(f"`{r}`" for r in c.roles) + ".")
+            items.append("Model roles: " + ", ".join(short_label(r) for r in c.roles) + ".")
         if r.origin:
             items.append(f"Against the record its stage ran with: {r.origin}.")
         if r.stale:
