@@ -12,13 +12,15 @@ stage parameter makes this test fail, naming the stage to re-record:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from llmcreativity.paths import results_dir
 from llmcreativity.pipeline.execution import prepare_replay, run_stage
-from llmcreativity.pipeline.manifest import read_manifest
+from llmcreativity.pipeline.manifest import executed_dir, read_manifest
 from llmcreativity.pipeline.record import read_record, replay_differences
 
 RECORD = Path(__file__).parent / "data" / "records" / "smoke"
@@ -70,3 +72,47 @@ def test_the_record_spans_both_engines_an_embedder_and_the_entailment_judge():
 def test_the_replay_rebuilds_the_recorded_outputs_and_claims(replayed):
     record, stages, results = replayed
     assert replay_differences(record, stages, results) == {name: [] for name in record["stages"]}
+
+
+FULL_IDENTITY = re.compile(r"sha256-[0-9a-f]{8}|:row-seeded")
+"""A model's full identity (`llm.registry`): the page shows its short label (`llmcreativity_book.display`)."""
+RAW_FLOAT = re.compile(r"\d\.\d{6,}")
+"""pandas' six decimals: a number shown without the display helper's rounding."""
+
+
+def page_outputs(notebook: Path) -> list[tuple[str, str, str]]:
+    """(cell source's first line, mime type or "stdout", text) of every output a chapter shows before its provenance
+    section (the cell that calls `show_provenance`, which gives the full identities); stderr is not shown."""
+    shown = []
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        if cell.cell_type != "code" or "show_provenance(" in cell.source:
+            continue
+        for out in cell.get("outputs", []):
+            first = cell.source.splitlines()[0] if cell.source else ""
+            if out["output_type"] == "stream" and out["name"] == "stdout":
+                shown.append((first, "stdout", out["text"]))
+            for mime, text in out.get("data", {}).items():
+                if mime.startswith("text/"):
+                    shown.append((first, mime, "".join(text) if isinstance(text, list) else text))
+    return shown
+
+
+@pytest.mark.usefixtures("replayed")
+def test_every_chapter_shows_rounded_tables_short_model_names_and_no_empty_output():
+    """Every executed chapter of the replay: each table comes from the display helper, no full model identity and
+    no unrounded float stand outside the provenance section, and no output box is empty."""
+    notebooks = sorted(executed_dir("smoke").glob("*.ipynb"))
+    assert {n.stem for n in notebooks} >= set(read_record(RECORD)["stages"])
+    faults = []
+    for notebook in notebooks:
+        for first, mime, text in page_outputs(notebook):
+            where = f"{notebook.stem}: {first[:60]!r} ({mime})"
+            if FULL_IDENTITY.search(text):
+                faults.append(f"{where}: full model identity")
+            if mime in ("stdout", "text/html") and RAW_FLOAT.search(text):
+                faults.append(f"{where}: unrounded float {RAW_FLOAT.search(text).group()}")
+            if mime == "text/html" and "<table" in text and 'class="llmc-table"' not in text:
+                faults.append(f"{where}: a table not made by llmcreativity_book.display")
+            if mime == "stdout" and not text.strip():
+                faults.append(f"{where}: an empty output box")
+    assert faults == []
