@@ -48,11 +48,12 @@ def append_jsonl(path: str | Path, rows: list[dict[str, Any]]) -> None:
     """Append `rows` in one write, first cutting off any torn last line; flushed and fsynced."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    if p.exists() and p.stat().st_size:
-        data = p.read_bytes()
-        if not data.endswith(b"\n"):
-            with p.open("r+b") as f:
-                f.truncate(data.rfind(b"\n") + 1)
+    if p.exists() and (size := p.stat().st_size):
+        with p.open("r+b") as f:
+            f.seek(size - 1)
+            if f.read(1) != b"\n":  # a torn last line: read back only when there is one
+                f.seek(0)
+                f.truncate(f.read().rfind(b"\n") + 1)
     blob = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     with p.open("a", encoding="utf-8") as f:
         f.write(blob)
