@@ -125,8 +125,8 @@ def test_no_local_language_model_was_loaded_and_every_role_names_the_endpoint_an
 def test_a3_is_not_testable_when_one_model_plays_every_role(served):
     folder, _, _, url = served
     nb = nbformat.read(folder / "executed" / "evaluation.ipynb", as_version=4)
-    shown = "\n".join("".join(str(o.get("data", {}).get(kind, "")) for kind in ("text/plain", "text/html", "text/markdown"))
-                      + str(o.get("text", ""))
+    kinds = ("text/plain", "text/html", "text/markdown")
+    shown = "\n".join("".join(str(o.get("data", {}).get(kind, "")) for kind in kinds) + str(o.get("text", ""))
                       for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert re.search(r"A3(\s|<[^>]+>)+not testable here", shown)
     # the page names the one model by its short label (llmcreativity_book.display), the served model's
