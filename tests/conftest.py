@@ -1,4 +1,5 @@
-"""Shared fixtures: the real 135M model and a real OpenAI-compatible server on loopback."""
+"""Shared fixtures: the real 135M model, a real OpenAI-compatible server on loopback, and the committed smoke record
+replayed once."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import requests
@@ -70,3 +72,27 @@ def results(tmp_path, monkeypatch):
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
     monkeypatch.delenv("LLMCREATIVITY_PROFILE", raising=False)
     return tmp_path / "results"
+
+
+SMOKE_RECORD = Path(__file__).parent / "data" / "records" / "smoke"
+"""The committed record of a smoke run (`test_record_guard`)."""
+
+
+@pytest.fixture(scope="session")
+def smoke_replay(tmp_path_factory):
+    """Every stage of the smoke record replayed once into a fresh results folder, shared by the replay guard and the
+    exercises: (record, the replay's manifest entries, its `results_dir("smoke")`, the folder the replay wrote)."""
+    from llmcreativity.paths import results_dir, results_root
+    from llmcreativity.pipeline.execution import prepare_replay, run_stage
+    from llmcreativity.pipeline.manifest import read_manifest
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("LLMCREATIVITY_RESULTS", str(tmp_path_factory.mktemp("guard") / "results"))
+    try:
+        plans, replay = prepare_replay(SMOKE_RECORD)
+        for p in plans:
+            run_stage(p, log=lambda *_: None, replay=replay)
+        replayed = replay.record, read_manifest("smoke")["stages"], results_dir("smoke"), results_root()
+    finally:
+        mp.undo()  # the replay set the results folder in this process's environment: no later test sees it
+    return replayed

@@ -10,9 +10,10 @@ import shlex
 import jupytext
 import pytest
 
-from llmcreativity.paths import PUBLISHED_RECORD, REPO_ROOT
+from llmcreativity.paths import DECISIVE_RECORD, REPO_ROOT
 from llmcreativity.pipeline.parameters import parse_cli_value
 from llmcreativity.pipeline.planning import declared_parameters
+from llmcreativity.pipeline.record import read_record
 from llmcreativity.pipeline.stages import STAGES
 
 MAX_CELL_LINES = 16
@@ -89,8 +90,9 @@ def test_chapter_has_an_exercise_re_analysing_the_published_record_with_an_analy
     declared = declared_parameters(stage)
     assert commands and "`make book` replays" in exercises
     for command in commands:
-        assert command[:6] == ["llmcreativity", "run", "--replay", PUBLISHED_RECORD, "--stage", stage.name]
+        assert command[:6] == ["llmcreativity", "run", "--replay", DECISIVE_RECORD, "--stage", stage.name]
         assert command[6] == "-p" and len(command) == 9, command
         param = declared[command[7]]
         assert param.analysis, f"{command[7]} is not an analysis parameter of {stage.name}: a replay refuses it"
-        assert parse_cli_value(param, command[8], stage.notebook) != param.default
+        recorded = read_record(REPO_ROOT / DECISIVE_RECORD)["stages"][stage.name]["resolved_parameters"]
+        assert parse_cli_value(param, command[8], stage.notebook) != recorded[command[7]], "the record's own value"

@@ -18,9 +18,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from llmcreativity.paths import results_dir
-from llmcreativity.pipeline.execution import prepare_replay, run_stage
-from llmcreativity.pipeline.manifest import executed_dir, read_manifest
 from llmcreativity.pipeline.record import read_record, replay_differences
 
 RECORD = Path(__file__).parent / "data" / "records" / "smoke"
@@ -29,17 +26,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def replayed(tmp_path_factory):
-    """Every stage of the smoke record replayed into a fresh results folder: (record, manifest entries)."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("LLMCREATIVITY_RESULTS", str(tmp_path_factory.mktemp("guard") / "results"))
-    try:
-        plans, replay = prepare_replay(RECORD)
-        for p in plans:
-            run_stage(p, log=lambda *_: None, replay=replay)
-        yield replay.record, read_manifest("smoke")["stages"], results_dir("smoke")
-    finally:
-        mp.undo()
+def replayed(smoke_replay):
+    """Every stage of the smoke record replayed into a fresh results folder: (record, manifest entries, results)."""
+    return smoke_replay[:3]
 
 
 def test_every_recorded_stage_replays_asking_exactly_the_recorded_calls(replayed):
@@ -97,11 +86,10 @@ def page_outputs(notebook: Path) -> list[tuple[str, str, str]]:
     return shown
 
 
-@pytest.mark.usefixtures("replayed")
-def test_every_chapter_shows_rounded_tables_short_model_names_and_no_empty_output():
+def test_every_chapter_shows_rounded_tables_short_model_names_and_no_empty_output(replayed):
     """Every executed chapter of the replay: each table comes from the display helper, no full model identity and
     no unrounded float stand outside the provenance section, and no output box is empty."""
-    notebooks = sorted(executed_dir("smoke").glob("*.ipynb"))
+    notebooks = sorted((replayed[2] / "executed").glob("*.ipynb"))
     assert {n.stem for n in notebooks} >= set(read_record(RECORD)["stages"])
     faults = []
     for notebook in notebooks:

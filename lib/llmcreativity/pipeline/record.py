@@ -639,13 +639,13 @@ def replay_differences(record: dict[str, Any], stages: dict[str, Any], results: 
             if now != digest:
                 problems.append(f"{rel}: {'missing' if now is None else 'differs'}")
         for key, rows in (("claims", claims), ("judge_validity", validity)):
-            if _comparable(recorded.get(key, []), name) != _comparable(rows, name):
+            if comparable_records(recorded.get(key, []), name) != comparable_records(rows, name):
                 problems.append(f"{key} records differ")
         out[name] = problems
     return out
 
 
-def _comparable(rows: list[dict[str, Any]], stage: str) -> list[str]:
+def comparable_records(rows: list[dict[str, Any]], stage: str) -> list[str]:
     """A stage's claims or judge-validity records without their wall-clock fields, as sorted JSON texts."""
     return sorted(json.dumps({k: v for k, v in r.items() if k not in WALL_CLOCK_CLAIM_FIELDS}, sort_keys=True)
                   for r in rows if r.get("stage") == stage)
