@@ -71,15 +71,18 @@ RAW_FLOAT = re.compile(r"\d\.\d{6,}")
 
 def page_outputs(notebook: Path) -> list[tuple[str, str, str]]:
     """(cell source's first line, mime type or "stdout", text) of every output a chapter shows before its provenance
-    section (the cell that calls `show_provenance`, which gives the full identities); stderr is not shown."""
+    section (the cell that calls `show_provenance`, which gives the full identities); a cell's printed lines are one
+    output, as a page shows them in one box; stderr is not shown."""
     shown = []
     for cell in nbformat.read(notebook, as_version=4).cells:
         if cell.cell_type != "code" or "show_provenance(" in cell.source:
             continue
-        for out in cell.get("outputs", []):
-            first = cell.source.splitlines()[0] if cell.source else ""
-            if out["output_type"] == "stream" and out["name"] == "stdout":
-                shown.append((first, "stdout", out["text"]))
+        first = cell.source.splitlines()[0] if cell.source else ""
+        outputs = cell.get("outputs", [])
+        printed = [out["text"] for out in outputs if out["output_type"] == "stream" and out["name"] == "stdout"]
+        if printed:  # one box: the kernel may send one print in several stream messages (its text, then "\n")
+            shown.append((first, "stdout", "".join(printed)))
+        for out in outputs:
             for mime, text in out.get("data", {}).items():
                 if mime.startswith("text/"):
                     shown.append((first, mime, "".join(text) if isinstance(text, list) else text))
