@@ -160,11 +160,10 @@ def _shown(notebook: Path) -> list[tuple[str, str]]:
     for cell in nbformat.read(notebook, as_version=4).cells:
         if cell.cell_type != "code" or set(cell.metadata.get("tags", [])) & RUNNER_TAGS:
             continue
-        parts = []
-        for out in cell.get("outputs", []):
-            if out["output_type"] == "stream" and out["name"] == "stdout":
-                parts.append(out["text"])
-            parts += [f"{m}:{v}" for m, v in sorted(out.get("data", {}).items())]
+        outputs = cell.get("outputs", [])
+        # printed lines as one text: the kernel may send one print in several stream messages, split by timing
+        parts = ["".join(o["text"] for o in outputs if o["output_type"] == "stream" and o["name"] == "stdout")]
+        parts += [f"{m}:{v}" for out in outputs for m, v in sorted(out.get("data", {}).items())]
         shown.append((cell.source, hashlib.sha256("\n".join(parts).encode()).hexdigest()))
     return shown
 
@@ -226,8 +225,9 @@ def _run(args: list[str], root: Path) -> None:
 def run_exercise(exercise: Exercise, record: Path, base: Path, work: Path,
                  profile: str) -> tuple[list[str], list[str]]:
     """Run `exercise` against `record` in `work`, a copy of `base` (`prepare_base`'s folder, replayed or live as the
-    exercise needs), and compare its check's targets with `base`: the faults (empty when the answer holds) and every
-    target that changed (`changed_targets`)."""
+    exercise needs), and compare its check's targets with `base`: the faults (empty when the answer holds; a command
+    that fails is one) and every target that changed (`changed_targets`). A file the exercise's run does not write
+    again keeps its copied content."""
     folder = work / base.name
     if folder.exists():
         shutil.rmtree(folder)
