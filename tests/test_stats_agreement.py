@@ -106,3 +106,61 @@ def test_agreement_with_raters_uses_shared_items_only():
     scores = pd.Series([1.5, 2.0, 3.5, 4.5, 99.0], index=[10, 11, 12, 13, 14])
     a = agreement_with_raters(scores, ratings)
     assert a["n_items"] == 4 and a["spearman_mean"] == pytest.approx(1.0) and a["icc_mean"] == pytest.approx(1.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(-6, 6)), min_size=2, max_size=120),
+       st.sampled_from([1.0, 0.37, 1e-3]))
+def test_roc_auc_is_sklearns_bit_for_bit(pairs, scale):
+    from sklearn.metrics import roc_auc_score
+
+    from llmcreativity.stats import roc_auc
+
+    y = np.array([float(p[0]) for p in pairs])
+    s = np.array([p[1] * scale for p in pairs])  # small integers: many ties, collinear corners dropped
+    if len(np.unique(y)) < 2:
+        assert math.isnan(roc_auc(y, s))
+    else:
+        assert roc_auc(y, s) == roc_auc_score(y, s)
+
+
+def test_roc_auc_on_continuous_scores_equals_sklearns():
+    from sklearn.metrics import roc_auc_score
+
+    from llmcreativity.stats import roc_auc
+
+    rng = np.random.default_rng(3)
+    for n in (2, 7, 60, 400):
+        for _ in range(50):
+            y = (rng.random(n) < rng.random()).astype(float)
+            s = rng.normal(size=n).astype(np.float32 if n == 60 else float)
+            if len(np.unique(y)) == 2:
+                assert roc_auc(y, s) == roc_auc_score(y, s)
+
+
+def test_roc_auc_refuses_scores_it_cannot_rank():
+    from llmcreativity.stats import roc_auc
+
+    with pytest.raises(ValueError, match="NaN"):
+        roc_auc([0, 1, 1], [0.2, float("nan"), 0.3])
+    with pytest.raises(ValueError, match="0 or 1"):
+        roc_auc([0, 2, 1], [0.2, 0.1, 0.3])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 5)), min_size=1, max_size=150))
+def test_adjusted_rand_is_sklearns_bit_for_bit(pairs):
+    from sklearn.metrics import adjusted_rand_score
+
+    from llmcreativity.stats import adjusted_rand
+
+    a, b = [p[0] for p in pairs], [f"c{p[1]}" for p in pairs]
+    assert adjusted_rand(a, b) == adjusted_rand_score(a, b)
+    assert adjusted_rand(a, a) == 1.0
+
+
+def test_adjusted_rand_of_independent_partitions_is_near_zero():
+    from llmcreativity.stats import adjusted_rand
+
+    rng = np.random.default_rng(0)
+    assert abs(adjusted_rand(rng.integers(0, 5, 4000), rng.integers(0, 5, 4000))) < 0.01

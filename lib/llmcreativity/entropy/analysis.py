@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
-from ..stats import bootstrap_ci, spearman
+from ..stats import adjusted_rand, bootstrap_ci, spearman
 from ..stats.agreement import Values
 from ..stats.bootstrap import cluster_bootstrap_spearman_ci
 from .chains import Candidate, Chain, StepResult
@@ -122,7 +122,6 @@ def recluster_steps(chains: Sequence[Chain], judge: EntailmentJudge, *, max_step
     One row per step: the stored clustering's cluster count and discrete SE beside the new judge's,
     their adjusted Rand index, and the judge calls the new clustering took.
     """
-    from sklearn.metrics import adjusted_rand_score
 
     from .estimators import discrete_semantic_entropy
     from .stepwise import cluster_candidates
@@ -135,5 +134,5 @@ def recluster_steps(chains: Sequence[Chain], judge: EntailmentJudge, *, max_step
                      "step": s.index,
                      "clusters_stored": s.n_clusters, "clusters_new": len(set(ids)),
                      "se_stored": s.se_discrete, "se_new": discrete_semantic_entropy(ids),
-                     "ari": float(adjusted_rand_score(s.cluster_ids, ids)), "judge_calls": calls})
+                     "ari": adjusted_rand(s.cluster_ids, ids), "judge_calls": calls})
     return pd.DataFrame(rows)

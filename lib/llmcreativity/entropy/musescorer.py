@@ -10,9 +10,10 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 import pandas as pd
-from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+from sklearn.metrics import normalized_mutual_info_score
 
 from ..paths import data_dir, require_columns, require_file
+from ..stats.agreement import adjusted_rand
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
 
@@ -49,7 +50,7 @@ def partition_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> dict[st
     """Adjusted Rand index and normalized mutual information (arithmetic mean) of two partitions."""
     if len(a) != len(b) or len(a) == 0:
         raise ValueError(f"partitions have {len(a)} and {len(b)} items: give two equally long, non-empty labelings")
-    return {"ari": float(adjusted_rand_score(a, b)), "nmi": float(normalized_mutual_info_score(a, b))}
+    return {"ari": adjusted_rand(a, b), "nmi": float(normalized_mutual_info_score(a, b))}
 
 
 def agreement_table(ideas: pd.DataFrame, judges: dict[str, EntailmentJudge], *, batch_size: int = 4) -> pd.DataFrame:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import adjusted_rand_score
 
+from ..stats.agreement import adjusted_rand
 from ..stats.bootstrap import distinct_bootstrap_ci
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
@@ -28,7 +28,7 @@ from .musescorer import CODERS, ROUND_OBJECTS, sample_round
 
 def mean_ari(judge: np.ndarray, *coders: np.ndarray) -> float:
     """ARI_bar: the mean over `coders` of the adjusted Rand index between each coder's labels and `judge`'s."""
-    return float(np.mean([adjusted_rand_score(c, judge) for c in coders]))
+    return float(np.mean([adjusted_rand(c, judge) for c in coders]))
 
 
 def entailment_validity(ideas: pd.DataFrame, round_id: int, size: int, repeats: int,

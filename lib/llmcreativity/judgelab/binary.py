@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.metrics import roc_auc_score
 
-from ..stats import cohen_kappa
+from ..stats import cohen_kappa, roc_auc
 from ..stats.bootstrap import ConfidenceInterval, cluster_bootstrap_ci
 from .splits import Groups
 
@@ -30,7 +29,7 @@ THRESHOLD_QUANTILES = np.linspace(0.05, 0.95, 19)
 def auc(y: np.ndarray, s: np.ndarray) -> float:
     """Area under the ROC curve of scores `s` for labels `y` (1 valid, 0 not); NaN with one class."""
     y = np.asarray(y, dtype=float)
-    return float(roc_auc_score(y, s)) if len(np.unique(y)) == 2 else float("nan")
+    return roc_auc(y, s) if len(np.unique(y)) == 2 else float("nan")
 
 
 def kappa_at(y: np.ndarray, s: np.ndarray, threshold: float) -> float:

@@ -36,10 +36,10 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import squareform
-from sklearn.metrics import adjusted_rand_score
 
 from ..entropy.musescorer import CODERS, ROUND_OBJECTS
 from ..llm.backend import TextEmbedder
+from ..stats.agreement import adjusted_rand
 from ..stats.bootstrap import ConfidenceInterval
 from .features import content_words
 from .heads import FittedHead, fit_head
@@ -210,7 +210,7 @@ def partition(o: ObjectPairs, protocol: str, threshold: float, head: FittedHead 
 def mean_ari(labels: np.ndarray, o: ObjectPairs, rows: np.ndarray | None = None) -> float:
     """Mean ARI of `labels` with the two coders' buckets (on `rows` only when given)."""
     r = slice(None) if rows is None else rows
-    return float(np.mean([adjusted_rand_score(o.coders[c][r], labels[r]) for c in CODERS]))
+    return float(np.mean([adjusted_rand(o.coders[c][r], labels[r]) for c in CODERS]))
 
 
 def tune(objects: Sequence[ObjectPairs], protocol: str, head: FittedHead | None) -> tuple[float, float]:
@@ -241,7 +241,7 @@ def develop(objects: Mapping[str, ObjectPairs], split: Split, embedders: Sequenc
             labels = partition(held, p, t, head)
             rows.append({"protocol": p, "object": held.object, "ideas": len(held.ideas), "threshold": t,
                          "clusters": int(len(np.unique(labels))),
-                         **{f"ari_{c}": adjusted_rand_score(held.coders[c], labels) for c in CODERS}})
+                         **{f"ari_{c}": adjusted_rand(held.coders[c], labels) for c in CODERS}})
     table = pd.DataFrame(rows)
     table["ari"] = table[[f"ari_{c}" for c in CODERS]].mean(axis=1)
     return table

@@ -28,11 +28,10 @@ from typing import Literal
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
 from ..json_records import from_json, to_json
-from ..stats.agreement import spearman
+from ..stats.agreement import roc_auc, spearman
 from .splits import Groups
 
 HeadKind = Literal["logistic", "ridge"]
@@ -99,7 +98,7 @@ def _model(kind: HeadKind, value: float) -> LogisticRegression:
 
 def _fold_score(kind: HeadKind, y: np.ndarray, s: np.ndarray) -> float:
     if kind == "logistic":
-        return float(roc_auc_score(y, s)) if len(np.unique(y)) == 2 else float("nan")
+        return roc_auc(y, s) if len(np.unique(y)) == 2 else float("nan")
     return spearman(y, s)[0]
 
 

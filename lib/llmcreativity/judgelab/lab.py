@@ -28,6 +28,7 @@ from ..json_records import to_json
 from ..jsonl import write_json
 from ..llm.backend import Backend, TextEmbedder
 from ..paths import REPO_ROOT
+from ..stats.agreement import adjusted_rand
 from . import binary, checklist, equivalence, features, solutions, stories
 from .choice import CHOICE_DIR, Choice, CommittedChoice, committed_choice
 from .heads import FittedHead, load_head, save_head
@@ -271,7 +272,6 @@ def confirm_equivalence_judge(objects: Mapping[str, equivalence.ObjectPairs], sp
                               n_resamples: int, seed: int) -> Confirmation:
     """Cluster the test objects once with the chosen judge and the baseline; ARI with each coder, paired intervals
     from resampled ideas, pairwise precision and recall, and the coders' own agreement as the ceiling."""
-    from sklearn.metrics import adjusted_rand_score
 
     from ..entropy.musescorer import CODERS
 
@@ -285,7 +285,7 @@ def confirm_equivalence_judge(objects: Mapping[str, equivalence.ObjectPairs], sp
 
     def ari(judge: str, o: equivalence.ObjectPairs, rows: np.ndarray) -> float:
         if judge == "coders":
-            return float(adjusted_rand_score(o.coders[CODERS[0]][rows], o.coders[CODERS[1]][rows]))
+            return float(adjusted_rand(o.coders[CODERS[0]][rows], o.coders[CODERS[1]][rows]))
         return equivalence.mean_ari(parts[judge][o.object], o, rows)
 
     every = {o.object: np.arange(len(o.ideas)) for o in test}
@@ -296,9 +296,9 @@ def confirm_equivalence_judge(objects: Mapping[str, equivalence.ObjectPairs], sp
     diff = equivalence.interval(estimate["judge"] - estimate["baseline"], draws["judge"] - draws["baseline"], n)
     ceiling = equivalence.interval(estimate["coders"], draws["coders"], n)
     per_object = {o.object: {
-        **{f"ari_{c}": float(adjusted_rand_score(o.coders[c], parts["judge"][o.object])) for c in CODERS},
-        **{f"baseline_ari_{c}": float(adjusted_rand_score(o.coders[c], parts["baseline"][o.object])) for c in CODERS},
-        "coders_ari": float(adjusted_rand_score(o.coders[CODERS[0]], o.coders[CODERS[1]])),
+        **{f"ari_{c}": float(adjusted_rand(o.coders[c], parts["judge"][o.object])) for c in CODERS},
+        **{f"baseline_ari_{c}": float(adjusted_rand(o.coders[c], parts["baseline"][o.object])) for c in CODERS},
+        "coders_ari": float(adjusted_rand(o.coders[CODERS[0]], o.coders[CODERS[1]])),
         "ideas": len(o.ideas), "clusters": int(len(np.unique(parts["judge"][o.object]))),
         **{f"{k}_{c}": v for c in CODERS
            for k, v in zip(("precision", "recall"),
@@ -406,9 +406,8 @@ def equivalence_summary(development: pd.DataFrame, cost: Mapping[str, float]) ->
 
 def coder_ceiling(objects: Mapping[str, equivalence.ObjectPairs], groups: Sequence[str]) -> float:
     """The coders' mean ARI with each other over the objects `groups`."""
-    from sklearn.metrics import adjusted_rand_score
 
-    return float(np.mean([adjusted_rand_score(*objects[g].coders.values()) for g in groups]))
+    return float(np.mean([adjusted_rand(*objects[g].coders.values()) for g in groups]))
 
 
 def proposal(job: str, folder: Path) -> tuple[Choice, dict[str, FittedHead]]:

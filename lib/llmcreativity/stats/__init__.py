@@ -4,11 +4,13 @@ of a share, Holm's correction and agreement measures."""
 from .agreement import (
     IccResult,
     accuracy,
+    adjusted_rand,
     agreement_with_raters,
     cohen_kappa,
     confusion_table,
     icc,
     rater_ceiling,
+    roc_auc,
     spearman,
 )
 from .bootstrap import (
@@ -27,6 +29,7 @@ __all__ = [
     "DifferenceTest",
     "IccResult",
     "accuracy",
+    "adjusted_rand",
     "agreement_with_raters",
     "bootstrap_ci",
     "bootstrap_difference",
@@ -37,6 +40,7 @@ __all__ = [
     "holm_table",
     "icc",
     "rater_ceiling",
+    "roc_auc",
     "spearman",
     "wilson_ci",
 ]
