@@ -1,5 +1,5 @@
 """Tables, plots and texts the writing notebooks show: stories side by side and readable, cost, flags,
-homogenization by round."""
+homogenization by round, degenerate shares."""
 
 from __future__ import annotations
 
@@ -115,6 +115,29 @@ def plot_homogenization(summary: pd.DataFrame) -> Figure:
         ax.set_xticks(sorted(summary["round"].unique()))
     axes[0].legend(title="framework")
     fig.suptitle("Homogenization: similarity of the agents' stories after each round (higher = more alike)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_degenerate_share(table: pd.DataFrame, by: list[str], *, target: float | None = None,
+                          title: str = "") -> Figure:
+    """One row per group of a `degeneracy.degenerate_share` or `decoding.screen_table` table (`by`: its label
+    columns): the degenerate share with its Wilson 95 % interval, and the target share as a dashed line."""
+    import matplotlib.pyplot as plt
+
+    rows = table.reset_index(drop=True)
+    labels = [" / ".join(str(r[c]) for c in by) for _, r in rows.iterrows()]
+    fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(rows) + 1.4))
+    y = np.arange(len(rows))[::-1]
+    err = np.vstack([rows["degenerate"] - rows["ci_low"], rows["ci_high"] - rows["degenerate"]])
+    ax.errorbar(rows["degenerate"], y, xerr=err, fmt="o", capsize=3)
+    if target is not None:
+        ax.axvline(target, linestyle="--", color="0.5", label=f"target {target:.0%}")
+        ax.legend(loc="lower right", fontsize=8)
+    ax.set_yticks(y, labels)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of stories degenerate (Wilson 95 % interval)")
+    ax.set_title(title)
     fig.tight_layout()
     return fig
 
