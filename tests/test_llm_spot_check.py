@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from llmcreativity.llm import GenerateConfig, get_backend, get_embedder
@@ -19,6 +20,7 @@ from llmcreativity.llm.spot_check import (
     check_score,
     drawn,
     read_spot_checks,
+    token_differences,
 )
 
 pytestmark = pytest.mark.slow
@@ -59,11 +61,28 @@ def test_a_flipped_token_fails(lm, samples):
     assert result.compared and not result.matched
 
 
+def _shifted(sample, at: int, by: float):
+    return dataclasses.replace(sample, logprobs=[v + by if i == at else v for i, v in enumerate(sample.logprobs)])
+
+
 def test_a_shifted_log_probability_fails(lm, samples):
-    shifted = [*samples[0].logprobs[:3], samples[0].logprobs[3] + 0.2, *samples[0].logprobs[4:]]
-    result = check_generate(lm.inner, _call(lm, "generate", GEN),
-                            [dataclasses.replace(samples[0], logprobs=shifted)])
+    likeliest = max(range(len(samples[0].logprobs)), key=lambda i: samples[0].logprobs[i])
+    result = check_generate(lm.inner, _call(lm, "generate", GEN), [_shifted(samples[0], likeliest, -0.2)])
     assert not result.matched and result.worst == pytest.approx(0.2, abs=LOGPROB_TOL)
+
+
+def test_a_far_tail_token_is_compared_by_probability():
+    # a token of probability 1.5e-4 off by 0.55 nats moves its probability by 7e-5; a common one off as much fails
+    rare, common = np.log([1.5e-4, 0.4]), np.log([1.5e-4, 0.4]) - 0.55
+    assert token_differences([rare[0] - 0.55, rare[1]], rare).max() < 1e-4
+    assert token_differences(common, rare)[1] == pytest.approx(0.55)
+    assert token_differences([0.0], [0.0, 0.0])[0] == np.inf
+
+
+def test_the_ids_after_another_prompt_fail(lm, samples):
+    other = [STORY[0], {"role": "user", "content": "List three uses of a paperclip in a kitchen."}]
+    result = check_generate(lm.inner, _call(lm, "generate", {**GEN, "prompt": other}), samples[:1])
+    assert result.compared and not result.matched
 
 
 def test_numbers_of_another_model_identity_fail(lm, samples):

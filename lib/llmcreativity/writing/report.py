@@ -129,7 +129,8 @@ def plot_degenerate_share(table: pd.DataFrame, by: list[str], *, target: float |
     labels = [" / ".join(str(r[c]) for c in by) for _, r in rows.iterrows()]
     fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(rows) + 1.4))
     y = np.arange(len(rows))[::-1]
-    err = np.vstack([rows["degenerate"] - rows["ci_low"], rows["ci_high"] - rows["degenerate"]])
+    err = np.clip(np.vstack([rows["degenerate"] - rows["ci_low"], rows["ci_high"] - rows["degenerate"]]), 0, None)
+    # (a share of 0 or 1 sits on its interval's end, up to rounding)
     ax.errorbar(rows["degenerate"], y, xerr=err, fmt="o", capsize=3)
     if target is not None:
         ax.axvline(target, linestyle="--", color="0.5", label=f"target {target:.0%}")
