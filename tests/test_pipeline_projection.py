@@ -160,8 +160,9 @@ def test_the_page_section_projects_the_latest_run_with_the_parameters_it_ran_wit
     write_run_report()
     text = paper_projection_markdown()
     assert "run `r1` (profile `default`), projected to the `paper` profile" in text
-    # judge calls 396 with 8 items (the semantic-entropy stage at its defaults), 79,600 in the paper profile
-    assert "| 396 → 79600 | max_tokens: x2 | 482,424 |" in text
+    # judge calls 396 with 8 items (the semantic-entropy stage at its defaults), 91,600 in the paper profile
+    # (its T sweep of six thresholds)
+    assert "| 396 → 91600 | max_tokens: x2 | 555,152 |" in text
 
 
 def test_the_rerun_guide_has_the_line_the_projection_replaces():

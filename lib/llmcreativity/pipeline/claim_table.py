@@ -163,7 +163,8 @@ CLAIMS: dict[str, ClaimSpec] = {c.claim_id: c for c in [
               text="SE correlates negatively with candidate similarity ({who})."),
     ClaimSpec("B5", PAPER_B, "The retrieval-based multi-agent judge matches or beats ChatEval's accuracy with far "
               "fewer tokens.", "retrieval judge: ~63 % fewer tokens",
-              "63 % fewer tokens than traditional multi-agent discussion; over 60 % less compute than ChatEval",
+              "token cost cut by about 63 % against ChatEval (the authors' README); over 60 % improved efficiency "
+              "(abstract)",
               0.63, "saving", 30, "items", "convergent",
               estimator="token saving 1 - sum t_retrieval / sum t_ChatEval and accuracy difference on the same items, "
                         "paired bootstrap over items; supported when the saving's CI lies above 50 % and the accuracy "

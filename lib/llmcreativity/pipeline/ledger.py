@@ -32,6 +32,7 @@ from typing import Any
 from ..llm.registry import short_label
 from .claim_table import CLAIMS, ClaimSpec, min_n
 from .claims import SAMPLE_TOO_SMALL, Claim
+from .excerpts import figure_source
 from .judge_validity import KINDS, JudgeValidity, judges_for
 from .preregistration import registration_markdown_line
 from .record import record_markdown, record_origin
@@ -249,6 +250,8 @@ def _details(r: LedgerRow, under: str = "") -> str:
         items.append(f"{what}: {spec.paper_figure}. Minimum sample: {_minimum(r.claim_id, c)} {spec.unit}. "
                      f"Judge: {spec.judge}"
                      + ("" if spec.gated or spec.judge == "none" else " (the claim measures the judge itself)") + ".")
+        if figure_source(r.claim_id):
+            items.append(f"The paper's words: {figure_source(r.claim_id)}.")
         if spec.estimator:
             items.append(f"Estimator: {spec.estimator}.")
         if spec.stand_in:

@@ -544,7 +544,8 @@ STAGES: list[Stage] = [
                       "max_tokens": 32, "n_resamples": 200},
             "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
                       "weak_convergent_judge": "qwen2.5-coder-0.5b", "rounds": 3, "k": 5, "k_sweep": [1, 3, 5, 8],
-                      "t_sweep": [0.6, 0.7, 0.8, 0.9, 1.01], "max_tokens": 256, "cot_max_tokens": 400,
+                      "stop_confidence": 0.5,  # the authors' README: "A confidence-based early-exit (T = 0.5)"
+                      "t_sweep": [0.5, 0.6, 0.7, 0.8, 0.9, 1.01], "max_tokens": 256, "cot_max_tokens": 400,
                       # B6 and B11 are decided only with the paper's convergent scorer (divergent.PAPER_SCORER)
                       "se_judge": "retrieval"},
         },
