@@ -63,3 +63,18 @@ def test_prose_wraps_paragraphs_and_escapes_html():
     page = prose("First <b>line</b>\nsame paragraph.\n\nSecond.", title="Story 1")._repr_html_()
     assert page == ('<blockquote class="llmc-prose"><p><strong>Story 1</strong></p>'
                     "<p>First &lt;b&gt;line&lt;/b&gt;<br>same paragraph.</p><p>Second.</p></blockquote>")
+
+
+def test_the_labs_confirmation_table_is_rounded_by_its_intervals_on_the_page():
+    from llmcreativity.judgelab.display import confirmation_table
+    from llmcreativity.judgelab.lab import Confirmation
+
+    r = Confirmation("convergent", "convergent: head [lab 1a2b3c4d5e6f]", "head", "AUC", 0.61234567, 0.55123, 0.66789,
+                     0.5, 120, 30, "length only", 0.5512345, 0.0123456, 0.1098765, 0.81234, "s" * 64, "c" * 40,
+                     "h" * 64, False, {})
+    raw = confirmation_table([r])
+    assert raw.loc["convergent", "estimate"] == 0.61234567  # the library leaves every digit
+    assert raw.loc["convergent", "difference"] == 0.61234567 - 0.5512345
+    page = shown(raw)
+    assert page.loc["convergent", "estimate"] == "0.612"  # two figures of the CI's half-width 0.058
+    assert page.loc["convergent", "difference"] == "0.061"  # and of the difference's (0.049)

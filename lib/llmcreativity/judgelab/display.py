@@ -40,11 +40,12 @@ def cost_figure(table: pd.DataFrame, column: str, *, chance: float, ceiling: flo
 
 
 def confirmation_table(results: Sequence[Any]) -> pd.DataFrame:
-    """One row per job scored on its test split: the judge, n, statistic with CI, chance, baseline difference,
-    ceiling, and whether it passed."""
-    rows = [{"job": r.job, "judge": r.protocol, "n (groups)": f"{r.n} ({r.groups})",
-             "statistic": r.statistic, "estimate [95 % CI]": f"{r.estimate:.3f} [{r.low:.3f}, {r.high:.3f}]",
-             "chance": r.chance, "vs baseline [95 % CI]": f"[{r.difference_low:+.3f}, {r.difference_high:+.3f}]",
-             "ceiling": round(r.ceiling, 3),
+    """One row per job scored on its test split: the judge, n, statistic with its 95 % CI, chance, the paired
+    difference from the baseline with its CI, the human ceiling, and whether it passed (numbers unrounded: the page's
+    `table` rounds them to their intervals)."""
+    rows = [{"job": r.job, "judge": r.protocol, "n (groups)": f"{r.n} ({r.groups})", "statistic": r.statistic,
+             "estimate": r.estimate, "ci_low": r.low, "ci_high": r.high, "chance": r.chance,
+             "difference": r.estimate - r.baseline_estimate, "difference_low": r.difference_low,
+             "difference_high": r.difference_high, "ceiling": r.ceiling,
              "confirmed": "provisional" if r.provisional else ("yes" if r.confirmed else "no")} for r in results]
     return pd.DataFrame(rows).set_index("job") if rows else pd.DataFrame()

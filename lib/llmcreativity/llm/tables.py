@@ -24,8 +24,8 @@ def completions_table(samples: dict[float, list[Completion]]) -> pd.DataFrame:
     """One row per completion: temperature, text, length, log p(sequence) and mean token log-probability."""
     return pd.DataFrame([
         {"temperature": t, "sample": i, "text": c.text, "tokens": len(c.tokens), "finish": c.finish_reason,
-         "log p(seq)": round(c.sum_logprob, 2), "mean log p": round(c.mean_logprob, 3),
-         "perplexity": round(math.exp(-c.mean_logprob), 2) if c.tokens else math.nan}
+         "log p(seq)": c.sum_logprob, "mean log p": c.mean_logprob,
+         "perplexity": math.exp(-c.mean_logprob) if c.tokens else math.nan}
         for t, cs in samples.items() for i, c in enumerate(cs)
     ])
 
