@@ -201,7 +201,7 @@ def test_make_book_replays_the_newest_complete_record(monkeypatch, capsys, compl
     run's, else the default profile live, saying which record lacks what; the book is built after any of them."""
     ran: list = []
     folders = {REPO_ROOT / RECORDS[p][0]: p for p in RECORDS}
-    monkeypatch.setattr("llmcreativity.pipeline.record.incomplete_stages",
+    monkeypatch.setattr("llmcreativity.pipeline.record.unreplayable_stages",
                         lambda folder, plans: {} if folders[folder] in complete else {"evaluation": "not recorded yet"})
     monkeypatch.setattr(cli, "_run", ran.append)
     monkeypatch.setattr("llmcreativity_book.site.build", lambda: Path("built"))

@@ -20,11 +20,11 @@ from llmcreativity.pipeline.record import (
     RecordError,
     call_log_file,
     export_record,
-    incomplete_stages,
     output_digests,
     read_record,
     replay_differences,
     stage_seconds,
+    unreplayable_stages,
 )
 from llmcreativity.pipeline.stages import Stage
 
@@ -175,14 +175,15 @@ def test_a_record_is_complete_only_with_every_stage_at_the_profiles_generating_p
     """`make book` replays the published record only when this holds, and runs the default profile live otherwise
     (an interim sitting records a stage at a smaller size)."""
     folder, _, _ = recorded
-    assert incomplete_stages(folder, plan("default", [], stages=[STAGE])) == {}
-    assert incomplete_stages(tmp_path / "none", plan("default", [], stages=[STAGE])) == {
+    assert unreplayable_stages(folder, plan("default", [], stages=[STAGE])) == {}
+    assert unreplayable_stages(tmp_path / "none", plan("default", [], stages=[STAGE])) == {
         "recorded": f"no record at {tmp_path / 'none'}"}
-    assert incomplete_stages(folder, plan("paper", [], stages=[STAGE])) == {
+    assert unreplayable_stages(folder, plan("paper", [], stages=[STAGE])) == {
         "recorded": "the record is of profile 'default', not 'paper'"}
-    assert incomplete_stages(_damaged(folder, tmp_path, _drop_stage), plan("default", [], stages=[STAGE])) == {
+    assert unreplayable_stages(_damaged(folder, tmp_path, _drop_stage), plan("default", [], stages=[STAGE])) == {
         "recorded": "not recorded yet"}
-    later = incomplete_stages(_damaged(folder, tmp_path / "b", _change_parameters), plan("default", [], stages=[STAGE]))
+    later = unreplayable_stages(_damaged(folder, tmp_path / "b", _change_parameters),
+                                plan("default", [], stages=[STAGE]))
     assert later == {"recorded": "recorded with other generating parameters (n: recorded 5, now 3)"}
 
 
@@ -266,11 +267,11 @@ def test_a_sitting_at_an_interim_size_is_recorded_at_that_size_until_the_stage_r
     run("default", [("n", "2")], stages=[STAGE], log=lambda *_: None)
     interim = export_record(copy, profile, "default", log=lambda *_: None)
     assert interim["stages"]["recorded"]["resolved_parameters"]["n"] == 2
-    assert incomplete_stages(copy, profile) == {"recorded": "recorded with other generating parameters (n: recorded "
+    assert unreplayable_stages(copy, profile) == {"recorded": "recorded with other generating parameters (n: recorded "
                                                              "2, now 3)"}
     run("default", stages=[STAGE], log=lambda *_: None)
     full = export_record(copy, profile, "default", log=lambda *_: None)["stages"]["recorded"]
-    assert incomplete_stages(copy, profile) == {}
+    assert unreplayable_stages(copy, profile) == {}
     assert full["calls"]["writer"] == {"answer_probs": 3, "generate": 6} and len(full["sittings"]) == 2
 
 

@@ -14,7 +14,7 @@ from llmcreativity.pipeline.manifest import read_manifest, update_manifest
 from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.parameters import ParameterError
 from llmcreativity.pipeline.planning import declared_parameters, plan
-from llmcreativity.pipeline.publish import incomplete_stages
+from llmcreativity.pipeline.publish import unexecuted_stages
 from llmcreativity.pipeline.stages import RUN_SETTINGS, SMOKE_MODEL, STAGES, Stage
 from llmcreativity_book.site import BuildError, stage_source
 
@@ -115,7 +115,7 @@ def test_run_executes_with_parameters_and_adds_provenance(results):
     provenance = nb.cells[-1].outputs[0]["data"]["text/markdown"]
     assert "| `n` | `30` |" in provenance and "| `scale` | `2.0` |" in provenance and "Packages: python" in provenance
     assert json.loads((results / "claims.jsonl").read_text())["n"] == 30
-    assert incomplete_stages([tiny(n=30)]) == []
+    assert unexecuted_stages([tiny(n=30)]) == []
 
 
 def test_a_smoke_run_writes_notebooks_and_manifest_under_its_own_folder(results):
@@ -125,7 +125,7 @@ def test_a_smoke_run_writes_notebooks_and_manifest_under_its_own_folder(results)
     assert "Stage `tiny`, profile `smoke`" in nb.cells[-1].outputs[0]["data"]["text/markdown"]
     assert read_manifest("smoke")["stages"]["tiny"]["status"] == "ok"
     assert not (results / "executed").exists() and read_manifest()["stages"] == {}
-    assert incomplete_stages([tiny()]) == ["stage 'tiny' has not been executed; run `llmcreativity run --stage tiny`"]
+    assert unexecuted_stages([tiny()]) == ["stage 'tiny' has not been executed; run `llmcreativity run --stage tiny`"]
 
 
 def test_failing_cell_stops_the_run_naming_notebook_and_line(results):

@@ -211,11 +211,11 @@ def _book() -> None:
     from llmcreativity_book.site import build
 
     from .pipeline.planning import plan
-    from .pipeline.record import incomplete_stages
+    from .pipeline.record import unreplayable_stages
 
     for profile in ("decisive", "published"):
         record = REPO_ROOT / RECORDS[profile][0]
-        missing = incomplete_stages(record, plan(profile, []))
+        missing = unreplayable_stages(record, plan(profile, []))
         if not missing:
             _run(_parser().parse_args(["run", "--replay", str(record)]))
             break

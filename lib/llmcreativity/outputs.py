@@ -264,11 +264,6 @@ def judge_runs_dir() -> Path:
 
 # evaluation ---------------------------------------------------------------------------------------------------------
 
-def evaluation_dir() -> Path:
-    """The evaluation stage's folder: rubric scores, the results table and per-story scores."""
-    return stage_dir(writer_of(out.RUBRIC_SCORES).name)
-
-
 def rubric_scores_file() -> Path:
     """Rubric-judge scores of the frameworks' stories, both modes (`output_files.RUBRIC_SCORES`, resumable)."""
     return output_file(out.RUBRIC_SCORES)

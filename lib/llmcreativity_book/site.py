@@ -29,7 +29,7 @@ from llmcreativity.pipeline.ledger import claims_markdown, earlier_run, forest_p
 from llmcreativity.pipeline.manifest import executed_notebook, read_manifest
 from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.projection import paper_projection_markdown
-from llmcreativity.pipeline.publish import incomplete_stages
+from llmcreativity.pipeline.publish import unexecuted_stages
 from llmcreativity.pipeline.record import RECORD_FILE, read_record
 from llmcreativity.pipeline.run_report import read_run_report, report_markdown, run_report_file
 from llmcreativity.pipeline.stages import Stage
@@ -81,7 +81,7 @@ def stage_source(target: Path, stages: list[Stage] | None = None, config: Path |
     Refuses when a stage is missing, failed or stale, so no half-built book is published.
     """
     ordered = ordered_stages(stages)
-    reasons = incomplete_stages(ordered)
+    reasons = unexecuted_stages(ordered)
     if reasons:
         raise BuildError("the book was not built, because:\n  - " + "\n  - ".join(reasons))
     config = REPO_ROOT / "_config.yml" if config is None else config

@@ -50,13 +50,6 @@ class RequestCounts:
         """Requests in flight on average while busy: request seconds / busy seconds (0 when nothing ran)."""
         return self.request_seconds / self.busy_seconds if self.busy_seconds > 0 else 0.0
 
-    def as_row(self) -> dict[str, float | int]:
-        """The counts and the two rates as one flat dict (a table row)."""
-        row: dict[str, float | int] = {f.name: getattr(self, f.name) for f in fields(self)}
-        row["mean_in_flight"] = round(self.mean_in_flight, 2)
-        row["tokens_per_second"] = round(self.tokens_per_second, 1)
-        return row
-
     def summary(self) -> str:
         """One line for a report, e.g. "12 requests, at most 8 in flight (mean 5.9), 153.2 tokens/s, 0 retries"."""
         return (f"{self.requests} requests, at most {self.max_in_flight} in flight (mean {self.mean_in_flight:.1f}), "

@@ -9,7 +9,7 @@ from .order import ordered_stages
 from .stages import Stage
 
 
-def incomplete_stages(stages: list[Stage] | None = None, profile: str = "default") -> list[str]:
+def unexecuted_stages(stages: list[Stage] | None = None, profile: str = "default") -> list[str]:
     """Reasons the executed notebooks of `profile` cannot be published as a complete book (empty when they can)."""
     manifest = read_manifest(profile)["stages"]
     reasons = []

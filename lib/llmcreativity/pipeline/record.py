@@ -416,7 +416,7 @@ def parameter_differences(recorded: dict[str, Any], p: Plan) -> tuple[dict[str, 
     return dict(sorted(generating.items())), dict(sorted(analysis.items()))
 
 
-def incomplete_stages(folder: str | Path, plans: list[Plan]) -> dict[str, str]:
+def unreplayable_stages(folder: str | Path, plans: list[Plan]) -> dict[str, str]:
     """Stage -> why the record in `folder` does not hold it as `plans` would run it: no record, a record of another
     profile, a stage it lacks, or one recorded with other generating parameters (an interim sitting at a smaller
     size). Empty: the record is a complete run of the plans' profile, which a replay rebuilds without a live call."""
