@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from llmcreativity.llm.types import prompt_text
 from llmcreativity.writing.dataset import PromptItem
 from llmcreativity.writing.frameworks import (
     STORY_SAMPLING,
@@ -17,7 +18,7 @@ from llmcreativity.writing.frameworks import (
 from llmcreativity.writing.frameworks.prompts import OWN_STORY, REVISION_INSTRUCTION, revise_instruction
 from llmcreativity.writing.persona import HUMANISTIC, TEACHER
 from llmcreativity.writing.transcript import STORY_KINDS, Message, Transcript
-from llmcreativity.writing.visibility import leaks, prompt_text, visibility_edges
+from llmcreativity.writing.visibility import leaks, visibility_edges
 from writing_helpers import CountingBackend, unique_story_responder
 
 ITEM = PromptItem("pacing-00", "Pacing", 0, "A courier races a solar storm to deliver a vaccine to a Martian outpost.")
@@ -52,13 +53,13 @@ def test_review_reviews_see_exactly_the_targets_initial_draft():
     for r in t.select(kind="review"):
         draft = t.select(kind="draft", author=r.target)[0]
         assert r.visible == (draft.id,)
-        assert draft.content in prompt_text(r)
+        assert draft.content in prompt_text(r.prompt)
 
 
 def test_review_revision_prompts_hold_no_other_agents_story():
     t, _ = run(LLMReview(config=CONFIG))
     for rev in t.select(kind="revision"):
-        text = prompt_text(rev)
+        text = prompt_text(rev.prompt)
         for other in t.select(kind=STORY_KINDS):
             if other.author != rev.author:
                 assert other.content not in text, f"{rev.id} contains {other.id}"
@@ -93,7 +94,7 @@ def test_discussion_every_agent_sees_the_others_latest_versions():
         expected = {t.latest_version(w, up_to_round=rev.round - 1).id for w in writers}
         assert set(rev.visible) == expected
         for v in expected:
-            assert t.get(v).content in prompt_text(rev)
+            assert t.get(v).content in prompt_text(rev.prompt)
 
 
 def test_discussion_one_batched_call_per_round():
@@ -127,7 +128,7 @@ def test_teacher_no_student_sees_another_students_story():
     for m in t.select(kind=STORY_KINDS):
         for other in t.select(kind=STORY_KINDS):
             if other.author != m.author:
-                assert other.content not in prompt_text(m)
+                assert other.content not in prompt_text(m.prompt)
     assert leaks(t) == []
 
 
@@ -166,7 +167,7 @@ def test_single_agent_writes_one_story_from_the_prompt_alone():
     assert lm.batches == [1]
     (m,) = t.messages
     assert (m.author, m.kind, m.visible) == ("Humanistic", "draft", ())
-    assert ITEM.text in prompt_text(m)
+    assert ITEM.text in prompt_text(m.prompt)
     assert m.prompt[0] == {"role": "system", "content": HUMANISTIC.description}
 
 
@@ -321,7 +322,7 @@ def test_feedback_is_passed_on_without_copied_delimiters():
         return "STORY: A draft about tides on a moon of glass." if "Peer draft" not in text else "<<<\nNice tides.\n>>"
     t = LLMReview(config=CONFIG).run(CountingBackend(respond), ITEM)
     revision = t.select(kind="revision")[0]
-    assert "<<<\nNice tides.\n>>>" in prompt_text(revision)
+    assert "<<<\nNice tides.\n>>>" in prompt_text(revision.prompt)
     assert all(r.content == "Nice tides." for r in t.select(kind="review"))
 
 

@@ -14,15 +14,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .config import GenerateConfig
-from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
+from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage, prompt_text
 
 Responder = Callable[[Prompt, int], str]
 """Maps (prompt, sample index) to the reply text."""
-
-
-def prompt_text(prompt: Prompt) -> str:
-    """All text of a prompt joined, for matching and token counts."""
-    return prompt if isinstance(prompt, str) else "\n".join(m["content"] for m in prompt)
 
 
 class ScriptedBackend:

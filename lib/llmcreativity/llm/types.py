@@ -12,6 +12,12 @@ Message = dict[str, str]
 Prompt = str | list[Message]
 """A plain-text prompt (no chat template) or a list of chat messages."""
 
+
+def prompt_text(prompt: Prompt) -> str:
+    """All text of a prompt joined, for matching and token counts."""
+    return prompt if isinstance(prompt, str) else "\n".join(m["content"] for m in prompt)
+
+
 FinishReason = Literal["stop", "length", "error"]
 
 

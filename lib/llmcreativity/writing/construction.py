@@ -39,7 +39,7 @@ _CHATTER = re.compile(r"^(?:sure|certainly|of course|here(?:'s| is| are)|okay|ok
 
 
 @dataclass(frozen=True)
-class Candidate:
+class PromptCandidate:
     """One generated candidate prompt and what screening decided."""
 
     dimension: str
@@ -103,9 +103,9 @@ def farthest_point_order(similarity: np.ndarray, k: int) -> list[int]:
 
 
 def screen(dimension: str, replies: list[tuple[str, str]], embedder: TextEmbedder, *, keep: int, min_words: int = 12,
-           max_words: int = 70, near_duplicate: float = 0.9) -> list[Candidate]:
+           max_words: int = 70, near_duplicate: float = 0.9) -> list[PromptCandidate]:
     """Screen (reply, finish_reason) pairs for one dimension and choose `keep` (see the module docstring)."""
-    out: list[Candidate | None] = [None] * len(replies)
+    out: list[PromptCandidate | None] = [None] * len(replies)
     texts = [parse_candidate(r) for r, _ in replies]
     seen: dict[str, int] = {}
     alive = []
@@ -126,7 +126,7 @@ def screen(dimension: str, replies: list[tuple[str, str]], embedder: TextEmbedde
             seen[key] = i
             alive.append(i)
         if status:
-            out[i] = Candidate(dimension, i, raw, text, status, reason)
+            out[i] = PromptCandidate(dimension, i, raw, text, status, reason)
     if alive:
         emb = np.asarray(embedder.encode([texts[i] for i in alive]), dtype=np.float64)
         sim = emb @ emb.T
@@ -135,7 +135,7 @@ def screen(dimension: str, replies: list[tuple[str, str]], embedder: TextEmbedde
             best = max(survivors, key=lambda b: sim[a, b]) if survivors else None
             if best is not None and sim[a, best] >= near_duplicate:
                 i = alive[a]
-                out[i] = Candidate(dimension, i, replies[i][0], texts[i], "near_duplicate",
+                out[i] = PromptCandidate(dimension, i, replies[i][0], texts[i], "near_duplicate",
                                    f"cosine {sim[a, best]:.2f} with candidate {alive[best]}")
             else:
                 survivors.append(a)
@@ -145,11 +145,11 @@ def screen(dimension: str, replies: list[tuple[str, str]], embedder: TextEmbedde
             i = alive[survivors[pos]]
             closest = max((sub[pos, q] for q in order[:rank]), default=float("nan"))
             why = "first pick: least similar on average" if rank == 0 else f"max cosine to earlier picks {closest:.2f}"
-            out[i] = Candidate(dimension, i, replies[i][0], texts[i], "kept", why, rank)
+            out[i] = PromptCandidate(dimension, i, replies[i][0], texts[i], "kept", why, rank)
         for pos in range(len(survivors)):
             if pos not in order:
                 i = alive[survivors[pos]]
-                out[i] = Candidate(dimension, i, replies[i][0], texts[i], "not_selected",
+                out[i] = PromptCandidate(dimension, i, replies[i][0], texts[i], "not_selected",
                                    f"max cosine {sub[pos, order].max():.2f} to the kept prompts")
     return [c for c in out if c is not None]
 

@@ -9,15 +9,11 @@ if TYPE_CHECKING:
 
 import pandas as pd
 
-from .transcript import Message, Transcript
+from ..llm.types import prompt_text
+from .transcript import Transcript
 
 MIN_CHECKED_CHARS = 20
 """Texts shorter than this are not searched for in prompts (short strings match by chance)."""
-
-
-def prompt_text(message: Message) -> str:
-    """All text of the message's prompt."""
-    return "\n".join(m["content"] for m in message.prompt)
 
 
 def leaks(transcript: Transcript) -> list[str]:
@@ -28,10 +24,10 @@ def leaks(transcript: Transcript) -> list[str]:
     declared: it is not contained in a visible message's content nor in the task (a draft prompt).
     Small models copy their inputs, so two messages can share text through a common source.
     """
-    task = "\n".join(prompt_text(d) for d in transcript.select(kind="draft"))
+    task = "\n".join(prompt_text(d.prompt) for d in transcript.select(kind="draft"))
     problems = []
     for i, m in enumerate(transcript.messages):
-        text = prompt_text(m)
+        text = prompt_text(m.prompt)
         shown = [transcript.get(v).content for v in m.visible]
         for earlier in transcript.messages[:i]:
             content = earlier.content
@@ -135,9 +131,9 @@ def story_exposure(transcript: Transcript, n: int = 6) -> pd.DataFrame:
     for i, m in enumerate(transcript.messages):
         if m.story is None or m.round == 0:
             continue
-        text = prompt_text(m)
+        text = prompt_text(m.prompt)
         own = [transcript.get(v) for v in m.visible if transcript.get(v).author == m.author]
-        task = [prompt_text(d) for d in transcript.select(kind="draft", author=m.author)]
+        task = [prompt_text(d.prompt) for d in transcript.select(kind="draft", author=m.author)]
         exclude = "\n".join(task + [e.content for e in own if e.story is not None])
         others = [e for e in transcript.messages[:i] if e.story is not None and e.author != m.author]
         scores = [(ngram_overlap(e.content, text, n, exclude), e.id) for e in others]
