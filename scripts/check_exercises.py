@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/check_exercises.py            # the re-analyses (--replay), against the smoke record
     .venv/bin/python scripts/check_exercises.py --live     # and the live ones (--profile smoke), computing new calls
+    .venv/bin/python scripts/check_exercises.py --live-only --stage baselines --stage review
     .venv/bin/python scripts/check_exercises.py --stage corpus --record published/decisive
 
 A re-analysis answers every call from the record (a minute or two for all, after one replay of the record); a live
@@ -29,13 +30,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", type=Path, default=SMOKE_RECORD, help="the record to run them against")
     parser.add_argument("--live", action="store_true", help="also the live exercises (they compute new calls)")
-    parser.add_argument("--stage", help="only this stage's chapter")
+    parser.add_argument("--live-only", action="store_true", help="only the live exercises")
+    parser.add_argument("--stage", action="append", help="only this stage's chapter (may be repeated)")
     parser.add_argument("--explore", action="store_true", help="print every target each exercise changed")
     parser.add_argument("--work", type=Path, help="a folder to keep the runs in (default: a temporary one)")
     args = parser.parse_args()
     record = args.record.resolve()
     profile = read_record(record)["profile"]
-    chosen = [e for e in every_exercise() if (args.live or e.replay) and args.stage in (None, e.stage.name)]
+    wanted = (lambda e: not e.replay) if args.live_only else (lambda e: args.live or e.replay)
+    chosen = [e for e in every_exercise() if wanted(e) and (args.stage is None or e.stage.name in args.stage)]
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
         faults: list[str] = []
