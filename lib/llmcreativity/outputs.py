@@ -4,7 +4,8 @@ Each file is declared once in `output_files` and listed by the stage that writes
 the functions here find that stage and build the path under `paths.stage_dir(stage)`, so they follow the run's
 profile (a smoke run writes under `results/smoke/`) and no notebook builds a path by hand.
 `*_file()` / `*_dir()` functions give the location (the writing stage creates the folder); `read_*` functions read
-the output back and raise naming the stage to run when it is missing (or return None / {} where they say so).
+the output back and raise naming the stage to run when it is missing (or return None / {} where they say so). What a
+file holds is said once, in its `output_files` declaration.
 """
 
 from __future__ import annotations
@@ -53,34 +54,34 @@ def _writing_stage(stage: str) -> str:
 # writing_pilot ------------------------------------------------------------------------------------------------------
 
 def pilot_screen_dir(decoding: str) -> Path:
-    """The writing pilot's Single Agent run under one decoding setting (`output_files.PILOT_SCREEN`)."""
+    """Where `output_files.PILOT_SCREEN` goes."""
     return output_file(out.PILOT_SCREEN, decoding=decoding)
 
 
 def pilot_confirm_dir() -> Path:
-    """The writing pilot's run of every framework under the chosen decoding (`output_files.PILOT_CONFIRM`)."""
+    """Where `output_files.PILOT_CONFIRM` goes."""
     return output_file(out.PILOT_CONFIRM)
 
 
 def pilot_large_dir(model: str) -> Path:
-    """The writing pilot's larger Single Agent under the chosen decoding (`output_files.PILOT_LARGE`)."""
+    """Where `output_files.PILOT_LARGE` goes."""
     from .llm.roles import role_label
 
     return output_file(out.PILOT_LARGE, model=role_label(model))
 
 
 def pilot_screen_table_file() -> Path:
-    """The writing pilot's screen table (`output_files.PILOT_SCREEN_TABLE`)."""
+    """Where `output_files.PILOT_SCREEN_TABLE` goes."""
     return output_file(out.PILOT_SCREEN_TABLE)
 
 
 def pilot_confirm_table_file() -> Path:
-    """The writing pilot's confirmation table (`output_files.PILOT_CONFIRM_TABLE`)."""
+    """Where `output_files.PILOT_CONFIRM_TABLE` goes."""
     return output_file(out.PILOT_CONFIRM_TABLE)
 
 
 def decoding_choice_file() -> Path:
-    """The writing pilot's choice of decoding (`output_files.PILOT_CHOICE`)."""
+    """Where `output_files.PILOT_CHOICE` goes."""
     return output_file(out.PILOT_CHOICE)
 
 
@@ -115,7 +116,7 @@ def read_stage_transcripts(stage: str) -> dict:
 
 
 def homogenization_file(stage: str) -> Path:
-    """The homogenization-by-round table a writing stage saves (`output_files.HOMOGENIZATION`)."""
+    """Where `output_files.HOMOGENIZATION` goes."""
     return output_file(out.HOMOGENIZATION, _writing_stage(stage))
 
 
@@ -178,7 +179,7 @@ def read_corpus_store():
 
 
 def unigram_file(tokenizer: str) -> Path:
-    """The corpus unigram counts of one tokenizer (`output_files.UNIGRAMS`)."""
+    """Where `output_files.UNIGRAMS` goes."""
     return output_file(out.UNIGRAMS, tokenizer=tokenizer)
 
 
@@ -190,12 +191,12 @@ def read_unigrams(tokenizer: str) -> dict[str, int]:
 
 
 def hanna_metrics_file() -> Path:
-    """Novelty metrics of the HANNA human and LLM stories (`output_files.HANNA_METRICS`)."""
+    """Where `output_files.HANNA_METRICS` goes."""
     return output_file(out.HANNA_METRICS)
 
 
 def hanna_surprisal_file() -> Path:
-    """Surprisal of the HANNA stories scored in the corpus stage (`output_files.HANNA_SURPRISAL`)."""
+    """Where `output_files.HANNA_SURPRISAL` goes."""
     return output_file(out.HANNA_SURPRISAL)
 
 
@@ -208,36 +209,36 @@ def judge_lab_dir() -> Path:
 
 
 def lab_development_file(job: str) -> Path:
-    """A judging job's development comparison (`output_files.LAB_DEVELOPMENT`)."""
+    """Where `output_files.LAB_DEVELOPMENT` goes."""
     return output_file(out.LAB_DEVELOPMENT, job=job)
 
 
 # entailment_validation ----------------------------------------------------------------------------------------------
 
 def embedding_sweep_file() -> Path:
-    """Agreement of the embedding judge with the coders per threshold (`output_files.EMBEDDING_SWEEP`)."""
+    """Where `output_files.EMBEDDING_SWEEP` goes."""
     return output_file(out.EMBEDDING_SWEEP)
 
 
 def llm_judges_file() -> Path:
-    """Agreement of the LLM entailment judges with the coders (`output_files.LLM_JUDGES`)."""
+    """Where `output_files.LLM_JUDGES` goes."""
     return output_file(out.LLM_JUDGES)
 
 
 # semantic_entropy ---------------------------------------------------------------------------------------------------
 
 def chain_records_file() -> Path:
-    """Every sampled chain, one JSON record per line (`output_files.CHAIN_RECORDS`, resumable)."""
+    """Where `output_files.CHAIN_RECORDS` goes (resumable)."""
     return output_file(out.CHAIN_RECORDS)
 
 
 def steps_file() -> Path:
-    """One row per chain step with its SE and diversity measures (`output_files.STEPS`)."""
+    """Where `output_files.STEPS` goes."""
     return output_file(out.STEPS)
 
 
 def chain_table_file() -> Path:
-    """One row per chain: mean SE, problem and the chosen steps (`output_files.CHAIN_TABLE`)."""
+    """Where `output_files.CHAIN_TABLE` goes."""
     return output_file(out.CHAIN_TABLE)
 
 
@@ -249,14 +250,14 @@ def read_chain_table() -> pd.DataFrame | None:
 
 
 def drafts_file() -> Path:
-    """SE across writers of first drafts and final versions (`output_files.DRAFTS`)."""
+    """Where `output_files.DRAFTS` goes."""
     return output_file(out.DRAFTS)
 
 
 # judge_validation ---------------------------------------------------------------------------------------------------
 
 def judge_runs_dir() -> Path:
-    """One resumable JSONL file per judge run (`output_files.JUDGE_RUNS`, created)."""
+    """Where `output_files.JUDGE_RUNS` goes (created)."""
     path = output_file(out.JUDGE_RUNS)
     path.mkdir(exist_ok=True)
     return path
@@ -265,20 +266,20 @@ def judge_runs_dir() -> Path:
 # evaluation ---------------------------------------------------------------------------------------------------------
 
 def rubric_scores_file() -> Path:
-    """Rubric-judge scores of the frameworks' stories, both modes (`output_files.RUBRIC_SCORES`, resumable)."""
+    """Where `output_files.RUBRIC_SCORES` goes (resumable)."""
     return output_file(out.RUBRIC_SCORES)
 
 
 def rubric_hanna_file() -> Path:
-    """Rubric-judge scores of the HANNA human stories (`output_files.RUBRIC_HANNA`, resumable)."""
+    """Where `output_files.RUBRIC_HANNA` goes (resumable)."""
     return output_file(out.RUBRIC_HANNA)
 
 
 def results_table_file() -> Path:
-    """The paper's results table, frameworks by measures (`output_files.RESULTS_TABLE`)."""
+    """Where `output_files.RESULTS_TABLE` goes."""
     return output_file(out.RESULTS_TABLE)
 
 
 def story_scores_file() -> Path:
-    """Every story with its judge and novelty scores (`output_files.STORY_SCORES`)."""
+    """Where `output_files.STORY_SCORES` goes."""
     return output_file(out.STORY_SCORES)
