@@ -57,7 +57,6 @@ RUNNER_TAGS = {"injected-parameters", "provenance"}
 """Tags of the cells the runner adds to a chapter (`execution.prepare_notebook`), which no `cell:` target names."""
 
 
-
 @dataclass(frozen=True)
 class Check:
     """What an exercise's answer says: the targets it changes and those it leaves as they were."""
@@ -196,7 +195,7 @@ def state(target: str, stage: Stage, results: Path) -> object:
         if not cells:
             raise ValueError(f"{target!r}: no code cell of {stage.notebook} contains that text")
         return cells
-    files = sorted(p for p in results.rglob("*") if p.is_file()
+    files = sorted(p for p in (results / stage.name).rglob("*") if p.is_file()
                    and fnmatch.fnmatch(p.relative_to(results).as_posix(), target))
     if not files:
         raise ValueError(f"{target!r}: no output file of stage {stage.name!r} in {results} matches it")

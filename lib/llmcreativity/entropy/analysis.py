@@ -122,7 +122,6 @@ def recluster_steps(chains: Sequence[Chain], judge: EntailmentJudge, *, max_step
     One row per step: the stored clustering's cluster count and discrete SE beside the new judge's,
     their adjusted Rand index, and the judge calls the new clustering took.
     """
-
     from .estimators import discrete_semantic_entropy
     from .stepwise import cluster_candidates
 

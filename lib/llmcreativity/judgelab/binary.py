@@ -28,8 +28,7 @@ THRESHOLD_QUANTILES = np.linspace(0.05, 0.95, 19)
 
 def auc(y: np.ndarray, s: np.ndarray) -> float:
     """Area under the ROC curve of scores `s` for labels `y` (1 valid, 0 not); NaN with one class."""
-    y = np.asarray(y, dtype=float)
-    return roc_auc(y, s) if len(np.unique(y)) == 2 else float("nan")
+    return roc_auc(y, s)
 
 
 def kappa_at(y: np.ndarray, s: np.ndarray, threshold: float) -> float:

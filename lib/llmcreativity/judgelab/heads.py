@@ -98,7 +98,7 @@ def _model(kind: HeadKind, value: float) -> LogisticRegression:
 
 def _fold_score(kind: HeadKind, y: np.ndarray, s: np.ndarray) -> float:
     if kind == "logistic":
-        return roc_auc(y, s) if len(np.unique(y)) == 2 else float("nan")
+        return roc_auc(y, s)
     return spearman(y, s)[0]
 
 

@@ -272,7 +272,6 @@ def confirm_equivalence_judge(objects: Mapping[str, equivalence.ObjectPairs], sp
                               n_resamples: int, seed: int) -> Confirmation:
     """Cluster the test objects once with the chosen judge and the baseline; ARI with each coder, paired intervals
     from resampled ideas, pairwise precision and recall, and the coders' own agreement as the ceiling."""
-
     from ..entropy.musescorer import CODERS
 
     test = [objects[g] for g in split.test]
@@ -285,7 +284,7 @@ def confirm_equivalence_judge(objects: Mapping[str, equivalence.ObjectPairs], sp
 
     def ari(judge: str, o: equivalence.ObjectPairs, rows: np.ndarray) -> float:
         if judge == "coders":
-            return float(adjusted_rand(o.coders[CODERS[0]][rows], o.coders[CODERS[1]][rows]))
+            return adjusted_rand(o.coders[CODERS[0]][rows], o.coders[CODERS[1]][rows])
         return equivalence.mean_ari(parts[judge][o.object], o, rows)
 
     every = {o.object: np.arange(len(o.ideas)) for o in test}
@@ -296,9 +295,9 @@ def confirm_equivalence_judge(objects: Mapping[str, equivalence.ObjectPairs], sp
     diff = equivalence.interval(estimate["judge"] - estimate["baseline"], draws["judge"] - draws["baseline"], n)
     ceiling = equivalence.interval(estimate["coders"], draws["coders"], n)
     per_object = {o.object: {
-        **{f"ari_{c}": float(adjusted_rand(o.coders[c], parts["judge"][o.object])) for c in CODERS},
-        **{f"baseline_ari_{c}": float(adjusted_rand(o.coders[c], parts["baseline"][o.object])) for c in CODERS},
-        "coders_ari": float(adjusted_rand(o.coders[CODERS[0]], o.coders[CODERS[1]])),
+        **{f"ari_{c}": adjusted_rand(o.coders[c], parts["judge"][o.object]) for c in CODERS},
+        **{f"baseline_ari_{c}": adjusted_rand(o.coders[c], parts["baseline"][o.object]) for c in CODERS},
+        "coders_ari": adjusted_rand(o.coders[CODERS[0]], o.coders[CODERS[1]]),
         "ideas": len(o.ideas), "clusters": int(len(np.unique(parts["judge"][o.object]))),
         **{f"{k}_{c}": v for c in CODERS
            for k, v in zip(("precision", "recall"),
@@ -406,7 +405,6 @@ def equivalence_summary(development: pd.DataFrame, cost: Mapping[str, float]) ->
 
 def coder_ceiling(objects: Mapping[str, equivalence.ObjectPairs], groups: Sequence[str]) -> float:
     """The coders' mean ARI with each other over the objects `groups`."""
-
     return float(np.mean([adjusted_rand(*objects[g].coders.values()) for g in groups]))
 
 

@@ -250,8 +250,8 @@ def _details(r: LedgerRow, under: str = "") -> str:
         items.append(f"{what}: {spec.paper_figure}. Minimum sample: {_minimum(r.claim_id, c)} {spec.unit}. "
                      f"Judge: {spec.judge}"
                      + ("" if spec.gated or spec.judge == "none" else " (the claim measures the judge itself)") + ".")
-        if figure_source(r.claim_id):
-            items.append(f"The paper's words: {figure_source(r.claim_id)}.")
+        if checked := figure_source(r.claim_id):
+            items.append(f"The paper's words: {checked}.")
         if spec.estimator:
             items.append(f"Estimator: {spec.estimator}.")
         if spec.stand_in:
