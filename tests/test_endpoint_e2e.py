@@ -24,7 +24,7 @@ import time
 import nbformat
 import pytest
 
-from llmcreativity.llm.local_engine import NO_LOCAL_LM_ENV
+from llmcreativity.context import variable
 from llmcreativity.llm.registry import short_label
 from llmcreativity.paths import cache_dir
 from llmcreativity.pipeline.execution import run
@@ -49,7 +49,7 @@ def served(llama_server, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LLMCREATIVITY_RESULTS", str(root / "results"))
         mp.setenv("LLMCREATIVITY_CACHE", str(root / "cache"))
-        mp.setenv(NO_LOCAL_LM_ENV, "1")
+        mp.setenv(variable("no_local_lm"), "1")
         mp.delenv("LLMCREATIVITY_PROFILE", raising=False)
         start = time.monotonic()
         entries = run("smoke", [("base_url", llama_server), ("model", SERVED)], log=print)

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
+from llmcreativity.context import variable
 from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, ScriptedEmbedder, cache_key
 from llmcreativity.llm.cache import ResponseCache
 from llmcreativity.llm.cached_embedder import CachedEmbedder
-from llmcreativity.llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, STAGE_ENV, CacheMiss, read_call_log
+from llmcreativity.llm.call_log import CacheMiss, read_call_log
 
 CHAT = [{"role": "system", "content": "You are a writer."}, {"role": "user", "content": "Write about a lighthouse."}]
 
@@ -22,8 +23,8 @@ def counting_backend():
 
 
 def test_every_call_is_logged_once_with_its_inputs_role_and_stage(tmp_path, monkeypatch):
-    monkeypatch.setenv(CALL_LOG_ENV, str(tmp_path / "calls.jsonl"))
-    monkeypatch.setenv(STAGE_ENV, "review")
+    monkeypatch.setenv(variable("call_log"), str(tmp_path / "calls.jsonl"))
+    monkeypatch.setenv(variable("stage"), "review")
     backend = CachedBackend(ScriptedBackend(lambda p, i: "story"), ResponseCache(tmp_path / "c.sqlite"),
                             role="writer")
     config = GenerateConfig(n=2, max_tokens=8, logprobs=False)
@@ -38,8 +39,8 @@ def test_every_call_is_logged_once_with_its_inputs_role_and_stage(tmp_path, monk
 
 
 def test_a_replay_miss_names_stage_role_method_and_prompt(tmp_path, monkeypatch):
-    monkeypatch.setenv(STAGE_ENV, "baselines")
-    monkeypatch.setenv(CACHE_ONLY_ENV, "1")
+    monkeypatch.setenv(variable("stage"), "baselines")
+    monkeypatch.setenv(variable("cache_only"), "1")
     backend = CachedBackend(ScriptedBackend(lambda p, i: "x"), ResponseCache(tmp_path / "c.sqlite"),
                             role="large_writer")
     with pytest.raises(CacheMiss) as e:
@@ -71,7 +72,7 @@ def test_a_partial_hit_recomputes_the_prompt_but_never_rewrites_a_stored_sample(
 
 
 def test_the_embedder_logs_texts_and_misses_in_cache_only_mode(tmp_path, monkeypatch):
-    monkeypatch.setenv(CALL_LOG_ENV, str(tmp_path / "calls.jsonl"))
+    monkeypatch.setenv(variable("call_log"), str(tmp_path / "calls.jsonl"))
     cache = ResponseCache(tmp_path / "c.sqlite")
     inner = ScriptedEmbedder(identity="toy-embedder")
     live = CachedEmbedder(inner, cache)

@@ -15,10 +15,9 @@ import pytest
 import torch
 
 from llm_tiny import tiny_model_dir
+from llmcreativity.context import variable
 from llmcreativity.llm import GenerateConfig, get_backend, get_embedder
 from llmcreativity.llm.device import (
-    DEVICE_ENV,
-    DTYPE_ENV,
     EMBED_BATCH,
     LOCAL_BATCH,
     check_device,
@@ -38,6 +37,8 @@ from llmcreativity.pipeline.provenance import collect, to_markdown
 
 AMX = "flags\t\t: fpu sse avx2 amx_bf16 avx512_bf16\n"
 AVX2 = "flags\t\t: fpu sse avx2\n"
+
+DTYPE_ENV, DEVICE_ENV = variable("dtype"), variable("device")
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from fake_endpoint import BOS, FakeServer
+from llmcreativity.context import variable
 from llmcreativity.llm import get_backend
 from llmcreativity.llm.device import resolve_dtype
-from llmcreativity.llm.local_engine import NO_LOCAL_LM_ENV
 from llmcreativity.llm.probes import EndpointError, check_endpoint, echo_shift
 from llmcreativity.llm.registry import llamacpp_identity, local_identity
 from llmcreativity.llm.roles import (
@@ -35,7 +35,7 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
     monkeypatch.delenv("LLMCREATIVITY_PROFILE", raising=False)
-    monkeypatch.delenv(NO_LOCAL_LM_ENV, raising=False)
+    monkeypatch.delenv(variable("no_local_lm"), raising=False)
 
 
 # -- specs -----------------------------------------------------------------------------------------------
@@ -319,8 +319,9 @@ def test_a_local_role_is_the_get_backend_model_with_the_same_identity():
 
 
 def test_the_no_local_model_guard_refuses_a_local_role_and_allows_an_endpoint(monkeypatch):
-    monkeypatch.setenv(NO_LOCAL_LM_ENV, "1")
-    with pytest.raises(RuntimeError, match=f"local language model 'smollm2-135m' requested while \\${NO_LOCAL_LM_ENV}"):
+    monkeypatch.setenv(variable("no_local_lm"), "1")
+    refused = r"local language model 'smollm2-135m' requested while \$LLMCREATIVITY_NO_LOCAL_LM"
+    with pytest.raises(RuntimeError, match=refused):
         get_role_backend("writer", "smollm2-135m", cache=None)
     with FakeServer() as server:
         get_role_backend("writer", f"{server.url}#fake-model", cache=None)

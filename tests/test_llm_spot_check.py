@@ -7,13 +7,13 @@ import dataclasses
 import numpy as np
 import pytest
 
+from llmcreativity.context import variable
 from llmcreativity.llm import GenerateConfig, get_backend, get_embedder
-from llmcreativity.llm.call_log import STAGE_ENV, LoggedCall
+from llmcreativity.llm.call_log import LoggedCall
 from llmcreativity.llm.spot_check import (
     EMBED_TOL,
     LOGPROB_TOL,
     PROB_TOL,
-    SPOT_FILE_ENV,
     check_answer_probs,
     check_encode,
     check_generate,
@@ -107,8 +107,8 @@ def test_scores_and_answer_probabilities_pass_when_faithful_and_fail_when_shifte
 
 
 def test_a_replay_spot_checks_through_the_wrapper_and_files_the_result(lm, samples, tmp_path, monkeypatch):
-    monkeypatch.setenv(SPOT_FILE_ENV, str(tmp_path / "spot.jsonl"))
-    monkeypatch.setenv(STAGE_ENV, "baselines")
+    monkeypatch.setenv(variable("spot_check"), str(tmp_path / "spot.jsonl"))
+    monkeypatch.setenv(variable("stage"), "baselines")
     replay = type(lm)(lm.inner, lm.cache, cache_only=True, role="writer")
     assert [c.text for c in replay.generate([STORY], SAMPLING)[0]] == [c.text for c in samples]
     [result] = read_spot_checks(tmp_path / "spot.jsonl")

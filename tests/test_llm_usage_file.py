@@ -11,10 +11,10 @@ import time
 
 import pytest
 
+from llmcreativity.context import variable
 from llmcreativity.llm import CachedBackend, GenerateConfig, ResponseCache, ScriptedBackend, ScriptedEmbedder
 from llmcreativity.llm.cached_embedder import CachedEmbedder
 from llmcreativity.llm.usage_file import (
-    USAGE_FILE_ENV,
     ModelUsage,
     UsageAccount,
     flush_usage,
@@ -26,7 +26,7 @@ from llmcreativity.llm.usage_file import (
 def usage(tmp_path, monkeypatch):
     """The usage file this test process counts into (as a stage's kernel does)."""
     path = tmp_path / "executed" / "usage" / "stage.jsonl"
-    monkeypatch.setenv(USAGE_FILE_ENV, str(path))
+    monkeypatch.setenv(variable("usage_file"), str(path))
     return path
 
 
@@ -40,7 +40,7 @@ def counted(path) -> dict[str, ModelUsage]:
 
 
 def test_nothing_is_counted_or_written_without_the_runner_variable(tmp_path, monkeypatch):
-    monkeypatch.delenv(USAGE_FILE_ENV, raising=False)
+    monkeypatch.delenv(variable("usage_file"), raising=False)
     lm = CachedBackend(ScriptedBackend(words), ResponseCache(tmp_path / "c.sqlite"))
     lm.generate(["a b"], GenerateConfig())
     flush_usage()
@@ -125,7 +125,7 @@ KERNEL = textwrap.dedent("""
 
 
 def _kernel(cache, calls: int, usage) -> subprocess.Popen:
-    env = {**os.environ, USAGE_FILE_ENV: str(usage)}
+    env = {**os.environ, variable("usage_file"): str(usage)}
     return subprocess.Popen([sys.executable, "-c", KERNEL, str(cache), str(calls)], env=env,
                             stdout=subprocess.PIPE, text=True)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from llmcreativity.context import variable
 from llmcreativity.paths import PUBLISHED_REGISTRATION, REPO_ROOT
 from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.planning import plan
@@ -74,7 +75,7 @@ def test_the_claims_redecision_decides_at_its_own_registrations_minimums_and_the
     monkeypatch.setattr(paths, "REPO_ROOT", tmp_path)
     assert min_n("B1", "decisive") == 23 and min_n("A1", "decisive") == CLAIMS["A1"].min_n
     assert min_n("B1", "published") == CLAIMS["B1"].min_n and min_n("B1", "default") == CLAIMS["B1"].min_n
-    monkeypatch.setenv(paths.PROFILE_ENV, "decisive")
+    monkeypatch.setenv(variable("profile"), "decisive")
     assert min_n("B1") == 23
     assert claim_table.min_n("B2") == CLAIMS["B2"].min_n  # not in its registration
 

@@ -237,8 +237,7 @@ def _reproduce(profile: str, stage: str | None) -> None:
     """A recorded profile live: its record's answers (and, for the claims' re-decision, the published run's) imported
     into the call cache first, so that what earlier sittings computed is answered from it; each stage exported to the
     profile's record as soon as it has run."""
-    import os
-
+    from .context import use_results
     from .llm.call_log import calls_path
     from .paths import cache_dir, results_root
     from .pipeline.execution import new_run_id, run_stage
@@ -248,7 +247,7 @@ def _reproduce(profile: str, stage: str | None) -> None:
     name = RECORDS[profile][0]
     record, calls = REPO_ROOT / name, calls_path(cache_dir() / "calls.sqlite")
     if profile != "published":
-        os.environ.setdefault("LLMCREATIVITY_RESULTS", str(results_root() / DECISIVE_RESULTS))
+        use_results(results_root() / DECISIVE_RESULTS, unless_set=True)
     sources = [REPO_ROOT / PUBLISHED_RECORD] if profile != "published" else []
     for folder in [*sources, record]:
         if (folder / RECORD_FILE).exists():

@@ -1,16 +1,18 @@
-"""Where the project reads data and writes caches and results; each can be moved by an environment variable.
+"""Where the project reads data and writes caches and results; each can be moved by an environment variable
+(`context`: `LLMCREATIVITY_DATA`, `LLMCREATIVITY_CACHE`, `LLMCREATIVITY_RESULTS`).
 
-A run's profile (`default`, `paper`, `smoke`, ...) reaches the kernel through $LLMCREATIVITY_PROFILE.
+A run's profile (`default`, `paper`, `smoke`, ...) reaches the kernel through its context (`context.kernel_context`).
 Scratch profiles (`SCRATCH_PROFILES`) write under their own folder, `results/<profile>/`, so that a
 smoke run can never overwrite or be read as the real run's outputs; notebooks never need to know.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .context import kernel_context
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,9 +37,6 @@ RECORDS: dict[str, tuple[str, str]] = {"published": (PUBLISHED_RECORD, PUBLISHED
                                        "decisive": (DECISIVE_RECORD, DECISIVE_REGISTRATION)}
 """Recorded profile -> (its record folder, its registration folder), relative to the project root."""
 
-PROFILE_ENV = "LLMCREATIVITY_PROFILE"
-"""Environment variable through which a stage's kernel learns the profile it runs under."""
-
 SCRATCH_PROFILES = frozenset({"smoke", "pilot", "decisive-pilot"})
 """Profiles whose numbers are not the book's evidence: their outputs live in `results/<profile>/` (smoke tests the code
 path; pilot times the published run's choices on a few items and measures the gating judges, see
@@ -49,17 +48,17 @@ records both in its own folder, where the pre-registration reads them (`pipeline
 
 def data_dir() -> Path:
     """Public datasets: $LLMCREATIVITY_DATA, else `../shared/data` beside the project."""
-    return Path(os.environ.get("LLMCREATIVITY_DATA", REPO_ROOT.parent / "shared" / "data"))
+    return kernel_context().data or REPO_ROOT.parent / "shared" / "data"
 
 
 def cache_dir() -> Path:
     """Materialized models and the call cache: $LLMCREATIVITY_CACHE, else ~/.cache/llmcreativity."""
-    return Path(os.environ.get("LLMCREATIVITY_CACHE", Path.home() / ".cache" / "llmcreativity"))
+    return kernel_context().cache or Path.home() / ".cache" / "llmcreativity"
 
 
 def current_profile() -> str:
     """The profile this process runs under: $LLMCREATIVITY_PROFILE, else "interactive" (a notebook opened by hand)."""
-    return os.environ.get(PROFILE_ENV, "interactive")
+    return kernel_context().profile or "interactive"
 
 
 def records_claims(profile: str | None = None) -> bool:
@@ -74,7 +73,7 @@ def is_scratch(profile: str | None = None) -> bool:
 
 def results_root() -> Path:
     """The results folder of every profile: $LLMCREATIVITY_RESULTS, else `results/` in the project."""
-    return Path(os.environ.get("LLMCREATIVITY_RESULTS", REPO_ROOT / "results"))
+    return kernel_context().results or REPO_ROOT / "results"
 
 
 def results_dir(profile: str | None = None) -> Path:

@@ -28,7 +28,6 @@ import fnmatch
 import hashlib
 import itertools
 import json
-import os
 import re
 import shlex
 import shutil
@@ -39,6 +38,7 @@ from pathlib import Path
 
 import nbformat
 
+from llmcreativity.context import child_environment
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.paths import REPO_ROOT
 from llmcreativity.pipeline.execution import LIVE_FOLDER, REPLAY_FOLDER
@@ -214,8 +214,7 @@ def prepare_base(record: Path, root: Path, *, live: bool) -> Path:
 
 
 def _run(args: list[str], root: Path) -> None:
-    env = {**os.environ, "LLMCREATIVITY_RESULTS": str(root)}
-    done = subprocess.run(args, env=env, cwd=REPO_ROOT, capture_output=True, text=True)
+    done = subprocess.run(args, env=child_environment(results=root), cwd=REPO_ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{shlex.join(args)} failed ({done.returncode}):\n"
                            f"{done.stdout[-3000:]}{done.stderr[-3000:]}")

@@ -2,7 +2,7 @@
 
 Each call is also added to the process's usage file when the runner names one (`usage_file`), so the
 runner can report a stage's calls, cache hits and tokens, and to its call log (`call_log`), so the run can be
-recorded. In cache-only mode (a replay of a record, `call_log.CACHE_ONLY_ENV`) a miss raises `CacheMiss`
+recorded. In cache-only mode (a replay of a record, the context's `cache_only`) a miss raises `CacheMiss`
 naming the stage, role, method and prompt, and a few answered calls are computed again (`spot_check`).
 """
 

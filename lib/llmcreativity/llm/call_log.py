@@ -1,13 +1,13 @@
 """The call log: every model call a stage's kernel asked for, with its inputs, so that a run can be recorded.
 
-A stage runs in a papermill kernel; the runner names a file in $LLMCREATIVITY_CALL_LOG (one per stage,
-emptied when the stage starts), and every `CachedBackend` / `CachedEmbedder` lookup in the kernel appends
+A stage runs in a papermill kernel; the runner names a file in its context (`context.KernelContext.call_log`, one
+per stage, emptied when the stage starts), and every `CachedBackend` / `CachedEmbedder` lookup in the kernel appends
 one row there: which model identity, which method, which role asked, the cache keys it asked for, and the
 call's inputs (prompt and sampling config, scored continuation, answers, embedded text). A key is logged
 once per process. `record export` (`pipeline.record`) reads the log to know which cached answers the stage
 used and stores them with their inputs, so a recorded call can be recomputed from the record alone.
 
-Replay (`llmcreativity run --replay`) sets $LLMCREATIVITY_CACHE_ONLY=1 and $LLMCREATIVITY_CALLS (the
+Replay (`llmcreativity run --replay`) sets the context's `cache_only` and `calls` (the
 call-cache file imported from the record): every model wrapper then answers from that file only, and a miss
 raises `CacheMiss` naming the stage, the role, the method and the start of the prompt.
 
@@ -17,22 +17,13 @@ so a kernel killed at any point leaves every row it logged before.
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..context import kernel_context
 from ..jsonl import append_jsonl, read_jsonl
-
-CALL_LOG_ENV = "LLMCREATIVITY_CALL_LOG"
-"""Environment variable naming the file this process's calls are logged to (set by the runner, one per stage)."""
-CACHE_ONLY_ENV = "LLMCREATIVITY_CACHE_ONLY"
-"""Set to 1 to make every model wrapper answer from its cache only (a replay): a miss raises `CacheMiss`."""
-CALLS_ENV = "LLMCREATIVITY_CALLS"
-"""The call-cache file every model wrapper uses by default; unset: `cache_dir()/calls.sqlite`."""
-STAGE_ENV = "LLMCREATIVITY_STAGE"
-"""Environment variable through which the kernel learns the stage it runs (set by the runner)."""
 
 Kind = Literal["lm", "embedder", "nli"]
 """Which wrapper logged a call: a language model, a sentence embedder or an NLI cross-encoder."""
@@ -59,19 +50,18 @@ class LoggedCall:
     `prompt` and `answers` (answer_probs), `text` (encode), `premise` and `hypothesis` (entail)."""
     role: str = ""
     """The model role that asked (`writer`, `rubric_judge`, ...); empty when the model was built without one."""
-    stage: str = field(default_factory=lambda: os.environ.get(STAGE_ENV, ""))
+    stage: str = field(default_factory=lambda: kernel_context().stage or "")
     """The stage whose kernel asked; empty outside a runner-started process."""
 
 
 def cache_only_default() -> bool:
-    """Whether this process replays a record: $LLMCREATIVITY_CACHE_ONLY set to anything but "" or "0"."""
-    return os.environ.get(CACHE_ONLY_ENV, "") not in ("", "0")
+    """Whether this process replays a record (the context's `cache_only`)."""
+    return kernel_context().cache_only
 
 
 def calls_path(default: Path) -> Path:
-    """The call-cache file: $LLMCREATIVITY_CALLS when set, else `default`."""
-    env = os.environ.get(CALLS_ENV)
-    return Path(env) if env else default
+    """The call-cache file: the context's `calls` when set, else `default`."""
+    return kernel_context().calls or default
 
 
 def prompt_start(prompt: Any, chars: int = 80) -> str:
@@ -113,12 +103,12 @@ _logs_lock = threading.Lock()
 
 
 def log_call(call: LoggedCall) -> None:
-    """Log `call` to the file $LLMCREATIVITY_CALL_LOG names; nothing happens outside a runner-started process."""
-    path = os.environ.get(CALL_LOG_ENV)
-    if not path:
+    """Log `call` to the context's `call_log` file; nothing happens outside a runner-started process."""
+    path = kernel_context().call_log
+    if path is None:
         return
     with _logs_lock:
-        log = _logs.setdefault(path, CallLog(path))
+        log = _logs.setdefault(str(path), CallLog(path))
     log.add(call)
 
 

@@ -8,7 +8,8 @@ float32; on the CPU the dtype rule of `resolve_dtype` holds (bfloat16 only where
 
 Both "auto"s depend on the machine, and so do the cache identities made from their answers. The defaults of
 `get_backend(dtype=, device=)` and `get_embedder(device=)` are therefore the run's settings,
-`$LLMCREATIVITY_DTYPE` and `$LLMCREATIVITY_DEVICE` (`run_dtype`, `run_device`), which `llmcreativity run` sets
+the context's `dtype` and `device` (`run_dtype`, `run_device`; `$LLMCREATIVITY_DTYPE`, `$LLMCREATIVITY_DEVICE`),
+which `llmcreativity run` sets
 for every stage kernel from `-p dtype` / `-p device` or the profile (the recorded profiles pin "float32" on the
 "cpu", so their identities are the same on every machine); "auto" where they are unset.
 
@@ -18,11 +19,12 @@ many rows to be busy.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from ..context import kernel_context, variable
 
 DTYPE_NAMES = ("float32", "bfloat16")
 """The dtypes a local model computes in; "auto" picks one per machine (`resolve_dtype`), so its identity is
@@ -67,15 +69,6 @@ DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")
 DTYPE_CHOICES = (*DTYPE_NAMES, "auto")
 """What `dtype` accepts."""
 
-DTYPE_ENV = "LLMCREATIVITY_DTYPE"
-"""Environment variable holding the run's dtype, the default of `get_backend(dtype=)` (`llmcreativity run -p dtype`)."""
-
-DEVICE_ENV = "LLMCREATIVITY_DEVICE"
-"""Environment variable holding the run's device, the default of `get_backend(device=)` and
-`get_embedder(device=)` (`llmcreativity run -p device`)."""
-
-RUN_SETTING_ENV = {"dtype": DTYPE_ENV, "device": DEVICE_ENV}
-"""Run setting -> the environment variable through which a stage kernel learns it."""
 
 LOCAL_BATCH = {"cpu": 4, "cuda": 32}
 """Prompts a local language model samples in one batch, by device kind."""
@@ -124,22 +117,21 @@ def check_device(device: str) -> str:
 
 
 def _run_setting(name: str, check: Callable[[str], str]) -> str:
-    """The run setting `name` from its environment variable ("auto" when unset), checked."""
-    env = RUN_SETTING_ENV[name]
-    value = os.environ.get(env) or "auto"
+    """The run setting `name` from the kernel context ("auto" when unset), checked."""
+    value = getattr(kernel_context(), name) or "auto"
     try:
         return check(value)
     except ValueError as e:
-        raise ValueError(f"${env}: {e} (set it to one of those, or unset it for 'auto')") from None
+        raise ValueError(f"${variable(name)}: {e} (set it to one of those, or unset it for 'auto')") from None
 
 
 def run_dtype() -> str:
-    """The run's dtype: `$LLMCREATIVITY_DTYPE` ("float32", "bfloat16" or "auto"), "auto" when unset."""
+    """The run's dtype: the context's `dtype` ("float32", "bfloat16" or "auto"), "auto" when unset."""
     return _run_setting("dtype", check_dtype)
 
 
 def run_device() -> str:
-    """The run's device: `$LLMCREATIVITY_DEVICE` ("cpu", "cuda", "cuda:N" or "auto"), "auto" when unset."""
+    """The run's device: the context's `device` ("cpu", "cuda", "cuda:N" or "auto"), "auto" when unset."""
     return _run_setting("device", check_device)
 
 

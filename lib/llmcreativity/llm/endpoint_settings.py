@@ -3,7 +3,7 @@
 `api_key_env` names the environment variable holding an endpoint's key (the key itself is never printed, stored
 or hashed); `max_concurrency` bounds the requests in flight to one endpoint. `llmcreativity run -p api_key_env NAME
 -p max_concurrency N` sets them for every stage (`-p STAGE.NAME` for one); the runner passes them to each stage
-kernel through `ENDPOINT_SETTING_ENV`, and there they are the defaults of `roles.get_role_backend` and
+kernel through its context (`context.KernelContext`), and there they are the defaults of `roles.get_role_backend` and
 `roles.get_role_embedder` (`run_api_key_env`, `run_max_concurrency`). Unset, they are `ENDPOINT_DEFAULTS`.
 
 Both are operational: neither is part of a cache key, a model's identity or a prompt, so no model call depends on
@@ -12,18 +12,14 @@ them, and a record is replayed whatever they were (`pipeline.record.check_parame
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
-KEY_VARIABLE_ENV = "LLMCREATIVITY_API_KEY_ENV"
-"""Environment variable holding the *name* of the variable with the endpoints' key (`-p api_key_env`)."""
-MAX_CONCURRENCY_ENV = "LLMCREATIVITY_MAX_CONCURRENCY"
-"""Environment variable holding the most requests in flight to one endpoint (`-p max_concurrency`)."""
-ENDPOINT_SETTING_ENV = {"api_key_env": KEY_VARIABLE_ENV, "max_concurrency": MAX_CONCURRENCY_ENV}
-"""Endpoint setting -> the environment variable through which a stage kernel learns it."""
+from ..context import kernel_context, variable
+
 ENDPOINT_DEFAULTS: dict[str, Any] = {"api_key_env": "OPENAI_API_KEY", "max_concurrency": 8}
-"""An endpoint setting that no `-p` gives."""
+"""The endpoint settings (each a field of the kernel context, `context.KernelContext`), as they are when no `-p`
+gives them."""
 MAX_CONCURRENCY_RANGE = (1, 256)
 """Inclusive bounds of `max_concurrency`."""
 
@@ -52,26 +48,27 @@ def check_endpoint_setting(name: str, value: Any) -> Any:
         if number is None or isinstance(value, (bool, float)) or not low <= number <= high:
             raise ValueError(f"max_concurrency={value!r}: give a whole number in [{low}, {high}]")
         return number
-    raise ValueError(f"{name!r} is not an endpoint setting: choose one of {list(ENDPOINT_SETTING_ENV)}")
+    raise ValueError(f"{name!r} is not an endpoint setting: choose one of {list(ENDPOINT_DEFAULTS)}")
 
 
 def _run_endpoint_setting(name: str) -> Any:
-    """Endpoint setting `name` from its environment variable (`ENDPOINT_DEFAULTS` when unset), checked."""
-    env = ENDPOINT_SETTING_ENV[name]
-    value = os.environ.get(env) or ENDPOINT_DEFAULTS[name]
+    """Endpoint setting `name` from the kernel context (`ENDPOINT_DEFAULTS` when unset), checked."""
+    value = getattr(kernel_context(), name) or ENDPOINT_DEFAULTS[name]
     try:
         return check_endpoint_setting(name, value)
     except ValueError as e:
-        raise ValueError(f"${env}: {e} (or unset it for {ENDPOINT_DEFAULTS[name]!r})") from None
+        raise ValueError(f"${variable(name)}: {e} (or unset it for {ENDPOINT_DEFAULTS[name]!r})") from None
 
 
 def run_api_key_env() -> str:
-    """The run's key variable: `$LLMCREATIVITY_API_KEY_ENV`, "OPENAI_API_KEY" when unset."""
+    """The run's key variable: the context's `api_key_env` (`$LLMCREATIVITY_API_KEY_ENV`), "OPENAI_API_KEY" when
+    unset."""
     name: str = _run_endpoint_setting("api_key_env")
     return name
 
 
 def run_max_concurrency() -> int:
-    """The run's most requests in flight per endpoint: `$LLMCREATIVITY_MAX_CONCURRENCY`, 8 when unset."""
+    """The run's most requests in flight per endpoint: the context's `max_concurrency`
+    (`$LLMCREATIVITY_MAX_CONCURRENCY`), 8 when unset."""
     most: int = _run_endpoint_setting("max_concurrency")
     return most

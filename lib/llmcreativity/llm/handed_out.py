@@ -52,7 +52,7 @@ def loaded_models() -> tuple[LoadedModel, ...]:
 
 
 def open_call_cache(cache: str | Path | None) -> ResponseCache | None:
-    """The call cache: "default" is $LLMCREATIVITY_CALLS (a replay's imported record) or `cache_dir()/calls.sqlite`;
+    """The call cache: "default" is the context's `calls` (a replay's imported record) or `cache_dir()/calls.sqlite`;
     another path is that SQLite file; None is no cache."""
     if cache is None:
         return None

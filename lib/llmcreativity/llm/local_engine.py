@@ -11,11 +11,11 @@ differ only in the numbers their models compute.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..context import kernel_context, variable
 from .backend import check_prompt
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, FinishReason, Prompt, TokenScores, Usage
@@ -24,14 +24,10 @@ if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedTokenizerBase as Tokenizer
 
-NO_LOCAL_LM_ENV = "LLMCREATIVITY_NO_LOCAL_LM"
-"""Set to 1 to make any local language-model load raise (proves a run used its endpoints only)."""
-
-
 def refuse_local_lm(model: str) -> None:
-    """Raise when $LLMCREATIVITY_NO_LOCAL_LM is set: a local language model was about to be used."""
-    if os.environ.get(NO_LOCAL_LM_ENV, "") not in ("", "0"):
-        raise RuntimeError(f"local language model {model!r} requested while ${NO_LOCAL_LM_ENV} is set: every "
+    """Raise when the context's `no_local_lm` is set: a local language model was about to be used."""
+    if kernel_context().no_local_lm:
+        raise RuntimeError(f"local language model {model!r} requested while ${variable('no_local_lm')} is set: every "
                            "language-model role of this run must be an endpoint (URL#MODEL or -p base_url)")
 
 

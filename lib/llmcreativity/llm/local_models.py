@@ -158,8 +158,8 @@ def get_backend(
             "cuda:N"; None (default): the run's setting, `$LLMCREATIVITY_DEVICE` (`llmcreativity run -p device`;
             "cpu" in the recorded profiles), "auto" where unset. Off the CPU the identity ends in ":cuda".
         cache: "default" (`cache_dir()/calls.sqlite`), a path to another SQLite file, or None to switch caching off.
-        cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds); None: as the environment
-            says (`call_log.CACHE_ONLY_ENV`, set by a replay).
+        cache_only: raise `CacheMiss` instead of calling the model (reproducible rebuilds); None: as the kernel
+            context says (its `cache_only`, set by a replay).
     """
     inner = local_backend(model, engine=engine, dtype=dtype, batch_size=batch_size, device=device)
     return wrap_backend(inner, cache=cache, cache_only=cache_only)

@@ -31,6 +31,7 @@ from typing import Literal
 
 import requests
 
+from ..context import endpoint_key
 from ..paths import cache_dir
 
 Capability = Literal["chat", "n", "logprobs", "top_logprobs", "echo", "embeddings"]
@@ -95,7 +96,7 @@ class EndpointReport:
 
 def _session(api_key_env: str) -> requests.Session:
     s = requests.Session()
-    key = os.environ.get(api_key_env)
+    key = endpoint_key(api_key_env)
     if key:
         s.headers["Authorization"] = f"Bearer {key}"
     return s
@@ -113,7 +114,7 @@ def _call(session: requests.Session, method: str, url: str, api_key_env: str, bo
     except (requests.ConnectionError, requests.Timeout) as e:
         raise EndpointError(f"{url} is unreachable ({type(e).__name__}): start the server or fix the URL") from None
     if r.status_code in (401, 403):
-        has_key = bool(os.environ.get(api_key_env))
+        has_key = endpoint_key(api_key_env) is not None
         why = (f"the key in ${api_key_env} was refused" if has_key
                else f"no key was sent (${api_key_env} is not set)")
         raise EndpointError(f"{url} answered HTTP {r.status_code}: {why}; put the server's key in ${api_key_env} "

@@ -24,12 +24,12 @@ out behind the call cache (`handed_out`).
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..context import endpoint_key
 from .backend import Backend
 from .cached import CachedBackend
 from .cached_embedder import CachedEmbedder
@@ -212,7 +212,7 @@ def get_role_backend(role: str, spec: str, *, api_key_env: str | None = None, ma
         inner: Backend = OpenAIBackend(parsed.base_url, parsed.model, served_model=report.served_model,
                               n_supported=None if n is None else n.ok,
                               score_prefix=echo.score_prefix if echo is not None and echo.ok else "",
-                              api_key=os.environ.get(api_key_env), max_concurrency=max_concurrency)
+                              api_key=endpoint_key(api_key_env), max_concurrency=max_concurrency)
         use = RoleUse(role, spec, inner.identity, parsed.base_url, report.served_model, _notes(report, role))
     else:
         inner = local_backend(parsed.model, engine=parsed.engine, dtype=dtype, batch_size=batch_size, device=device)
@@ -234,7 +234,7 @@ def get_role_embedder(role: str, spec: str, *, api_key_env: str | None = None, m
         report = check_role(role, parsed, api_key_env=api_key_env)
         embedder = wrap_embedder(OpenAIEmbedder(parsed.base_url, parsed.model, dim=report.probes["embeddings"].dim,
                                                 served_model=report.served_model,
-                                                api_key=os.environ.get(api_key_env),
+                                                api_key=endpoint_key(api_key_env),
                                                 max_concurrency=max_concurrency), cache=cache)
         use = RoleUse(role, spec, embedder.identity, parsed.base_url, report.served_model, _notes(report, role))
     else:

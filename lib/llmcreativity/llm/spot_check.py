@@ -18,14 +18,13 @@ method and stage), and the model computes them again while their inputs are at h
 - `answer_probs`: every answer's probability within `PROB_TOL` (`PROB_TOL_DEPENDENT` on a batch-dependent path).
 - `encode`: every component of the embedding within `EMBED_TOL`.
 
-Each comparison is appended to the file $LLMCREATIVITY_SPOT_CHECK names (set by the runner during a replay,
+Each comparison is appended to the file the context's `spot_check` names (set by the runner during a replay,
 one per stage); without it nothing is drawn or computed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -33,13 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from ..context import kernel_context
 from ..jsonl import append_jsonl, read_jsonl
 from .call_log import LoggedCall
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, TokenScores
 
-SPOT_FILE_ENV = "LLMCREATIVITY_SPOT_CHECK"
-"""Environment variable naming the file a replay's spot-check comparisons are appended to (one per stage)."""
 SPOT_RATE = 0.02
 """Probability that a recorded call past the first of its role, identity and method is computed again."""
 MOST_PER_MODEL = 3
@@ -122,12 +120,12 @@ _checkers_lock = threading.Lock()
 
 
 def current_checker() -> SpotChecker | None:
-    """The checker of the file $LLMCREATIVITY_SPOT_CHECK names, or None outside a replay."""
-    path = os.environ.get(SPOT_FILE_ENV)
-    if not path:
+    """The checker of the file the context's `spot_check` names, or None outside a replay."""
+    path = kernel_context().spot_check
+    if path is None:
         return None
     with _checkers_lock:
-        return _checkers.setdefault(path, SpotChecker(path))
+        return _checkers.setdefault(str(path), SpotChecker(path))
 
 
 def read_spot_checks(path: str | Path) -> list[SpotResult]:

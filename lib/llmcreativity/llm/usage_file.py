@@ -1,13 +1,13 @@
 """The usage file: what a process's cached models did (calls, cache hits, tokens), per model identity, on disk.
 
 A stage runs in a papermill kernel, another process than the runner, so its model usage reaches the
-runner through a file, never through shared state: the runner names the file in $LLMCREATIVITY_USAGE_FILE
+runner through a file, never through shared state: the runner names the file in the context's `usage_file`
 (one per stage, emptied when the stage starts) and every call that a `CachedBackend` or `CachedEmbedder`
 answers in the kernel is added to an account that is written there, one `ModelUsage` row per model
 identity. The file is rewritten whole and atomically (`jsonl.rewrite_jsonl`: temporary file, then
 rename), at most once per `WRITE_EVERY_S` seconds while calls come in, by `flush_usage()` (the runner's
 last cell calls it) and when the process exits, so a kernel killed at any point leaves the previous
-complete account, never a torn one. Without the variable (tests, a notebook opened by hand) nothing is
+complete account, never a torn one. Without it (tests, a notebook opened by hand) nothing is
 counted or written.
 
 Counting rules, per identity:
@@ -24,7 +24,6 @@ Counting rules, per identity:
 from __future__ import annotations
 
 import atexit
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -32,11 +31,10 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Literal
 
+from ..context import kernel_context
 from ..jsonl import read_records, rewrite_jsonl
 from .types import Usage
 
-USAGE_FILE_ENV = "LLMCREATIVITY_USAGE_FILE"
-"""Environment variable naming the file this process's model usage is written to (set by the runner)."""
 WRITE_EVERY_S = 1.0
 """Least seconds between two rewrites of the file while calls come in (the last one is always written)."""
 
@@ -124,10 +122,11 @@ _accounts_lock = threading.Lock()
 
 
 def current_account() -> UsageAccount | None:
-    """The account of the file named by $LLMCREATIVITY_USAGE_FILE (one per file and process), or None when unset."""
-    path = os.environ.get(USAGE_FILE_ENV)
-    if not path:
+    """The account of the context's `usage_file` (one per file and process), or None when unset."""
+    usage = kernel_context().usage_file
+    if usage is None:
         return None
+    path = str(usage)
     with _accounts_lock:
         if path not in _accounts:
             if not _accounts:

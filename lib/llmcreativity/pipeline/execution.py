@@ -4,11 +4,11 @@ For each stage the MyST notebook is converted with jupytext, two provenance cell
 after the parameters, one at the end), and papermill executes it with the project root as working
 directory into `executed/.running/<name>.ipynb` under `results_dir(profile)`; only a notebook that
 ran to the end is moved to `executed/<name>.ipynb`, a failed one to `executed/failed/`. The runner
-process itself runs under no profile: the kernel learns it through $LLMCREATIVITY_PROFILE, so its
+process itself runs under no profile: the kernel learns it through its context (`context.kernel_context`), so its
 own `results_dir()` is the plan's folder. The manifest records each stage's status, parameters,
 source hash, the output files it wrote, the run id (one per `run`, shared by its stages) and the hash
 of its parameters; the kernel gets both through the environment (`provenance.current_run`). The kernel
-also learns its usage file ($LLMCREATIVITY_USAGE_FILE, emptied before the stage starts), where its cached
+also learns its usage file (the context's `usage_file`, emptied before the stage starts), where its cached
 models count calls, cache hits and tokens; after the stage the runner adds that usage and the stage's
 items to the manifest entry and rewrites the run report (`run_report`) after every change of an entry.
 
@@ -37,26 +37,23 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
+from ..context import KernelContext, kernel_context, kernel_environment, use_results
 from ..hashing import sha256_file
 from ..json_records import to_json
-from ..llm.call_log import CACHE_ONLY_ENV, CALL_LOG_ENV, CALLS_ENV, STAGE_ENV, LoggedCall, calls_path, read_call_log
-from ..llm.device import RUN_SETTING_ENV
-from ..llm.endpoint_settings import ENDPOINT_SETTING_ENV
-from ..llm.spot_check import SPOT_FILE_ENV, read_spot_checks, summarize
-from ..llm.usage_file import USAGE_FILE_ENV, read_usage
-from ..paths import PROFILE_ENV, REPO_ROOT, SCRATCH_PROFILES, cache_dir, results_dir, results_root
+from ..llm.call_log import LoggedCall, calls_path, read_call_log
+from ..llm.spot_check import read_spot_checks, summarize
+from ..llm.usage_file import read_usage
+from ..paths import REPO_ROOT, SCRATCH_PROFILES, cache_dir, results_dir, results_root
 from .manifest import executed_dir, read_manifest, update_manifest
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
-from .provenance import PARAMS_ENV, RUN_ENV, parameters_hash
+from .provenance import parameters_hash
 from .record import (
     RecordError,
     call_log_file,
@@ -73,7 +70,7 @@ from .record import (
 from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_path, write_run_report
 from .stages import Stage
 
-__all__ = ["STAGE_ENV", "LIVE_FOLDER", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_from_record",
+__all__ = ["LIVE_FOLDER", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_from_record",
            "prepare_notebook", "prepare_replay", "run", "run_stage"]
 
 REPLAY_FOLDER = "replay"
@@ -109,7 +106,7 @@ def _use_results_folder(name: str) -> None:
     root = results_root()
     if root.name in (REPLAY_FOLDER, LIVE_FOLDER):
         root = root.parent
-    os.environ["LLMCREATIVITY_RESULTS"] = str(root / name)
+    use_results(root / name)
 
 
 def _check_upstream(plans: list[Plan], folder: Path) -> None:
@@ -251,24 +248,6 @@ moved five output files, numpy's AVX-512 loops one more). Haswell's BLAS kernels
 to AVX2 (its AVX-512 targets, not part of its baseline, turned off) run on every machine this project targets."""
 
 
-@contextmanager
-def _kernel_environment(values: dict[str, str]) -> Iterator[None]:
-    """Set the variables the kernel papermill starts reads (profile, stage, run id, parameter hash, usage file, call
-    log, the run settings `Plan.settings` -> `llm.device.RUN_SETTING_ENV`, the endpoint settings `Plan.endpoint` ->
-    `llm.endpoint_settings.ENDPOINT_SETTING_ENV`; a replay's cache-only switch, call cache and spot-check file);
-    restore them after."""
-    before = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in before.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def record_calls(calls: list[LoggedCall], keys: frozenset[str]) -> dict[str, Any]:
     """How many of the distinct calls a stage asked (its call log) the record holds (`keys`): `from_record`, `new`
     (computed, or answered by the run's own cache from an earlier sitting) and the new ones per role and method."""
@@ -309,24 +288,28 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
-def _stage_variables(p: Plan, run_id: str, params: str, usage: Path, replay: Replay | None) -> dict[str, str]:
-    """The kernel's environment for one stage. Against a record its call cache is the one the record was imported
-    into; a replay's stage is also cache-only, spot-checked, and runs under the recorded run id and, unless it is
-    re-analysed with other analysis parameters, the recorded parameter hash."""
-    values = {PROFILE_ENV: p.profile, STAGE_ENV: p.stage.name, RUN_ENV: run_id, PARAMS_ENV: params,
-              USAGE_FILE_ENV: str(usage), CALL_LOG_ENV: str(call_log_file(p.stage.name, p.profile)),
-              CACHE_ONLY_ENV: "0"}
-    values.update({name: os.environ.get(name, value) for name, value in PORTABLE_ARITHMETIC_ENV.items()})
-    values.update({RUN_SETTING_ENV[name]: value for name, value in p.settings.items()})
-    values.update({ENDPOINT_SETTING_ENV[name]: str(value) for name, value in p.endpoint.items()})
+def stage_context(p: Plan, run_id: str, params: str, usage: Path, replay: Replay | None) -> KernelContext:
+    """The context of one stage's kernel: this process's, with the stage's profile, name, run id, parameter hash,
+    usage file, call log, run settings (`Plan.settings`) and endpoint settings (`Plan.endpoint`). Against a record
+    its call cache is the one the record was imported into; a replay's stage is also cache-only, spot-checked, and
+    runs under the recorded run id and, unless it is re-analysed with other analysis parameters, the recorded
+    parameter hash."""
+    own = kernel_context()
+    endpoint = {name: str(value) for name, value in p.endpoint.items()}
+    context = replace(own, profile=p.profile, stage=p.stage.name, run_id=run_id, params_sha256=params,
+                      usage_file=usage, call_log=call_log_file(p.stage.name, p.profile), cache_only=False,
+                      dtype=p.settings.get("dtype", own.dtype), device=p.settings.get("device", own.device),
+                      api_key_env=endpoint.get("api_key_env", own.api_key_env),
+                      max_concurrency=endpoint.get("max_concurrency", own.max_concurrency))
     if replay is not None:
-        values[CALLS_ENV] = str(replay.calls)
+        context = replace(context, calls=replay.calls)
     if replay is not None and not replay.live:
         recorded = replay.record["stages"][p.stage.name]
         _, analysis = parameter_differences(recorded["resolved_parameters"], p)
-        values.update({RUN_ENV: recorded["run_id"], PARAMS_ENV: params if analysis else recorded["parameters_sha256"],
-                       CACHE_ONLY_ENV: "1", SPOT_FILE_ENV: str(spot_check_file(p.stage.name, p.profile))})
-    return values
+        context = replace(context, run_id=recorded["run_id"],
+                          params_sha256=params if analysis else recorded["parameters_sha256"], cache_only=True,
+                          spot_check=spot_check_file(p.stage.name, p.profile))
+    return context
 
 
 def _start_logs(p: Plan, replay: Replay | None) -> None:
@@ -402,7 +385,7 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
         + (f", {p.parameters}" if p.parameters else "") + ")")
     logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
-        with _kernel_environment(_stage_variables(p, run_id, params, usage, replay)):
+        with kernel_environment(stage_context(p, run_id, params, usage, replay), PORTABLE_ARITHMETIC_ENV):
             papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
                                        cwd=str(REPO_ROOT), progress_bar=False, log_output=False)
     except Exception as e:  # papermill raises PapermillExecutionError for a failing cell, others for the kernel

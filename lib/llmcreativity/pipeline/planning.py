@@ -7,10 +7,10 @@ that no notebook declares (`RUN_OPTIONS`): `-p base_url URL -p model NAME` sets 
 except roles set by their own `-p` and optional roles left empty; `-p dtype float32|bfloat16|auto` and
 `-p device cpu|cuda|cuda:N|auto` are the run settings of every local model (`Plan.settings`: the profile's
 `stages.RUN_SETTINGS`, then `-p NAME`, then `-p STAGE.NAME`; "auto" where none is given), which the runner passes
-to each stage kernel as the defaults of `get_backend` and `get_embedder` (`llm.device.RUN_SETTING_ENV`);
+to each stage kernel (`context.KernelContext`) as the defaults of `get_backend` and `get_embedder`;
 `-p api_key_env NAME` and `-p max_concurrency N` are the endpoint settings of every endpoint role (`Plan.endpoint`:
 `llm.endpoint_settings.ENDPOINT_DEFAULTS`, then `-p NAME`, then `-p STAGE.NAME`), passed to each kernel the same way
-(`llm.endpoint_settings.ENDPOINT_SETTING_ENV`) as the defaults of `get_role_backend` and `get_role_embedder`; they
+(`context.KernelContext`) as the defaults of `get_role_backend` and `get_role_embedder`; they
 are operational (`ENDPOINT_OPTIONS`) and change no model call. Checked: types and ranges, the run and endpoint
 settings' values (and that torch sees a CUDA device that one names), model roles (registry names, or `URL#MODEL`
 specs whose servers are probed for what each role needs, see `llm.roles`), and input paths set by the profile or
@@ -27,7 +27,7 @@ import jupytext
 import nbformat
 
 from ..llm.device import check_dtype, resolve_device
-from ..llm.endpoint_settings import ENDPOINT_DEFAULTS, ENDPOINT_SETTING_ENV, check_endpoint_setting
+from ..llm.endpoint_settings import ENDPOINT_DEFAULTS, check_endpoint_setting
 from ..llm.probes import EndpointError, check_endpoint, missing_message
 from ..llm.roles import CAPABILITY_USE, is_endpoint_spec, needs_of, parse_role, with_endpoint
 from ..paths import REPO_ROOT, is_scratch, results_dir
@@ -49,7 +49,7 @@ ROLE_OPTIONS = ("base_url", "model")
 """`-p` names that set every language-model role of a run."""
 SETTING_OPTIONS = ("dtype", "device")
 """`-p` names of the run settings of every local model (`Plan.settings`)."""
-ENDPOINT_OPTIONS = tuple(ENDPOINT_SETTING_ENV)
+ENDPOINT_OPTIONS = tuple(ENDPOINT_DEFAULTS)
 """`-p` names of the endpoint settings of every endpoint role (`Plan.endpoint`): operational options, which change
 no model call (no prompt, cache key, identity or generating parameter), so a record is replayed whatever they were
 (`record.check_parameters`; records made before they were run-wide hold them among a stage's parameters)."""

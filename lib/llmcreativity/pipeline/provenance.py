@@ -9,7 +9,7 @@ run manifest with their hashes.
 
 `current_run()` identifies the run a kernel belongs to, for the claims ledger: the runner gives every
 `llmcreativity run` one run id and passes it, with the hash of the stage's parameters, to the kernel
-through $LLMCREATIVITY_RUN_ID and $LLMCREATIVITY_PARAMS_SHA256 (and records both in the manifest).
+through its context (`context.KernelContext.run_id`, `params_sha256`; and records both in the manifest).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..context import kernel_context
 from ..hashing import sha256_file
-from ..paths import REPO_ROOT, data_dir, results_dir
+from ..paths import REPO_ROOT, current_profile, data_dir, results_dir
 
 if TYPE_CHECKING:
     from ..llm.roles import RoleUse
@@ -35,10 +36,6 @@ PACKAGES = ("llmcreativity", "numpy", "pandas", "scipy", "statsmodels", "scikit-
             "sentence-transformers", "llama_cpp_python", "sacrebleu", "matplotlib", "papermill")
 """Distributions whose versions are reported (those installed)."""
 
-RUN_ENV = "LLMCREATIVITY_RUN_ID"
-"""Environment variable holding the id of the run the kernel belongs to (set by the runner)."""
-PARAMS_ENV = "LLMCREATIVITY_PARAMS_SHA256"
-"""Environment variable holding the hash of the stage's parameter values (set by the runner)."""
 INTERACTIVE_RUN = "interactive"
 """Run id of a kernel the runner did not start (a notebook opened by hand): never the latest run of a stage."""
 
@@ -137,15 +134,13 @@ def parameters_hash(parameters: dict[str, Any]) -> str:
 
 def current_run() -> RunIdentity:
     """The run this kernel belongs to, from the runner's environment variables and the loaded models."""
-    from ..paths import current_profile
-
     try:
         models = tuple(m.identity for m in _models())
         roles = tuple(dict.fromkeys(f"{r.role}: {r.identity}" for r in _roles()))
     except Exception:  # `llm` is unavailable (a bare process): no model was handed out
         models, roles = (), ()
-    return RunIdentity(os.environ.get(RUN_ENV, INTERACTIVE_RUN), current_profile(), os.environ.get(PARAMS_ENV, ""),
-                       models, roles)
+    context = kernel_context()
+    return RunIdentity(context.run_id or INTERACTIVE_RUN, current_profile(), context.params_sha256 or "", models, roles)
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -260,9 +255,10 @@ def collect(stage: str, parameters: dict[str, Any], notebook: str | None = None)
 
     notebook = notebook or next((s.notebook for s in STAGES if s.name == stage), None)
     source = REPO_ROOT / notebook if notebook else None
+    context = kernel_context()
     return Provenance(
         stage=stage,
-        profile=os.environ.get("LLMCREATIVITY_PROFILE", "interactive"),
+        profile=current_profile(),
         parameters=dict(parameters),
         models=tuple(_models()),
         inputs=tuple(_inputs(stage)),
@@ -270,8 +266,8 @@ def collect(stage: str, parameters: dict[str, Any], notebook: str | None = None)
         commit=_commit(),
         notebook_sha256=sha256_file(source) if source and source.exists() else "",
         executed_at=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-        run_id=os.environ.get(RUN_ENV, INTERACTIVE_RUN),
-        params_sha256=os.environ.get(PARAMS_ENV, ""),
+        run_id=context.run_id or INTERACTIVE_RUN,
+        params_sha256=context.params_sha256 or "",
         roles=_roles(),
     )
 
