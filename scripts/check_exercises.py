@@ -7,7 +7,7 @@
 
 A re-analysis answers every call from the record (a minute or two for all, after one replay of the record); a live
 exercise computes the calls its parameter changes with the smoke profile's small models (several minutes each for the
-writing stages). `make test` runs the re-analyses against the committed smoke record (`tests/test_exercises.py`).
+writing stages). `make test` runs the re-analyses against the committed smoke record (`tests/book/test_exercises.py`).
 Exits 1 when an answer does not hold, naming the exercise and the target.
 """
 

@@ -7,12 +7,12 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import requests
 
 from llmcreativity.llm import get_backend, materialize
+from locations import TEST_DATA
 
 REAL_MODEL = "smollm2-135m"
 
@@ -74,8 +74,8 @@ def results(tmp_path, monkeypatch):
     return tmp_path / "results"
 
 
-SMOKE_RECORD = Path(__file__).parent / "data" / "records" / "smoke"
-"""The committed record of a smoke run (`test_record_guard`)."""
+SMOKE_RECORD = TEST_DATA / "records" / "smoke"
+"""The committed record of a smoke run (`tests/notebooks/test_smoke_replay_guard.py`)."""
 
 
 @pytest.fixture(scope="session")

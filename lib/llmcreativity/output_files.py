@@ -4,7 +4,7 @@ Each `OutputFile` below is listed by the stage that writes it (`pipeline.stages.
 the path functions and readers from the two, and the run report counts a stage's items from the outputs that say
 what one of their records is (`OutputFile.items`). The modules that write a file into a folder they are given
 (`writing.runner.run_writing`, `corpus.store.export_store`) name it by its declaration here too, so a file name is
-written in this module and nowhere else (`tests/test_pipeline_stages.py` checks it).
+written in this module and nowhere else (`tests/pipeline/test_pipeline_stages.py` checks it).
 
 A path may hold `{field}` placeholders for a family of files, one per value (one unigram table per tokenizer);
 `OutputFile.relative` fills them and `OutputFile.pattern` matches every member of the family.

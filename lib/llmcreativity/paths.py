@@ -23,7 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED_RECORD = "published/run"
 """The record the book is built from, relative to the project root: `make book` replays it into `results/replay/`
 first, and every chapter's re-analysis exercise runs one stage again against it (`llmcreativity run --replay
-published/run --stage S -p NAME VALUE`; `tests/test_notebook_shape.py` holds the exercises to this name)."""
+published/run --stage S -p NAME VALUE`; `tests/notebooks/test_notebook_shape.py` holds the exercises to this name)."""
 PUBLISHED_REGISTRATION = "published/preregistration"
 """The published run's registration, relative to the project root: written by `llmcreativity preregister` from the
 pilot and committed before the first recording sitting; the claims page gives its hash and deviations."""

@@ -171,7 +171,7 @@ def greedy_partition(texts: Sequence[str], cosine: np.ndarray, threshold: float)
     `entropy.clustering.cluster_by_bidirectional_entailment` with `entropy.EmbeddingSimilarityJudge` at
     `threshold` (an idea joins the first cluster, in order of creation, whose representative's cosine with it
     reaches the threshold; identical texts share a cluster), without asking the judge pair by pair.
-    `tests/test_judgelab.py` checks it against the project's judge."""
+    `tests/judgelab/test_judgelab.py` checks it against the project's judge."""
     ids = np.empty(len(texts), dtype=int)
     reps: list[int] = []
     by_text: dict[str, int] = {}

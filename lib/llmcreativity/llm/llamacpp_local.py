@@ -67,11 +67,11 @@ by where they sit in the cache, which depends on what was computed before and on
 call sums each query's visible cells one at a time in cell order, which here is the row's position order (a call
 only appends cells after the anchor), and the matrix products treat each token alone, so a row's numbers depend on
 its own tokens only. Calls of 2 to 63 tokens (a lone token gets a companion) therefore make a sample independent of
-history and batch (`tests/test_llm_sample_independence.py`)."""
+history and batch (`tests/llm/test_llm_sample_independence.py`)."""
 
 INDEPENDENT_MODELS = frozenset({"smollm2-135m"})
 """Registry models whose llama.cpp samples the tests show independent of history and batch with `independent`
-(`tests/test_llm_sample_independence.py`). Not the qwen2.5-coder GGUFs: in the replay of a default run (2026-12-01)
+(`tests/llm/test_llm_sample_independence.py`). Not the qwen2.5-coder GGUFs: in the replay of a default run (2026-12-01)
 their recomputed samples and teacher-forced log-probabilities differed from the recorded ones (up to 0.24 nats per
 token, 0.016 in an answer probability), so some part of their computation still depends on the batch; until that is
 found, their records are the evidence and the spot check reports the differences."""

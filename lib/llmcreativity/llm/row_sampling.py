@@ -6,7 +6,8 @@ left out, so sample i is the same whether n = 1 or n = 10, and so is whether log
 the batch layout (which other prompts were sampled together) never enters. The draws are then the row's own; the
 logits they are drawn from are the engine's: identical whatever the history and batch on llama.cpp and on
 transformers in float32, but not on transformers in bfloat16, whose numbers change with the batch's shape, so a
-bfloat16 sample can part from the same row sampled alone after some tokens (`tests/test_llm_sample_independence.py`).
+bfloat16 sample can part from the same row sampled alone after some tokens
+(`tests/llm/test_llm_sample_independence.py`).
 
 The decoding controls against repetition loops (`GenerateConfig.repetition_penalty`, `frequency_penalty`,
 `presence_penalty`, `no_repeat_ngram`, `min_p`) are applied here, so that they keep the row's own random stream (one

@@ -1,8 +1,8 @@
 """The papers' own words behind each figure the claims page quotes: a verbatim excerpt with its source and place,
 or the plain reason why none is committed.
 
-`tests/test_paper_excerpts.py` holds every figure to its excerpts: each number of a claim's `paper_figure` (or of a
-`ReferenceFigure`) must stand in one of them. A figure without an excerpt is listed in `UNCHECKED` with the reason,
+`tests/pipeline/test_paper_excerpts.py` holds every figure to its excerpts: each number of a claim's `paper_figure` (or
+of a `ReferenceFigure`) must stand in one of them. A figure without an excerpt is listed in `UNCHECKED` with the reason,
 and the claims page says so beside it (`figure_source`). Excerpts were collected on 2026-12-04 from the stored
 copies this workplace can read: for both papers these hold the title page and abstract only (arXiv HTML, OpenReview,
 mlanthology, mirrors), plus paper B's authors' repository README with its Tables 3-5. Every figure from the body of

@@ -123,7 +123,7 @@ PUBLISHED_SIZES: dict[str, dict[str, Any]] = {
 """Stage -> the published run's sizes: for each claim the stage decides, the minimum sample its pre-registration
 (`published/preregistration`) derives from the pilot: prompts for A2 and A4, HANNA stories for A5, labelled
 MacGyver items for B9 and B10. The stages whose claims rest on a judge that failed in the pilot keep the pilot's
-sizes (their compute saved): semantic entropy (B1-B4, B8) and B7's idea sets. `tests/test_published_profile.py`
+sizes (their compute saved): semantic entropy (B1-B4, B8) and B7's idea sets. `tests/pipeline/test_published_profile.py`
 checks them against the committed registration."""
 
 
@@ -201,7 +201,7 @@ DECISIVE_SIZES: dict[str, dict[str, Any]] = PUBLISHED_SIZES | {
 on 6 problems of each domain (B2's 12 problems, the largest minimum of B1-B4; B8 not estimable from the pilot, the
 claim table's 5), 100 sets of 5 ideas from each unseen MuseScorer object for B7 (the claim table's 30 sets govern:
 not estimable from the pilot), and the published run's 14 prompts for A2 (14) and A4 (10).
-`tests/test_published_profile.py` checks them against the registration."""
+`tests/pipeline/test_published_profile.py` checks them against the registration."""
 
 
 def _decisive_pilot(stage: str) -> dict[str, Any]:

@@ -40,7 +40,7 @@ DECODINGS: dict[str, dict[str, Any]] = {
 
 CHOSEN_DECODING = "no-repeat-4gram"
 """The setting the writing pilot chose (`notebooks/writing_pilot.md`, recorded in `published/run`): the one the
-claims' re-decision writes with. `tests/test_writing_decoding.py` checks that it is a known setting; the pilot's
+claims' re-decision writes with. `tests/writing/test_writing_decoding.py` checks that it is a known setting; the pilot's
 chapter shows the constant beside the pilot's own choice."""
 
 CHOICE_RULE = ("lowest degenerate share of the Single Agent stories on the screen prompts (loop, echo or salad, "

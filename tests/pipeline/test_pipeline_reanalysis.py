@@ -28,8 +28,9 @@ from llmcreativity.pipeline.parameters import ParameterError
 from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.record import RecordError, export_record, read_record
 from llmcreativity.pipeline.stages import Stage
+from locations import TEST_DATA
 
-NOTEBOOK = str(Path(__file__).parent / "data" / "book" / "reanalysed_stage.md")
+NOTEBOOK = str(TEST_DATA / "book" / "reanalysed_stage.md")
 PROFILES = {"default": {}}
 FIRST = Stage("first", NOTEBOOK, "First", (), PROFILES, claims=("B1",))
 SECOND = Stage("second", NOTEBOOK, "Second", ("first",), PROFILES, claims=("B2",))
@@ -146,7 +147,7 @@ def test_the_user_cache_option_belongs_to_the_live_mode(capsys):
         main(["run", "--replay", "x", "--from-record", "y"])
 
 
-SMOKE_RECORD = Path(__file__).parent / "data" / "records" / "smoke"
+SMOKE_RECORD = TEST_DATA / "records" / "smoke"
 
 
 def test_the_live_mode_prints_the_projected_cost_before_anything_runs(fresh, capsys):

@@ -33,8 +33,9 @@ from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.stages import Stage
 from llmcreativity.stats import ConfidenceInterval
 from llmcreativity.verdicts import Verdict, not_testable
+from locations import REPO, TEST_DATA
 
-TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
+TINY = TEST_DATA / "book" / "tiny_stage.md"
 RUN = "run-1"
 
 
@@ -325,7 +326,7 @@ def test_b9_quotes_the_papers_accuracies_each_beside_its_own_judge():
 
 
 def test_the_judge_chapter_quotes_b9_s_accuracies_each_beside_its_own_judge():
-    text = " ".join((Path(__file__).parents[1] / "notebooks" / "judge_validation.md").read_text().split())
+    text = " ".join((REPO / "notebooks" / "judge_validation.md").read_text().split())
     sentence = text[text.index("The paper reports the retrieval judge at"):][:400]
     found = re.findall(r"(retrieval judge at|ChatEval's|single call's \(one-shot\)|chain of thought's) (\d+\.\d) %",
                        sentence)
@@ -392,7 +393,7 @@ def test_b7_names_its_stand_in_on_the_page_and_in_its_chapter():
     assert "0.56 (kappa; this run: a stand-in, not plotted)" in line
     assert "Measured by a stand-in: Spearman rho against MuseScorer's two coders'" in page
     assert "not available" in CLAIMS["B7"].stand_in and "binarisation" in CLAIMS["B7"].stand_in
-    chapter = " ".join((Path(__file__).parents[1] / "notebooks" / "entailment_validation.md").read_text().split())
+    chapter = " ".join((REPO / "notebooks" / "entailment_validation.md").read_text().split())
     assert "a stand-in" in chapter and "not available" in chapter and "binaris" in chapter
 
 

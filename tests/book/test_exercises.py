@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -23,8 +22,9 @@ from llmcreativity_book.exercises import (
     parse_check,
     run_exercise,
 )
+from locations import TEST_DATA
 
-RECORD = Path(__file__).parent / "data" / "records" / "smoke"
+RECORD = TEST_DATA / "records" / "smoke"
 
 
 def test_a_check_line_reads_its_two_halves_and_refuses_another_form():

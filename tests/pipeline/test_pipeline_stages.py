@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import jupytext
 import pytest
@@ -16,6 +15,7 @@ from llmcreativity.output_files import OutputFile
 from llmcreativity.paths import REPO_ROOT
 from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.stages import STAGES, Scale, Stage, recorder_of, writer_of
+from locations import TEST_DATA
 
 DECLARATIONS = REPO_ROOT / "lib" / "llmcreativity" / "output_files.py"
 
@@ -116,7 +116,7 @@ def test_a_stage_whose_outputs_count_two_kinds_of_items_is_refused():
 
 
 # -- a new stage ------------------------------------------------------------------------------------------------------
-COUNTED = Path(__file__).parent / "data" / "book" / "counted_stage.md"
+COUNTED = TEST_DATA / "book" / "counted_stage.md"
 REPLIES = OutputFile("records.jsonl", "the scripted model's replies", items="replies")
 NEW = Stage("counted", str(COUNTED), "A new stage", profiles={"default": {"n": 2}, "paper": {"n": 50}, "smoke": {}},
             outputs=(REPLIES,), scale=Scale(lambda p: p["n"], "n"), claims=("X1",))

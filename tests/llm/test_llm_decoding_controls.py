@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 import torch
@@ -26,8 +25,9 @@ from llmcreativity.llm.row_sampling import (
     sampling_probs,
 )
 from llmcreativity.paths import REPO_ROOT
+from locations import TEST_DATA
 
-RECORDS = [REPO_ROOT / "published" / "run", Path(__file__).parent / "data" / "records" / "smoke"]
+RECORDS = [REPO_ROOT / "published" / "run", TEST_DATA / "records" / "smoke"]
 ON = {"repetition_penalty": 1.3, "frequency_penalty": 0.4, "presence_penalty": 0.2, "no_repeat_ngram": 4,
       "min_p": 0.05}
 

@@ -24,8 +24,9 @@ from llmcreativity.pipeline.stages import Stage
 from llmcreativity_book.browser import Chromium, is_local, serve
 from llmcreativity_book.pdf import build_pdf
 from llmcreativity_book.site import BuildError, build, mathjax_dir, toc
+from locations import TEST_DATA
 
-TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
+TINY = TEST_DATA / "book" / "tiny_stage.md"
 STAGES = [Stage("tiny", str(TINY), "Tiny", profiles={"default": {"n": 30}, "paper": {}})]
 SCREENSHOTS = REPO_ROOT / "_build" / "test-screenshots"
 

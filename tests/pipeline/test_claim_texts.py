@@ -1,6 +1,6 @@
 """Claims take their text and minimum sample from the claim table alone, and record what they recorded before.
 
-`data/json_records/claims_before.json` holds each claim function's text and verdict on the fixed inputs of
+`tests/data/json_records/claims_before.json` holds each claim function's text and verdict on the fixed inputs of
 `claim_inputs`, captured when the functions still built the texts and took the minimums from the notebooks;
 `stats_before.json` the comparison tables and bootstraps that then lived outside `stats`. Every case must come out
 the same, except the two whose minimum moved to the claim table's (listed in `CHANGED`).
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,8 +28,9 @@ from llmcreativity.pipeline.claims import claim_text, record_claims
 from llmcreativity.stats import distinct_bootstrap_ci
 from llmcreativity.verdicts import Verdict
 from llmcreativity.writing.convergence import a4_verdict
+from locations import REPO, TEST_DATA
 
-DATA = Path(__file__).parent / "data" / "json_records"
+DATA = TEST_DATA / "json_records"
 BEFORE = {(c["case"], c["claim"]): c for c in json.loads((DATA / "claims_before.json").read_text())}
 STATS = json.loads((DATA / "stats_before.json").read_text())
 CHANGED = {("a5 four stories", "A5"), ("b7 12 sets", "B7")}
@@ -168,7 +168,7 @@ def test_no_claim_function_or_notebook_takes_a_minimum_or_a_text():
     taken = {"min_pairs", "min_items", "min_problems", "min_stories", "text"}
     for f in functions:
         assert not taken & set(inspect.signature(f).parameters), f.__name__
-    notebooks = Path(__file__).parents[1] / "notebooks"
+    notebooks = REPO / "notebooks"
     code = "\n".join(p.read_text() for p in notebooks.glob("*.md"))
     assert "min_pairs=" not in code and "min_items=" not in code and "min_problems=" not in code
     assert "record_claim(" not in code

@@ -3,8 +3,6 @@ lengths), a run against a record's seconds, and the units of work each stage's s
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from llmcreativity.pipeline.manifest import update_manifest
@@ -21,11 +19,12 @@ from llmcreativity.pipeline.projection import (
 from llmcreativity.pipeline.record import read_record
 from llmcreativity.pipeline.run_report import run_report, write_run_report
 from llmcreativity.pipeline.stages import STAGES, Scale, Stage
+from locations import TEST_DATA
 
 pytestmark = pytest.mark.usefixtures("results")  # conftest: a fresh results folder per test
 
-BOOK = Path(__file__).parent / "data" / "book"
-SMOKE_RECORD = Path(__file__).parent / "data" / "records" / "smoke"
+BOOK = TEST_DATA / "book"
+SMOKE_RECORD = TEST_DATA / "records" / "smoke"
 JUDGED = Stage("judge_validation", "nb.md", "Judged",
                scale=Scale(lambda p: p["n_items"], "n_items", lambda p: p["max_tokens"], "max_tokens"))
 SURPRISAL = Stage("corpus", "nb.md", "Corpus", scale=Scale(lambda p: p["n_surprisal"], "n_surprisal"))

@@ -31,8 +31,9 @@ from llmcreativity.llm.concurrency import endpoint_concurrency, item_workers
 from llmcreativity.llm.request_stats import request_stats
 from llmcreativity.llm.roles import get_role_backend
 from llmcreativity.pipeline.provenance import collect, to_markdown
+from locations import REPO
 
-LIB = Path(__file__).resolve().parents[1] / "lib"
+LIB = REPO / "lib"
 
 
 @pytest.fixture(autouse=True)

@@ -17,8 +17,9 @@ from llmcreativity.pipeline.planning import declared_parameters, plan
 from llmcreativity.pipeline.publish import unexecuted_stages
 from llmcreativity.pipeline.stages import RUN_SETTINGS, SMOKE_MODEL, STAGES, Stage
 from llmcreativity_book.site import BuildError, stage_source
+from locations import TEST_DATA
 
-TINY = Path(__file__).parent / "data" / "book" / "tiny_stage.md"
+TINY = TEST_DATA / "book" / "tiny_stage.md"
 
 
 def tiny(name: str = "tiny", depends: tuple[str, ...] = (), notebook: Path = TINY, **profile) -> Stage:
@@ -236,7 +237,7 @@ def test_every_parameter_defaulting_to_a_registry_model_is_checked_against_the_r
                 assert param.registry == {"causal-lm": "model", "embedder": "embedder"}[kinds.pop()], (stage.name, name)
 
 
-COUNTED = Path(__file__).parent / "data" / "book" / "counted_stage.md"
+COUNTED = TEST_DATA / "book" / "counted_stage.md"
 
 
 @pytest.fixture
@@ -301,7 +302,7 @@ def test_cli_run_ends_with_the_table_of_its_stages_failed_ones_included(results,
 
 # -- run settings (dtype, device) ----------------------------------------------------------------------------
 PINNED = {"dtype": "float32", "device": "cpu"}
-SETTINGS = Path(__file__).parent / "data" / "book" / "settings_stage.md"
+SETTINGS = TEST_DATA / "book" / "settings_stage.md"
 
 
 def test_the_recorded_profiles_pin_float32_on_the_cpu():

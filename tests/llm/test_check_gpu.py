@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 import torch
 
 from llmcreativity.llm.tiny_models import tiny_model_dir
 from llmcreativity.llm.transformers_local import TransformersBackend
+from locations import REPO
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "check_gpu.py"
+SCRIPT = REPO / "scripts" / "check_gpu.py"
 
 
 @pytest.fixture(scope="module")

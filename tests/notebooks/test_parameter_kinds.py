@@ -9,8 +9,6 @@ model and an embedder for the spot check (about half a minute on two cores), so 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
@@ -20,8 +18,9 @@ from llmcreativity.pipeline.parameters import unstated_kinds
 from llmcreativity.pipeline.planning import declared_parameters
 from llmcreativity.pipeline.record import RecordError
 from llmcreativity.pipeline.stages import STAGES
+from locations import TEST_DATA
 
-RECORD = Path(__file__).parent / "data" / "records" / "smoke"
+RECORD = TEST_DATA / "records" / "smoke"
 CHEAP = [s for s in STAGES if s.name in ("backends", "entailment_validation")]
 """The stages replayed: the smallest model (a few short samples, answer probabilities) and an embedder, so the spot
 check computes its calls again in seconds (scifi100's, 128-token candidates sampled again, take minutes)."""

@@ -1,6 +1,6 @@
 """One way to store a record (`json_records`): every record class writes, byte for byte, what it wrote before.
 
-`data/json_records/before.jsonl` was captured with the hand-written `to_dict`/`from_dict` pairs and `asdict` calls
+`tests/data/json_records/before.jsonl` was captured with the hand-written `to_dict`/`from_dict` pairs and `asdict` calls
 this module replaced, on rows of a default run (stories, transcript messages, rubric scores, chains, judgements,
 claims, judge-validity records, run-report lines) and on a chain stored before greedy chaining: each line holds the
 record class, the writer (`append_jsonl`, or `rewrite_jsonl` with sorted keys), the line it wrote and, where the
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
@@ -25,8 +24,9 @@ from llmcreativity.pipeline.judge_validity import JudgeValidity
 from llmcreativity.pipeline.run_report import StageReport
 from llmcreativity.writing.records import StoryRecord
 from llmcreativity.writing.transcript import Message
+from locations import TEST_DATA
 
-BEFORE = Path(__file__).parent / "data" / "json_records" / "before.jsonl"
+BEFORE = TEST_DATA / "json_records" / "before.jsonl"
 CLASSES = {c.__name__: c for c in (StoryRecord, Message, RubricScore, Chain, Judgement, Claim, JudgeValidity,
                                    StageReport)}
 WRITERS = {"append": lambda row: json.dumps(row, ensure_ascii=False),  # jsonl.append_jsonl

@@ -27,8 +27,9 @@ from llmcreativity.pipeline.record import (
     unreplayable_stages,
 )
 from llmcreativity.pipeline.stages import Stage
+from locations import TEST_DATA
 
-NOTEBOOK = Path(__file__).parent / "data" / "book" / "recorded_stage.md"
+NOTEBOOK = TEST_DATA / "book" / "recorded_stage.md"
 STAGE = Stage("recorded", str(NOTEBOOK), "Recorded", (), {"default": {}, "paper": {"n": 4}, "smoke": {"n": 1}})
 
 

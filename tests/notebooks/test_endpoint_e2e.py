@@ -6,7 +6,7 @@ the packaged 135M GGUF, with $LLMCREATIVITY_NO_LOCAL_LM set so that any local la
 stage. Embedders stay local. The call cache starts empty, so every model call reaches the server. It is the test
 suite's one live run of every notebook: besides what ran where, it checks what any smoke run must do (no error
 output, outputs and run report inside the smoke folder, no claim recorded). The same notebooks on the embedded
-models are run by `test_record_guard.py`, which replays the committed smoke record through every stage and
+models are run by `test_smoke_replay_guard.py`, which replays the committed smoke record through every stage and
 recomputes a spot check of its calls live on those models.
 
 It is part of `make test`; `pytest -m e2e` runs it alone. It checks what ran where, not how fast (the run's

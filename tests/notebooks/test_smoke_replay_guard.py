@@ -19,8 +19,9 @@ import nbformat
 import pytest
 
 from llmcreativity.pipeline.record import read_record, replay_differences
+from locations import TEST_DATA
 
-RECORD = Path(__file__).parent / "data" / "records" / "smoke"
+RECORD = TEST_DATA / "records" / "smoke"
 
 pytestmark = pytest.mark.slow
 
