@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from llmcreativity import hashing
+from llmcreativity.context import kernel_environment
 from llmcreativity.llm import device, registry
 from llmcreativity.llm.registry import GGUF_DIGEST_CHARS, get_spec, llamacpp_identity
 from llmcreativity.llm.roles import get_role_backend, is_endpoint_spec
-from llmcreativity.pipeline.execution import _kernel_environment, _stage_variables
+from llmcreativity.pipeline.execution import PORTABLE_ARITHMETIC_ENV, stage_context
 from llmcreativity.pipeline.planning import plan
 
 RECORDED_PROFILES = ("default", "paper", "smoke", "pilot", "published")
@@ -58,7 +59,8 @@ def role_identities(profile: str, overrides: list[tuple[str, str]], tmp_path: Pa
     environment (the run settings set as the runner sets them); nothing is loaded."""
     found = {}
     for p in plan(profile, overrides):
-        with _kernel_environment(_stage_variables(p, "test-run", "", tmp_path / "usage.jsonl", None)):
+        with kernel_environment(stage_context(p, "test-run", "", tmp_path / "usage.jsonl", None),
+                                PORTABLE_ARITHMETIC_ENV):
             for name, param in p.declared.items():
                 value = p.parameters.get(name, param.default)
                 for spec in value if isinstance(value, list) else [value]:
@@ -183,9 +185,11 @@ def test_stage_kernels_add_with_the_blas_kernels_and_simd_loops_every_cpu_here_h
     [p, *_] = plan("smoke", [])
     monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
     monkeypatch.delenv("NPY_DISABLE_CPU_FEATURES", raising=False)
-    with _kernel_environment(_stage_variables(p, "test-run", "", tmp_path / "usage.jsonl", None)):
+    with kernel_environment(stage_context(p, "test-run", "", tmp_path / "usage.jsonl", None),
+                            PORTABLE_ARITHMETIC_ENV):
         seen = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                                          check=True).stdout)
     assert seen == {"blas": ["Haswell"], "avx512": []}
     monkeypatch.setenv("OPENBLAS_CORETYPE", "Zen")
-    assert _stage_variables(p, "test-run", "", tmp_path / "usage.jsonl", None)["OPENBLAS_CORETYPE"] == "Zen"
+    with kernel_environment(stage_context(p, "test-run", "", tmp_path / "usage.jsonl", None), PORTABLE_ARITHMETIC_ENV):
+        assert os.environ["OPENBLAS_CORETYPE"] == "Zen"
