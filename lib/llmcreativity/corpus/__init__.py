@@ -4,8 +4,8 @@ from llmcreativity.corpus.books import Book, read_books
 from llmcreativity.corpus.chunking import Chunk, chunk_book
 from llmcreativity.corpus.gutenberg import clean_book
 from llmcreativity.corpus.store import ChunkingParams, CorpusStore, build_store, export_store, load_exported
-from llmcreativity.corpus.tokenize import tokenize
 from llmcreativity.corpus.unigram import counts_from_table, counts_table, unigram_counts
+from llmcreativity.metrics.tokenize import tokenize
 
 __all__ = [
     "Book",

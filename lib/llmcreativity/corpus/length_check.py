@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.divergence import KL_WINDOW, LEXICAL_KL_MODES, lexical_kl
-from .tokenize import Tokenizer
+from ..metrics.tokenize import Tokenizer
 
 
 def prefix(text: str, n_words: int) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from llmcreativity.corpus.tokenize import Tokenizer, tokenize
+from llmcreativity.metrics.tokenize import Tokenizer, tokenize
 
 
 def unigram_counts(texts: Iterable[str], tokenizer: Tokenizer = "whitespace") -> Counter[str]:

@@ -11,11 +11,11 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..corpus.store import CorpusStore
-from ..corpus.tokenize import Tokenizer
 from ..corpus.unigram import counts_from_table
 from ..judges.rubric import DIMENSIONS, RubricScore
 from ..llm.backend import Backend, TextEmbedder
 from ..metrics import KL_WINDOW, VolumeReference, lexical_kl, mean_surprisal, semantic_novelty_batch
+from ..metrics.tokenize import Tokenizer
 from ..stats.agreement import spearman
 from ..writing.runner import load_stories
 

@@ -18,8 +18,9 @@ from typing import Literal
 
 import numpy as np
 
-from llmcreativity.corpus.tokenize import Tokenizer, tokenize
 from llmcreativity.metrics._validation import check_text
+
+from .tokenize import Tokenizer, tokenize
 
 
 def smoothed_distribution(counts: Mapping[str, int], vocab: list[str], alpha: float) -> np.ndarray:

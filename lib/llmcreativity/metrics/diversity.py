@@ -12,8 +12,9 @@ from collections.abc import Sequence
 import numpy as np
 from sacrebleu.metrics.bleu import BLEU
 
-from llmcreativity.corpus.tokenize import Tokenizer, tokenize
 from llmcreativity.metrics._validation import check_matrix, check_texts, unit_rows
+
+from .tokenize import Tokenizer, tokenize
 
 
 def distinct_n(texts: Sequence[str], n: int, tokenizer: Tokenizer = "words") -> float:

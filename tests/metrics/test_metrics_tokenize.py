@@ -1,6 +1,6 @@
 import pytest
 
-from llmcreativity.corpus.tokenize import tokenize
+from llmcreativity.metrics.tokenize import tokenize
 
 
 def test_whitespace_tokenizer_is_case_sensitive_and_keeps_punctuation():

@@ -1,0 +1,123 @@
+"""The package's import graph, in-function imports included: which packages import which, and the cycles.
+
+Issue 39 asks for layers: no domain package imports `pipeline`, and no cycle at all. Today's code has both, so this
+test holds the graph to what it is (`KNOWN_CYCLES`, `KNOWN_UPWARD`): a new cycle or a new upward import fails it,
+and so does one that was removed without taking it off the list, so the lists only shrink as the layers are made.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+import llmcreativity
+
+PACKAGE = Path(llmcreativity.__file__).parent
+
+DOMAINS = frozenset({"corpus", "data", "entropy", "evaluation", "judgelab", "judges", "llm", "metrics", "stats",
+                     "writing"})
+"""The domain packages: what a method computes. `pipeline` (running, recording, registering and the ledger) sits
+above them, and so do `cli` and `outputs`, which name every stage's files."""
+
+KNOWN_CYCLES: set[frozenset[str]] = {
+    frozenset({"entropy", "evaluation", "judgelab", "judges", "outputs", "pipeline", "writing"}),
+}
+"""The strongly connected sets of top-level units (packages and modules of `llmcreativity`), imports inside
+functions counted. At 689ac9b there were two: this knot, through `pipeline.preregistration` and
+`pipeline.claim_table` (which read the domains and are read by them) and `outputs` (which names every stage's
+files from `pipeline.stages`); and corpus <-> metrics, broken by moving the tokenizer, which both use, into
+`metrics`. Take a set off when it is broken."""
+
+KNOWN_UPWARD: set[tuple[str, str]] = {
+    ("judges", "pipeline"), ("evaluation", "pipeline"), ("entropy", "pipeline"), ("writing", "pipeline"),
+    ("judgelab", "pipeline"),
+}
+"""(domain, pipeline) imports at 689ac9b: the claim vocabulary (`claim_table.min_n`, `JudgeKind`,
+`REFERENCE_FIGURES`) and the judge-validity records live in `pipeline`; issue 39 moves them to a bottom layer."""
+
+
+def _unit(module: str) -> str | None:
+    """The top-level unit of a dotted module name inside the package (None outside it)."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "llmcreativity" and len(parts) > 1 else None
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module `path` imports, at any depth of its code (functions, `TYPE_CHECKING` blocks), as absolute
+    names; `from . import x` counts as importing the package's `x`."""
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    here = list(rel.parts[:-1])  # the package a relative import starts from (an `__init__`'s own)
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            found.add(module)
+            if not node.module:
+                found |= {f"{module}.{a.name}" for a in node.names}
+    return found
+
+
+def unit_graph() -> nx.DiGraph:
+    """Top-level unit -> the units it imports (self-imports left out)."""
+    graph = nx.DiGraph()
+    for path in PACKAGE.rglob("*.py"):
+        source = _unit(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts))
+        if source is None:
+            continue
+        graph.add_node(source)
+        for module in imports_of(path):
+            target = _unit(module)
+            if target is not None and target != source:
+                graph.add_edge(source, target)
+    return graph
+
+
+def cycles(graph: nx.DiGraph) -> set[frozenset[str]]:
+    return {frozenset(c) for c in nx.strongly_connected_components(graph) if len(c) > 1}
+
+
+def upward(graph: nx.DiGraph) -> set[tuple[str, str]]:
+    return {(a, b) for a, b in graph.edges if a in DOMAINS and b == "pipeline"}
+
+
+def test_in_function_and_relative_imports_are_resolved(tmp_path, monkeypatch):
+    folder = tmp_path / "llmcreativity" / "judges"
+    folder.mkdir(parents=True)
+    (folder / "claims.py").write_text("from . import rubric\n\ndef f():\n    from ..pipeline.claim_table import min_n\n"
+                                      "    import llmcreativity.stats\n")
+    monkeypatch.setattr(f"{__name__}.PACKAGE", tmp_path / "llmcreativity")
+    assert imports_of(folder / "claims.py") == {"llmcreativity.judges", "llmcreativity.judges.rubric",
+                                                "llmcreativity.pipeline.claim_table", "llmcreativity.stats"}
+
+
+def test_a_cycle_is_found_and_named():
+    graph = nx.DiGraph([("judges", "pipeline"), ("pipeline", "judges"), ("pipeline", "stats")])
+    assert cycles(graph) == {frozenset({"judges", "pipeline"})}
+    assert upward(graph) == {("judges", "pipeline")}
+
+
+def test_no_cycle_but_the_known_ones():
+    found = cycles(unit_graph())
+    assert found - KNOWN_CYCLES == set(), "a new import cycle"
+    assert KNOWN_CYCLES - found == set(), "a known cycle is gone: take it off KNOWN_CYCLES"
+
+
+def test_no_domain_imports_the_pipeline_but_the_known_ones():
+    found = upward(unit_graph())
+    assert found - KNOWN_UPWARD == set(), "a new domain -> pipeline import"
+    assert KNOWN_UPWARD - found == set(), "a known upward import is gone: take it off KNOWN_UPWARD"
+
+
+BOTTOM = frozenset({"context", "hashing", "json_records", "jsonl", "stats"})
+"""The bottom layer: the run's context, files and hashes, statistics. Any layer may use it; it uses no other."""
+
+
+@pytest.mark.parametrize("unit", sorted(BOTTOM))
+def test_the_bottom_layer_imports_nothing_above_it(unit):
+    assert set(unit_graph().successors(unit)) - BOTTOM == set()
