@@ -109,7 +109,7 @@ def _against_record(args: argparse.Namespace) -> tuple[list[Plan], Replay]:
     """The plans and the `Replay` of `--replay RECORD` (results under `results/replay/`) or `--from-record RECORD`
     (under `results/from-record/`), in the record's profile."""
     from .pipeline.execution import prepare_from_record, prepare_replay
-    from .pipeline.record import RecordError, read_record
+    from .record_file import RecordError, read_record
 
     folder = args.replay if args.replay is not None else args.from_record
     profile = read_record(folder)["profile"]
@@ -242,7 +242,8 @@ def _reproduce(profile: str, stage: str | None) -> None:
     from .paths import cache_dir, results_root
     from .pipeline.execution import new_run_id, run_stage
     from .pipeline.planning import plan
-    from .pipeline.record import RECORD_FILE, export_record, import_record
+    from .pipeline.record import export_record, import_record
+    from .record_file import RECORD_FILE
 
     name = RECORDS[profile][0]
     record, calls = REPO_ROOT / name, calls_path(cache_dir() / "calls.sqlite")
@@ -266,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .pipeline.execution import StageFailed
     from .pipeline.parameters import ParameterError
-    from .pipeline.record import RecordError
+    from .record_file import RecordError
 
     args = _parser().parse_args(argv)
     try:

@@ -19,13 +19,20 @@ An endpoint's key is read only where a request is sent (`endpoint_key`), and nev
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 PREFIX = "LLMCREATIVITY_"
 """Every variable of the context is this prefix and its field's name in capitals."""
+
+INTERACTIVE_RUN = "interactive"
+"""Run id of a kernel the runner did not start (a notebook opened by hand): never the latest run of a stage."""
 
 _FLAG_OFF = ("", "0")
 """A flag's values that mean "off" (unset included)."""
@@ -153,3 +160,34 @@ def child_environment(**changes: Path | str) -> dict[str, str]:
 def endpoint_key(key_variable: str) -> str | None:
     """The endpoint key held by the variable `key_variable` names (None when unset or empty); never logged."""
     return os.environ.get(key_variable) or None
+
+
+class PerFile(Generic[T]):
+    """One object per file that the context names, for the life of the process: the call log's usage account and
+    the replay's spot checker each keep their state in one such object, shared by every thread of the kernel.
+
+    `make` builds the object of a file on its first use; `on_first` (if given) runs once, when the first object is
+    built (for example to register an exit hook that writes them all).
+    """
+
+    def __init__(self, make: Callable[[Path], T], on_first: Callable[[], object] | None = None):
+        self._make = make
+        self._on_first = on_first
+        self._objects: dict[Path, T] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: Path | None) -> T | None:
+        """The object of `path` (built on first use), or None when the context names no file (`path` is None)."""
+        if path is None:
+            return None
+        with self._lock:
+            if path not in self._objects:
+                if not self._objects and self._on_first is not None:
+                    self._on_first()
+                self._objects[path] = self._make(path)
+            return self._objects[path]
+
+    def all(self) -> list[T]:
+        """Every object built so far, in order of first use."""
+        with self._lock:
+            return list(self._objects.values())

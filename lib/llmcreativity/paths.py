@@ -100,6 +100,18 @@ def require_file(path: str | Path, what: str, fix: str) -> Path:
     return p
 
 
+def read_data_table(path: str | Path, what: str, fix: str, columns: Iterable[str], expected: str) -> pd.DataFrame:
+    """The table in the data file `path` (an .xlsx sheet, read with openpyxl, or a CSV), checked for `columns`:
+    a missing file raises FileNotFoundError naming `what` and `fix` (`require_file`), a missing column ValueError
+    naming the file and `expected` (`require_columns`)."""
+    import pandas as pd
+
+    p = require_file(path, what, fix)
+    df = pd.read_excel(p, engine="openpyxl") if p.suffix == ".xlsx" else pd.read_csv(p)
+    require_columns(df, columns, p, expected)
+    return df
+
+
 def require_columns(df: pd.DataFrame, columns: Iterable[str], path: Path, expected: str) -> None:
     """Raise ValueError naming the file `path` and the `columns` its table `df` lacks (`expected`: what the file
     should be)."""

@@ -22,17 +22,17 @@ from typing import Any
 
 import yaml
 
+from llmcreativity.claims.judge_validity import read_judge_validity
 from llmcreativity.paths import RECORDS, REPO_ROOT
 from llmcreativity.pipeline.claims import read_claims
-from llmcreativity.pipeline.judge_validity import read_judge_validity
 from llmcreativity.pipeline.ledger import claims_markdown, earlier_run, forest_plot, ledger_rows
 from llmcreativity.pipeline.manifest import executed_notebook, read_manifest
 from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.projection import paper_projection_markdown
 from llmcreativity.pipeline.publish import unexecuted_stages
-from llmcreativity.pipeline.record import RECORD_FILE, read_record
 from llmcreativity.pipeline.run_report import read_run_report, report_markdown, run_report_file
 from llmcreativity.pipeline.stages import Stage
+from llmcreativity.record_file import RECORD_FILE, read_record
 
 CLAIMS_MARKER = "<!-- claims-table -->"
 """Line of `book/claims.md` replaced by the generated claims table, forest plot and details."""

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from llmcreativity import cli
+from llmcreativity.claims.judge_validity import validity_path
 from llmcreativity.jsonl import rewrite_jsonl
 from llmcreativity.paths import PUBLISHED_RECORD, RECORDS, REPO_ROOT
 from llmcreativity.pipeline import order
 from llmcreativity.pipeline.claims import claims_path
 from llmcreativity.pipeline.execution import run
-from llmcreativity.pipeline.judge_validity import validity_path
 from llmcreativity.pipeline.ledger import FINDINGS_HEADING
 from llmcreativity.pipeline.manifest import update_manifest
-from llmcreativity.pipeline.record import read_record
 from llmcreativity.pipeline.stages import Stage
+from llmcreativity.record_file import read_record
 from llmcreativity_book.browser import Chromium, is_local, serve
 from llmcreativity_book.pdf import build_pdf
 from llmcreativity_book.site import BuildError, build, mathjax_dir, toc
@@ -117,7 +117,7 @@ def test_claims_page_shows_the_run_report_with_the_total_time(book):
 
 
 def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book):
-    from llmcreativity.pipeline.claim_table import CLAIMS
+    from llmcreativity.claims.claim_table import CLAIMS
 
     _, html = book
     text = (html / "claims.html").read_text()

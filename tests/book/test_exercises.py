@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from llmcreativity.paths import REPO_ROOT
-from llmcreativity.pipeline.record import read_record
 from llmcreativity.pipeline.stages import STAGES
+from llmcreativity.record_file import read_record
 from llmcreativity_book.exercises import (
     CELL_TARGET,
     COUNT_TARGETS,

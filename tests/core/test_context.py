@@ -15,6 +15,7 @@ from llmcreativity import paths
 from llmcreativity.context import (
     USER_VARIABLES,
     KernelContext,
+    PerFile,
     child_environment,
     kernel_context,
     kernel_environment,
@@ -138,3 +139,14 @@ def test_the_users_variables_are_documented_where_a_user_reads():
     text = (paths.REPO_ROOT / "book" / "rerun.md").read_text() + (paths.REPO_ROOT / "README.md").read_text()
     missing = [variable(name) for name in USER_VARIABLES if variable(name) not in text]
     assert missing == []
+
+
+def test_per_file_builds_one_object_per_file_and_runs_its_first_hook_once(tmp_path):
+    built, hooks = [], []
+    per = PerFile(lambda p: built.append(p) or [p], on_first=lambda: hooks.append(1))
+    assert per.get(None) is None and hooks == []
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first = per.get(a)
+    assert per.get(a) is first and per.get(Path(str(a))) is first
+    assert per.get(b) == [b] and built == [a, b] and hooks == [1]
+    assert per.all() == [[a], [b]]

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from llmcreativity.claims.judge_validity import JudgeValidity
 from llmcreativity.entropy.chains import Chain
 from llmcreativity.json_records import SCHEMA_KEY, from_json, to_json
 from llmcreativity.jsonl import read_records, upsert
 from llmcreativity.judges.records import Judgement
 from llmcreativity.judges.rubric.scores import RubricScore
 from llmcreativity.pipeline.claims import Claim
-from llmcreativity.pipeline.judge_validity import JudgeValidity
 from llmcreativity.pipeline.run_report import StageReport
 from llmcreativity.writing.records import StoryRecord
 from llmcreativity.writing.transcript import Message

@@ -13,8 +13,8 @@ import pytest
 from llmcreativity.paths import DECISIVE_RECORD, REPO_ROOT
 from llmcreativity.pipeline.parameters import parse_cli_value
 from llmcreativity.pipeline.planning import declared_parameters
-from llmcreativity.pipeline.record import read_record
 from llmcreativity.pipeline.stages import STAGES
+from llmcreativity.record_file import read_record
 
 MAX_CELL_LINES = 16
 """Longest non-parameter code cell allowed (lines, blank lines included; an import statement counts as one line

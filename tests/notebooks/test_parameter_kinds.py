@@ -16,8 +16,8 @@ from llmcreativity.paths import results_dir
 from llmcreativity.pipeline.execution import prepare_replay, run_stage
 from llmcreativity.pipeline.parameters import unstated_kinds
 from llmcreativity.pipeline.planning import declared_parameters
-from llmcreativity.pipeline.record import RecordError
 from llmcreativity.pipeline.stages import STAGES
+from llmcreativity.record_file import RecordError
 from locations import TEST_DATA
 
 RECORD = TEST_DATA / "records" / "smoke"

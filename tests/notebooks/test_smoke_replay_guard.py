@@ -18,7 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from llmcreativity.pipeline.record import read_record, replay_differences
+from llmcreativity.pipeline.record import replay_differences
+from llmcreativity.record_file import read_record
 from locations import TEST_DATA
 
 RECORD = TEST_DATA / "records" / "smoke"

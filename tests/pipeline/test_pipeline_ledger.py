@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 from matplotlib.figure import Figure
 
-from llmcreativity.jsonl import upsert
-from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
-from llmcreativity.pipeline.claim_table import CLAIMS
-from llmcreativity.pipeline.claims import Claim, claims_path, read_claims, record_claims
-from llmcreativity.pipeline.execution import run
-from llmcreativity.pipeline.judge_validity import (
+from llmcreativity.claims.claim_table import CLAIMS
+from llmcreativity.claims.judge_validity import (
     read_judge_validity,
     record_judge_validity,
     validity_finding,
     validity_path,
 )
+from llmcreativity.jsonl import upsert
+from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
+from llmcreativity.pipeline.claims import Claim, claims_path, read_claims, record_claims
+from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.ledger import (
     JUDGE_NOT_VALIDATED,
     NOT_RUN,
@@ -424,7 +424,7 @@ def test_the_redecisions_page_keeps_the_earlier_runs_verdict_under_the_papers_ju
     from the earlier run; a key the new run holds is never taken twice."""
     from dataclasses import replace
 
-    from llmcreativity.pipeline.judge_validity import JudgeValidity
+    from llmcreativity.claims.judge_validity import JudgeValidity
     from llmcreativity.pipeline.ledger import EarlierRun
 
     record_judge_validity("entailment", "entailment: cosine average [lab 0a8d]", "ARI", ci(0.46, 0.43, 0.48, 2281),

@@ -13,6 +13,9 @@ import pandas as pd
 import pytest
 
 from claim_inputs import hanna, homogenization, judgement, story_table
+from llmcreativity.claims.claim_table import CLAIMS
+from llmcreativity.claims.judge_validity import JudgeValidity
+from llmcreativity.claims.registration import read_terms, registered_min_n
 from llmcreativity.cli import main
 from llmcreativity.evaluation.comparison import prompt_means
 from llmcreativity.evaluation.scores import JUDGE_COLUMNS, NOVELTY_COLUMNS
@@ -21,8 +24,6 @@ from llmcreativity.jsonl import append_jsonl, upsert
 from llmcreativity.judges.records import CriterionVerdict, Judgement
 from llmcreativity.judges.rubric.scores import RubricScore
 from llmcreativity.pipeline import preregistration as pr
-from llmcreativity.pipeline.claim_table import CLAIMS
-from llmcreativity.pipeline.judge_validity import JudgeValidity
 from llmcreativity.stats.sample_size import n_for_mean
 from llmcreativity.writing import BASELINES
 
@@ -223,9 +224,9 @@ def test_the_registration_holds_the_parser_and_the_claims_tested(pilot, tmp_path
 
 def test_deviations_list_every_change_since_registration(pilot, tmp_path, monkeypatch):
     pr.write_preregistration(_register(pilot), tmp_path)
-    registered = pr.read_terms(tmp_path)
+    registered = read_terms(tmp_path)
     assert pr.deviations(tmp_path, registered) == []
-    minimums = pr.registered_min_n(tmp_path)
+    minimums = registered_min_n(tmp_path)
     for cid, n in minimums.items():  # the claim table adopts the registered minimums: no deviation
         monkeypatch.setitem(CLAIMS, cid, replace(CLAIMS[cid], min_n=n))
     assert pr.deviations(tmp_path) == []
@@ -255,7 +256,7 @@ def test_the_claims_page_states_the_registration_hash_and_its_deviations(pilot, 
     from llmcreativity.pipeline.ledger import claims_markdown
 
     digest = pr.write_preregistration(_register(pilot), tmp_path)
-    for cid, n in pr.registered_min_n(tmp_path).items():
+    for cid, n in registered_min_n(tmp_path).items():
         monkeypatch.setitem(CLAIMS, cid, replace(CLAIMS[cid], min_n=n))
     page = claims_markdown([], registration=tmp_path)
     assert f"SHA-256 of its JSON `{digest}`" in page and "Deviations since: none." in page

@@ -16,9 +16,9 @@ from llmcreativity.pipeline.projection import (
     seconds_projection,
     stage_parameters,
 )
-from llmcreativity.pipeline.record import read_record
 from llmcreativity.pipeline.run_report import run_report, write_run_report
 from llmcreativity.pipeline.stages import STAGES, Scale, Stage
+from llmcreativity.record_file import read_record
 from locations import TEST_DATA
 
 pytestmark = pytest.mark.usefixtures("results")  # conftest: a fresh results folder per test

@@ -26,8 +26,9 @@ from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import read_manifest, update_manifest
 from llmcreativity.pipeline.parameters import ParameterError
 from llmcreativity.pipeline.planning import plan
-from llmcreativity.pipeline.record import RecordError, export_record, read_record
+from llmcreativity.pipeline.record import export_record
 from llmcreativity.pipeline.stages import Stage
+from llmcreativity.record_file import RecordError, read_record
 from locations import TEST_DATA
 
 NOTEBOOK = str(TEST_DATA / "book" / "reanalysed_stage.md")

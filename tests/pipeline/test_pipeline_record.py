@@ -17,16 +17,15 @@ from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.record import (
-    RecordError,
     call_log_file,
     export_record,
     output_digests,
-    read_record,
     replay_differences,
     stage_seconds,
     unreplayable_stages,
 )
 from llmcreativity.pipeline.stages import Stage
+from llmcreativity.record_file import RecordError, read_record
 from locations import TEST_DATA
 
 NOTEBOOK = TEST_DATA / "book" / "recorded_stage.md"

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from llmcreativity.claims.claim_table import CLAIMS
+from llmcreativity.claims.registration import registered_min_n
 from llmcreativity.context import variable
 from llmcreativity.paths import PUBLISHED_REGISTRATION, REPO_ROOT
-from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.planning import plan
-from llmcreativity.pipeline.preregistration import registered_min_n
 from llmcreativity.pipeline.record import resolved_parameters
 
 REGISTRATION = REPO_ROOT / PUBLISHED_REGISTRATION
@@ -63,8 +63,8 @@ def test_the_claims_redecision_decides_at_its_own_registrations_minimums_and_the
     import json
 
     from llmcreativity import paths
-    from llmcreativity.pipeline import claim_table
-    from llmcreativity.pipeline.claim_table import CLAIMS, min_n
+    from llmcreativity.claims import claim_table
+    from llmcreativity.claims.claim_table import CLAIMS, min_n
 
     folder = tmp_path / "published" / "preregistration-2"
     folder.mkdir(parents=True)
@@ -83,8 +83,8 @@ def test_the_claims_redecision_decides_at_its_own_registrations_minimums_and_the
 def test_the_redecisions_sizes_reach_every_minimum_its_registration_set():
     """The decisive profile's sizes against the committed second registration: semantic entropy's problems over
     both domains reach B1-B4's and B8's minimums, the prompts reach A2's and A4's, B7's sets the claim's."""
+    from llmcreativity.claims.claim_table import min_n
     from llmcreativity.paths import DECISIVE_REGISTRATION, REPO_ROOT
-    from llmcreativity.pipeline.claim_table import min_n
     from llmcreativity.pipeline.stages import DECISIVE_SIZES
 
     assert (REPO_ROOT / DECISIVE_REGISTRATION / "preregistration.json").exists()

@@ -23,9 +23,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ..claims.claim_table import min_n
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
-from ..pipeline.claim_table import min_n
 from ..stats import spearman
 from ..stats.bootstrap import bootstrap_difference
 from ..stats.holm import holm_table

@@ -17,9 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import pandas as pd
-
-from ..paths import data_dir, require_columns, require_file
+from ..paths import data_dir, read_data_table, require_file
 
 
 @dataclass(frozen=True)
@@ -94,13 +92,12 @@ def macgyver_problems(path: str | Path | None = None, *, limit: int | None = Non
 
     Reads `problem_solution_pair.xlsx` (columns ID, Problem, Solvable?, ...) with openpyxl.
     """
-    p = require_file(
+    df = read_data_table(
         path or data_dir() / "macgyver" / "problem_solution_pair.xlsx",
         "MacGyver problem file",
         "download data/problem_solution_pair.xlsx from github.com/allenai/MacGyver or set LLMCREATIVITY_DATA",
+        ("ID", "Problem", "Solvable?"), "the MacGyver problem_solution_pair.xlsx",
     )
-    df = pd.read_excel(p, engine="openpyxl")
-    require_columns(df, ("ID", "Problem", "Solvable?"), p, "the MacGyver problem_solution_pair.xlsx")
     df = df[df["Solvable?"].astype(str).str.strip() == "Yes"]
     rows = df.head(limit) if limit is not None else df
     return [Problem(f"macgyver-{pid}", "macgyver", problem.strip())
@@ -134,14 +131,13 @@ def hypogen_astro_problems(path: str | Path | None = None, *, limit: int | None 
     Reads `extracted_hypotheses.csv` (columns Problem, Solution); rows whose Problem is empty or
     "Not applicable" are skipped (90 of the 91 rows are usable).
     """
-    p = require_file(
+    df = read_data_table(
         path or data_dir() / "hypogen-astro" / "extracted_hypotheses.csv",
         "hypogen-astro problem file",
         "copy data/processed/extracted_hypotheses.csv of github.com/UniverseTBD/hypogen to "
         "<data>/hypogen-astro/ or set LLMCREATIVITY_DATA",
+        ("Problem", "Solution"), "hypogen's extracted_hypotheses.csv",
     )
-    df = pd.read_csv(p)
-    require_columns(df, ("Problem", "Solution"), p, "hypogen's extracted_hypotheses.csv")
     text = df["Problem"].fillna("").astype(str).str.strip()
     usable = [(i, t) for i, t in enumerate(text, start=1) if t and t.lower() != NOT_APPLICABLE]
     rows = usable[:limit] if limit is not None else usable

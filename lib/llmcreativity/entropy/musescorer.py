@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.metrics import normalized_mutual_info_score
 
-from ..paths import data_dir, require_columns, require_file
+from ..paths import data_dir, read_data_table
 from ..stats.agreement import adjusted_rand
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
@@ -26,15 +26,14 @@ CODERS: tuple[str, str] = ("ali", "krish")
 
 def load_musescorer(path: str | Path | None = None) -> pd.DataFrame:
     """Ideas with columns id, round_id, idea_content, ali, krish (other model columns dropped)."""
-    p = require_file(
+    want = ["id", "round_id", "idea_content", *CODERS]
+    df = read_data_table(
         path or data_dir() / "musescorer" / "df_annotated_socialmuse.csv",
         "MuseScorer annotated ideas",
         "download 2_agreement_analysis/data/df_annotated_socialmuse.csv from github.com/cssai-research/MuseScorer "
         "or set LLMCREATIVITY_DATA",
+        want, "df_annotated_socialmuse.csv",
     )
-    df = pd.read_csv(p)
-    want = ["id", "round_id", "idea_content", *CODERS]
-    require_columns(df, want, p, "df_annotated_socialmuse.csv")
     return df[want].dropna(subset=["idea_content"]).reset_index(drop=True)
 
 

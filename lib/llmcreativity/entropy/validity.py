@@ -1,6 +1,6 @@
 """How far an entailment judge's clusters agree with MuseScorer's human coders, with a bootstrap CI over ideas.
 
-For the claims ledger's judge gate (`llmcreativity.pipeline.judge_validity`). The judge clusters the same
+For the claims ledger's judge gate (`llmcreativity.claims.judge_validity`). The judge clusters the same
 samples of ideas as `judge_agreement.repeated_agreement` (sample r drawn with seed + r, clustered per round
 with the same context and batch size, so a cached judge makes no new calls); the statistic is the mean over
 the two coders of the adjusted Rand index,

@@ -4,7 +4,7 @@ A1 and A3 rest on the rubric judge's sampled mean (the paper's estimator: `repea
 story and dimension, averaged); the expected score is an alternative shown beside them
 (`llmcreativity.evaluation.estimators`). Every comparison is paired by prompt and resamples prompts. Each
 claim's minimum sample and the text it is recorded with are its row of the claim table
-(`pipeline.claim_table.CLAIMS`); the functions here return `Verdict`s with the facts that text names.
+(`claims.claim_table.CLAIMS`); the functions here return `Verdict`s with the facts that text names.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ..claims.claim_table import min_n
 from ..data.hanna import HannaHuman
 from ..llm.registry import MODELS, local_model
-from ..pipeline.claim_table import min_n
 from ..stats.agreement import spearman
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict

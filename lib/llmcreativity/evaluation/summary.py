@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..pipeline.claim_table import REFERENCE_FIGURES, ReferenceFigure
+from ..claims.claim_table import REFERENCE_FIGURES, ReferenceFigure
 from ..stats.bootstrap import bootstrap_ci
 
 

@@ -489,7 +489,7 @@ def _num(x: float | None, spec: str = ".3f") -> str:
 
 def record_validity(results: Sequence[Confirmation]) -> None:
     """Record each committed (not provisional) confirmation as its job's judge validity."""
-    from ..pipeline.judge_validity import record_judge_validity
+    from ..claims.judge_validity import record_judge_validity
     from ..stats.bootstrap import ConfidenceInterval
 
     for r in results:

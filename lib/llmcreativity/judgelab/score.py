@@ -64,8 +64,8 @@ def read_items(path: str | Path, job: str) -> list[dict[str, Any]]:
 
 def _validity(job: str, folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(every validity record of `job`'s judges in the record's judge_lab stage, those that passed)."""
-    from ..pipeline.judge_validity import JudgeValidity
-    from ..pipeline.record import read_record
+    from ..claims.judge_validity import JudgeValidity
+    from ..record_file import read_record
 
     entry = read_record(folder)["stages"].get("judge_lab")
     rows = [r for r in (entry or {}).get("judge_validity", []) if r.get("kind") == job]
@@ -106,7 +106,7 @@ class ConfirmedEquivalenceJudge:
     committed threshold), so `entropy.clustering` asks it for the partition instead of pairwise entailment.
 
     `identity` is its validity record's judge name, which the claims it clusters for name, so the claims page gates
-    them on that record alone (`pipeline.judge_validity.judges_for`)."""
+    them on that record alone (`claims.judge_validity.judges_for`)."""
 
     def __init__(self, embedder: Any, threshold: float, name: str):
         self.embedder = embedder

@@ -2,7 +2,7 @@
 B10 (a weaker base model).
 
 Each function returns the claim's `Verdict` with the facts its text names; the text and the minimum number of
-items are the claim's row of the claim table (`pipeline.claim_table.CLAIMS`).
+items are the claim's row of the claim table (`claims.claim_table.CLAIMS`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
+from ..claims.claim_table import min_n
 from ..evaluation.comparison import cohen_dz
 from ..llm.registry import MODELS, local_model
-from ..pipeline.claim_table import min_n
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.holm import holm_table
 from ..verdicts import (

@@ -5,7 +5,7 @@ A chain's judge item has id `chain_item_id(chain)`, the chain's problem as its t
 steps (`entropy.tables.solution_text`) as the response; this module is the one place both are made.
 Every domain of the per-chain table (its `domain` column) is analysed on its own; correlations
 resample problems, not chains (`resample.problem_spearman`); a verdict's n counts problems. The claims' texts
-and minimum numbers of problems are their rows of the claim table (`pipeline.claim_table.CLAIMS`).
+and minimum numbers of problems are their rows of the claim table (`claims.claim_table.CLAIMS`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import replace
 
 import pandas as pd
 
+from ..claims.claim_table import min_n
 from ..entropy.analysis import spearman_with_ci
 from ..entropy.tables import solution_text
 from ..llm.backend import Backend
-from ..pipeline.claim_table import min_n
 from ..verdicts import Verdict, all_of_verdict, barely_varies, not_testable, sign_verdict, weak_verdict
 from . import JudgeItem, Judgement, validity_score
 from .criteria import PAPER_CRITERIA

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..context import kernel_context
+from ..context import PerFile, kernel_context
 from ..jsonl import append_jsonl, read_jsonl
 from .call_log import LoggedCall
 from .config import GenerateConfig
@@ -115,17 +115,13 @@ class SpotChecker:
         append_jsonl(self.path, [asdict(result)])
 
 
-_checkers: dict[str, SpotChecker] = {}
-_checkers_lock = threading.Lock()
+_CHECKERS: PerFile[SpotChecker] = PerFile(SpotChecker)
+"""The checker of each spot-check file (one per file and process)."""
 
 
 def current_checker() -> SpotChecker | None:
     """The checker of the file the context's `spot_check` names, or None outside a replay."""
-    path = kernel_context().spot_check
-    if path is None:
-        return None
-    with _checkers_lock:
-        return _checkers.setdefault(str(path), SpotChecker(path))
+    return _CHECKERS.get(kernel_context().spot_check)
 
 
 def read_spot_checks(path: str | Path) -> list[SpotResult]:

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Literal
 
-from ..context import kernel_context
+from ..context import PerFile, kernel_context
 from ..jsonl import read_records, rewrite_jsonl
 from .types import Usage
 
@@ -117,22 +117,20 @@ class UsageAccount:
         self._dirty = False
 
 
-_accounts: dict[str, UsageAccount] = {}
-_accounts_lock = threading.Lock()
+def flush_usage() -> None:
+    """Write every account of this process that has unwritten calls."""
+    for account in _ACCOUNTS.all():
+        account.flush()
+
+
+_ACCOUNTS: PerFile[UsageAccount] = PerFile(lambda path: UsageAccount(path, WRITE_EVERY_S),
+                                           on_first=lambda: atexit.register(flush_usage))
+"""The account of each usage file (one per file and process); the first one registers the exit flush."""
 
 
 def current_account() -> UsageAccount | None:
     """The account of the context's `usage_file` (one per file and process), or None when unset."""
-    usage = kernel_context().usage_file
-    if usage is None:
-        return None
-    path = str(usage)
-    with _accounts_lock:
-        if path not in _accounts:
-            if not _accounts:
-                atexit.register(flush_usage)
-            _accounts[path] = UsageAccount(path, WRITE_EVERY_S)
-        return _accounts[path]
+    return _ACCOUNTS.get(kernel_context().usage_file)
 
 
 def record_usage(row: ModelUsage) -> None:
@@ -140,12 +138,6 @@ def record_usage(row: ModelUsage) -> None:
     account = current_account()
     if account is not None:
         account.add(row)
-
-
-def flush_usage() -> None:
-    """Write every account of this process that has unwritten calls."""
-    for account in list(_accounts.values()):
-        account.flush()
 
 
 def read_usage(path: str | Path) -> list[ModelUsage]:

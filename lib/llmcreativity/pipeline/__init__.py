@@ -2,7 +2,8 @@
 (`stages`), the parameters cell
 (`parameters`), dependency order (`order`), planning a run (`planning`), executing it with papermill
 (`execution`), the run manifest (`manifest`), the publish check (`publish`), each page's provenance
-(`provenance`) and the claims ledger: every claim of both papers (`claim_table`), the recorded verdicts
-(`claims`), the judges' agreement with humans (`judge_validity`) and the claims page (`ledger`).
+(`provenance`) and the claims ledger: the recorded verdicts (`claims`), the pre-registration (`preregistration`)
+and the claims page (`ledger`). The claims' vocabulary (the claim table, the judges' agreement with humans) is the
+bottom package `llmcreativity.claims`, which every domain may read.
 Building and printing the book is `llmcreativity_book`.
 """

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..claims.claim_table import CLAIMS, min_n
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import current_profile, records_claims, results_dir
 from ..verdicts import LABELS, Label, Verdict
-from .claim_table import CLAIMS, min_n
 from .provenance import current_run
 
 VERDICTS = LABELS

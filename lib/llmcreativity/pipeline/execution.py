@@ -50,19 +50,18 @@ from ..llm.call_log import LoggedCall, calls_path, read_call_log
 from ..llm.spot_check import read_spot_checks, summarize
 from ..llm.usage_file import read_usage
 from ..paths import REPO_ROOT, SCRATCH_PROFILES, cache_dir, results_dir, results_root
+from ..record_file import RecordError, read_record
 from .manifest import executed_dir, read_manifest, update_manifest
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
 from .provenance import parameters_hash
 from .record import (
-    RecordError,
     call_log_file,
     calls_by_role,
     check_parameters,
     code_commit,
     import_record,
     parameter_differences,
-    read_record,
     spot_check_file,
     stored_keys,
     verify_record,
@@ -90,7 +89,7 @@ class Replay:
     folder: Path
     """The record folder."""
     record: dict[str, Any]
-    """Its record.json (`record.read_record`)."""
+    """Its record.json (`record_file.read_record`)."""
     calls: Path
     """The call cache the record was imported into."""
     live: bool = False

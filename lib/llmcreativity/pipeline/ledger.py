@@ -29,11 +29,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..claims.claim_table import CLAIMS, ClaimSpec, min_n
+from ..claims.judge_validity import KINDS, JudgeValidity, judges_for
 from ..llm.registry import short_label
-from .claim_table import CLAIMS, ClaimSpec, min_n
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .excerpts import figure_source
-from .judge_validity import KINDS, JudgeValidity, judges_for
 from .preregistration import registration_markdown_line
 from .record import record_markdown, record_origin
 from .stages import recorder_of
@@ -160,7 +160,7 @@ class EarlierRun:
 
 
 def earlier_run(record: dict[str, Any], label: str) -> EarlierRun:
-    """The claims, judge agreements and stage runs a record (`record.read_record`) holds, as an `EarlierRun`."""
+    """The claims, judge agreements and stage runs a record (`record_file.read_record`) holds, as an `EarlierRun`."""
     from ..json_records import from_json
 
     entries = record["stages"].values()

@@ -49,6 +49,9 @@ import numpy as np
 import pandas as pd
 
 from .. import output_files as out
+from ..claims.claim_table import CLAIMS, ClaimSpec
+from ..claims.judge_validity import JudgeValidity, judges_for, read_judge_validity
+from ..claims.registration import REGISTRATION_JSON, ClaimTerms, Terms, read_terms
 from ..data.hanna import N_STORIES
 from ..output_files import OutputFile
 from ..stats.agreement import spearman
@@ -64,8 +67,6 @@ from ..stats.sample_size import (
     n_for_proportion,
     n_for_ratio,
 )
-from .claim_table import CLAIMS, ClaimSpec
-from .judge_validity import JudgeValidity, judges_for, read_judge_validity
 from .stages import writer_of
 
 if TYPE_CHECKING:
@@ -110,7 +111,6 @@ RULE_MODULES = ("llmcreativity.verdicts", "llmcreativity.writing.convergence", "
                 "llmcreativity.entropy.claims", "llmcreativity.entropy.diversity_agreement",
                 "llmcreativity.judges.claims", "llmcreativity.judges.divergent")
 """Modules searched for the functions a claim's estimator text names in backticks (its verdict rule's code)."""
-REGISTRATION_JSON = "preregistration.json"
 REGISTRATION_MD = "preregistration.md"
 SIGNIFICANT = 6
 """Significant digits of every number in the JSON, so that the hash does not hang on the last bits of a float."""
@@ -745,34 +745,6 @@ TARGETS: dict[str, Target] = {t.claim_id: t for t in [
 
 
 @dataclass(frozen=True)
-class ClaimTerms:
-    """What a claim is decided under: its minimum sample, estimator and verdict rule."""
-
-    min_n: int | None
-    """The minimum sample (the registered one, or the claim table's now); None when the registration set none."""
-    estimator: str
-    """The claim table's estimator text."""
-    verdict_rule: str
-    """The clauses of the estimator text that state the rule."""
-    rule_functions: dict[str, str]
-    """The functions the estimator names -> the first 16 hex digits of the SHA-256 of their source."""
-
-
-@dataclass(frozen=True)
-class Terms:
-    """Everything a deviation is measured against."""
-
-    claims: dict[str, ClaimTerms]
-    """Tested claim id -> its terms."""
-    parser: dict[str, str]
-    """The story parser: `name` and `sha256` of its module's source."""
-    tested: tuple[str, ...]
-    """The claims this project tests."""
-    not_testable: dict[str, str]
-    """Claim id -> why it is not testable here."""
-
-
-@dataclass(frozen=True)
 class ClaimRegistration:
     """One claim's registered minimum sample and the pilot figures it comes from."""
 
@@ -1169,19 +1141,6 @@ def _second_lines(second: dict[str, Any] | None) -> list[str]:
     lines += ["", f"The changed generating choices: {changes}.", "", "**Seen before this sizing (declared):**", ""]
     lines += [f"- {item}" for item in second["seen"]]
     return [*lines, ""]
-
-
-def read_terms(registered: Path) -> Terms:
-    """The terms a committed registration fixed (`registered`: its JSON file or folder)."""
-    file = registered / REGISTRATION_JSON if registered.is_dir() else registered
-    data = json.loads(file.read_text(encoding="utf-8"))
-    claims = {c["claim_id"]: ClaimTerms(**c["terms"]) for c in data["claims"]}
-    return Terms(claims, dict(data["parser"]), tuple(data["tested"]), dict(data["not_testable"]))
-
-
-def registered_min_n(registered: Path) -> dict[str, int]:
-    """Claim id -> the minimum sample a committed registration set (claims it did not size are left out)."""
-    return {c: t.min_n for c, t in read_terms(registered).claims.items() if t.min_n is not None}
 
 
 def registration_markdown_line(registered: Path, current: Terms | None = None) -> str:

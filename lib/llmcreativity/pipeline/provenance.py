@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..context import kernel_context
+from ..context import INTERACTIVE_RUN, kernel_context
 from ..hashing import sha256_file
 from ..paths import REPO_ROOT, current_profile, data_dir, results_dir
 
@@ -35,9 +35,6 @@ if TYPE_CHECKING:
 PACKAGES = ("llmcreativity", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "torch", "transformers",
             "sentence-transformers", "llama_cpp_python", "sacrebleu", "matplotlib", "papermill")
 """Distributions whose versions are reported (those installed)."""
-
-INTERACTIVE_RUN = "interactive"
-"""Run id of a kernel the runner did not start (a notebook opened by hand): never the latest run of a stage."""
 
 _reads: set[str] = set()
 _writes: set[str] = set()

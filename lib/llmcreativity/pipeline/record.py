@@ -42,21 +42,13 @@ from ..jsonl import read_jsonl
 from ..llm.cache import ResponseCache
 from ..llm.call_log import LoggedCall, read_call_log
 from ..paths import REPO_ROOT, cache_dir, results_dir
+from ..record_file import FORMAT, RECORD_FILE, VERSION, RecordError, read_record
 from .manifest import executed_dir, read_manifest
 from .planning import Plan
 from .provenance import parameters_hash
 
-FORMAT = "llmcreativity-record"
-"""The `format` field of every record.json."""
-VERSION = 1
-"""The record layout's version; a record of another version is refused with the fix."""
-RECORD_FILE = "record.json"
 SIZE_CAP_BYTES = 150 * 1024 * 1024
 """A record larger than this is refused at export (records are committed to the repository)."""
-
-
-class RecordError(ValueError):
-    """A record that cannot be used: the message names the file or stage and the fix."""
 
 
 def call_log_file(stage: str, profile: str = "default") -> Path:
@@ -133,29 +125,6 @@ def cpu_description() -> dict[str, Any]:
         pass
     wanted = sorted(f for f in flags if f.startswith(("avx", "amx", "fma", "f16c")))
     return {"model": model, "machine": platform.machine(), "cores": os.cpu_count(), "flags": wanted}
-
-
-def _read_record_json(folder: Path) -> dict[str, Any]:
-    path = folder / RECORD_FILE
-    if not path.exists():
-        raise RecordError(f"{path}: no record here (no {RECORD_FILE}); export one with `llmcreativity record export "
-                          f"{folder}` or give the folder that holds {RECORD_FILE}")
-    try:
-        record: dict[str, Any] = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise RecordError(f"{path}: not valid JSON ({e}): the file is truncated or corrupted; restore it from git "
-                          "(`git checkout -- <path>`) or export the record again") from e
-    if record.get("format") != FORMAT:
-        raise RecordError(f"{path}: not an llmcreativity record (format {record.get('format')!r})")
-    if record.get("version") != VERSION:
-        raise RecordError(f"{path}: record version {record.get('version')!r}, this code reads version {VERSION}: "
-                          "replay it with the code that wrote it, or export the run again")
-    return record
-
-
-def read_record(folder: str | Path) -> dict[str, Any]:
-    """The record.json of a record folder, checked for format and version."""
-    return _read_record_json(Path(folder))
 
 
 def _write_gz_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -325,7 +294,7 @@ def export_record(folder: str | Path, plans: list[Plan], profile: str, cache_pat
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if (folder / RECORD_FILE).exists():
-        record = _read_record_json(folder)
+        record = read_record(folder)
     else:
         record = {"format": FORMAT, "version": VERSION, "profile": profile, "stages": {}}
     if record.get("profile") != profile:
@@ -367,7 +336,7 @@ def verify_record(folder: str | Path, stages: list[str]) -> dict[str, Any]:
     """The record.json, after checking that every file it lists is whole and every stage in `stages` is in it;
     raises RecordError naming the file or stage and the fix."""
     folder = Path(folder)
-    record = _read_record_json(folder)
+    record = read_record(folder)
     absent = [s for s in stages if s not in record["stages"]]
     if absent:
         raise RecordError(f"{folder}: the record holds no stage {absent} (it has {sorted(record['stages'])}): "

@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..pipeline.claim_table import min_n
+from ..claims.claim_table import min_n
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, all_of_verdict, beats_every_baseline, not_testable, sign_verdict
 

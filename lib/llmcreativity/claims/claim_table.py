@@ -25,6 +25,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from .. import paths
+from .registration import REGISTRATION_JSON, registered_min_n
+
 JudgeKind = Literal["rubric", "convergent", "entailment", "none"]
 """Which LLM judge a claim's statistic rests on: the rubric story judge (validated by Spearman rho against
 HANNA's human ratings), the convergent MacGyver judges (Cohen's kappa against MacGyver's labels), the
@@ -291,15 +294,11 @@ def min_n(claim_id: str, profile: str | None = None) -> int:
     the registered minimum of the profile's own registration where it sized the claim (the claims' re-decision,
     profile `decisive`: `published/preregistration-2`), else the claim table's `ClaimSpec.min_n` (the first
     registration's, which the claim table carries). The published run's verdicts therefore replay unchanged."""
-    from ..paths import RECORDS, REPO_ROOT, current_profile
-
-    profile = current_profile() if profile is None else profile
+    profile = paths.current_profile() if profile is None else profile
     table = CLAIMS[claim_id].min_n
     if profile != "decisive":
         return table
-    from .preregistration import REGISTRATION_JSON
-
-    file = REPO_ROOT / RECORDS[profile][1] / REGISTRATION_JSON
+    file = paths.REPO_ROOT / paths.RECORDS[profile][1] / REGISTRATION_JSON  # read at call time: tests move the root
     if not file.exists():
         return table
     return _registered_minimums(str(file), file.stat().st_mtime_ns).get(claim_id, table)
@@ -309,6 +308,4 @@ def min_n(claim_id: str, profile: str | None = None) -> int:
 def _registered_minimums(file: str, mtime_ns: int) -> dict[str, int]:
     """A registration's minimums, read once per version of its file (`mtime_ns` keys the cache): the ledger asks
     `min_n` several times a row."""
-    from .preregistration import registered_min_n
-
     return registered_min_n(Path(file))

@@ -27,11 +27,11 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from ..context import INTERACTIVE_RUN, kernel_context
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import records_claims, results_dir
 from ..stats.bootstrap import ConfidenceInterval
 from .claim_table import CLAIMS, JudgeKind
-from .provenance import current_run
 
 KINDS: dict[str, str] = {"rubric": "Spearman rho vs HANNA human ratings",
                          "convergent": "Cohen's kappa vs MacGyver labels",
@@ -143,8 +143,8 @@ def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, ci: Confi
                         "(stats.ConfidenceInterval.of(estimate, low, high, n) for one read from a table)")
     est, lo, hi, n = record_interval(f"judge {judge!r}", ("estimate", "low", "high"), ci.estimate, ci.low, ci.high,
                                      ci.n)
-    record = JudgeValidity(kind, judge.strip(), statistic.strip(), est, lo, hi, n, stage.strip(), current_run().run_id,
-                           **lab)
+    run_id = kernel_context().run_id or INTERACTIVE_RUN  # the run's id, as `pipeline.provenance.current_run` gives it
+    record = JudgeValidity(kind, judge.strip(), statistic.strip(), est, lo, hi, n, stage.strip(), run_id, **lab)
     if records_claims():
         upsert(validity_path(), [record], key=lambda v: (v.kind, v.judge), what="judge-validity")
     return record
