@@ -23,6 +23,7 @@ import numpy as np
 
 from llmcreativity.llm import get_embedder
 from llmcreativity.paths import REPO_ROOT
+from llmcreativity.record_file import read_record
 from llmcreativity.writing.degeneracy import measure_degeneracy
 from llmcreativity.writing.parsing import STORY_MARKER, extract_story
 
@@ -37,11 +38,11 @@ def _rows(path: Path) -> list[dict]:
 
 def recorded_stories(record: Path = RECORD) -> list[dict]:
     """One dict per distinct story-length writer reply: stage, role, story, flags."""
-    meta = json.loads((record / "record.json").read_text())["stages"]
+    meta = read_record(record).stages
     replies = {r["key"]: r["payload"] for p in sorted(record.glob("*/calls.*.jsonl.gz")) for r in _rows(p)}
     out, seen = [], set()  # a reply is stored once, in the first stage that asked for it (Review shares drafts)
     for stage in STAGES:
-        words = int(meta[stage]["resolved_parameters"]["max_story_words"])
+        words = int(meta[stage].resolved_parameters["max_story_words"])
         for call in (c for p in sorted((record / stage).glob("keys.*.jsonl.gz")) for c in _rows(p)):
             prompt = call["inputs"].get("prompt")
             if call["method"] != "generate" or not isinstance(prompt, list) or STORY_MARKER not in prompt[-1][

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from llmcreativity.paths import REPO_ROOT
-from llmcreativity.pipeline.record import read_record
+from llmcreativity.record_file import read_record
 from llmcreativity_book.exercises import every_exercise, prepare_base, run_exercise
 
 SMOKE_RECORD = REPO_ROOT / "tests" / "data" / "records" / "smoke"
@@ -36,7 +36,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, help="a folder to keep the runs in (default: a temporary one)")
     args = parser.parse_args()
     record = args.record.resolve()
-    profile = read_record(record)["profile"]
+    profile = read_record(record).profile
     wanted = (lambda e: not e.replay) if args.live_only else (lambda e: args.live or e.replay)
     chosen = [e for e in every_exercise() if wanted(e) and (args.stage is None or e.stage.name in args.stage)]
     with tempfile.TemporaryDirectory() as tmp:

@@ -112,7 +112,7 @@ def _against_record(args: argparse.Namespace) -> tuple[list[Plan], Replay]:
     from .record_file import RecordError, read_record
 
     folder = args.replay if args.replay is not None else args.from_record
-    profile = read_record(folder)["profile"]
+    profile = read_record(folder).profile
     if args.profile not in ("default", profile):
         raise RecordError(f"--profile {args.profile} but {folder} is a record of profile {profile!r}: "
                           "leave --profile out when running against a record")
@@ -147,10 +147,10 @@ def _print_against_record(replay: Replay, plans: list[Plan]) -> None:
     """Before a run against a record starts: the analysis parameters each stage re-analyses with, and for a run live
     against it the projected cost of what it computes anew (`projection.seconds_projection`)."""
     from .pipeline.projection import seconds_lines, seconds_projection
-    from .pipeline.record import describe_changes, parameter_differences
+    from .pipeline.record_compare import describe_changes, parameter_differences
 
     for p in plans:
-        _, analysis = parameter_differences(replay.record["stages"][p.stage.name]["resolved_parameters"], p)
+        _, analysis = parameter_differences(replay.record.stages[p.stage.name].resolved_parameters, p)
         if analysis:
             print(f"[re-analysis] {p.stage.name}: {describe_changes(analysis)}")
     if replay.live:
@@ -198,7 +198,7 @@ def _run(args: argparse.Namespace) -> None:
             print(f"\nrun {run_id}, profile {args.profile}:\n{report_text(ran)}\n"
                   f"(every stage's latest line: {run_report_file(args.profile)})")
         if replay is not None:
-            from .pipeline.record import record_summary
+            from .pipeline.record_page import record_summary
 
             print(*record_summary(replay.record, read_manifest(args.profile)["stages"], run_id), sep="\n")
     print(f"all {len(plans)} stage(s) ran; build the book with `llmcreativity build`")
@@ -211,7 +211,7 @@ def _book() -> None:
     from llmcreativity_book.site import build
 
     from .pipeline.planning import plan
-    from .pipeline.record import unreplayable_stages
+    from .pipeline.record_compare import unreplayable_stages
 
     for profile in ("decisive", "published"):
         record = REPO_ROOT / RECORDS[profile][0]

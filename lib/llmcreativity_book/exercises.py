@@ -8,8 +8,9 @@ see`). The answer ends with one check line, a MyST comment that the page does no
 either half may be left out. A target is
 
 - an output file of the stage, as the record names it (`baselines/homogenization.csv`; `*` matches any characters:
-  `judge_lab/*.json`), compared by `record.output_digest` (wall-clock fields left out);
-- `claims` or `judge-validity`: the stage's recorded claims or judge-validity records (`record.comparable_records`);
+  `judge_lab/*.json`), compared by `record_compare.output_digest` (wall-clock fields left out);
+- `claims` or `judge-validity`: the stage's recorded claims or judge-validity records
+  (`record_compare.comparable_records`);
 - `calls`: how many model calls of each role the stage asked; `new-calls`: how many of them were computed rather than
   answered from the record (0 in a replay);
 - `cell:<text>`: what the code cells whose source contains `<text>` show (every output's data: text, HTML, pictures,
@@ -42,7 +43,7 @@ from llmcreativity.context import child_environment
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.paths import REPO_ROOT
 from llmcreativity.pipeline.execution import LIVE_FOLDER, REPLAY_FOLDER
-from llmcreativity.pipeline.record import comparable_records, output_digest
+from llmcreativity.pipeline.record_compare import comparable_records, output_digest
 from llmcreativity.pipeline.stages import STAGES, Stage
 
 CHECK_PREFIX = "% check:"

@@ -51,11 +51,11 @@ def recorded_book(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LLMCREATIVITY_RESULTS", str(out / "results"))
         run("default", [], stages=STAGES, log=lambda _: None)
-        entries = record["stages"]
-        rewrite_jsonl(claims_path(), [c for e in entries.values() for c in e.get("claims", [])])
-        rewrite_jsonl(validity_path(), [v for e in entries.values() for v in e.get("judge_validity", [])])
+        entries = record.stages
+        rewrite_jsonl(claims_path(), [c for e in entries.values() for c in e.claims])
+        rewrite_jsonl(validity_path(), [v for e in entries.values() for v in e.judge_validity])
         for name, e in entries.items():
-            update_manifest(name, {"run_id": e["run_id"], "status": "ok", "profile": record["profile"],
+            update_manifest(name, {"run_id": e.run_id, "status": "ok", "profile": record.profile,
                                    "replay": {"record": PUBLISHED_RECORD}})
         yield build(out, "html", STAGES)
 
@@ -202,7 +202,7 @@ def test_make_book_replays_the_newest_complete_record(monkeypatch, capsys, compl
     run's, else the default profile live, saying which record lacks what; the book is built after any of them."""
     ran: list = []
     folders = {REPO_ROOT / RECORDS[p][0]: p for p in RECORDS}
-    monkeypatch.setattr("llmcreativity.pipeline.record.unreplayable_stages",
+    monkeypatch.setattr("llmcreativity.pipeline.record_compare.unreplayable_stages",
                         lambda folder, plans: {} if folders[folder] in complete else {"evaluation": "not recorded yet"})
     monkeypatch.setattr(cli, "_run", ran.append)
     monkeypatch.setattr("llmcreativity_book.site.build", lambda: Path("built"))

@@ -37,7 +37,7 @@ def test_a_check_line_reads_its_two_halves_and_refuses_another_form():
 
 
 def test_every_chapter_has_exercises_whose_checks_name_real_targets():
-    recorded = read_record(RECORD)["stages"]
+    recorded = read_record(RECORD).stages
     exercises = every_exercise()
     assert {e.stage.name for e in exercises} == {s.name for s in STAGES}
     faults = []
@@ -48,7 +48,7 @@ def test_every_chapter_has_exercises_whose_checks_name_real_targets():
                 ok = target.removeprefix(CELL_TARGET) in code
             else:
                 ok = target in (*RECORD_TARGETS, *COUNT_TARGETS) or any(
-                    fnmatch.fnmatch(rel, target) for rel in recorded[e.stage.name]["output_digests"])
+                    fnmatch.fnmatch(rel, target) for rel in recorded[e.stage.name].output_digests)
             faults += [] if ok else [f"{e.name}: {target}"]
     assert faults == []
 

@@ -302,15 +302,13 @@ def test_your_own_items_are_checked_before_any_model_loads(tmp_path: Path, monke
 
 
 def test_a_job_without_a_confirmed_judge_is_refused(tmp_path: Path) -> None:
-    import json as js
-
     from llmcreativity.judgelab import score
+    from llmcreativity.record_file import write_record
+    from record_helpers import record_of, recorded_stage
 
-    (tmp_path / "record.json").write_text(js.dumps({"format": "llmcreativity-record", "version": 1, "profile": "x",
-                                                    "stages": {"judge_lab": {"judge_validity": [
-                                                        {"kind": "rubric", "judge": "r", "statistic": "rho",
-                                                         "estimate": 0.1, "low": -0.1, "high": 0.3, "n": 96,
-                                                         "stage": "judge_lab", "run_id": "x"}]}}}))
+    failed = {"kind": "rubric", "judge": "r", "statistic": "rho", "estimate": 0.1, "low": -0.1, "high": 0.3, "n": 96,
+              "stage": "judge_lab", "run_id": "x"}
+    write_record(tmp_path, record_of("x", judge_lab=recorded_stage(judge_validity=(failed,))))
     with pytest.raises(score.ItemsError, match=r"'rubric' \(story quality\) has no confirmed judge: its judge failed"):
         score.confirmed_judge("rubric", tmp_path)
     with pytest.raises(score.ItemsError, match="has not confirmed one"):

@@ -94,5 +94,5 @@ def test_chapter_has_an_exercise_re_analysing_the_published_record_with_an_analy
         assert command[6] == "-p" and len(command) == 9, command
         param = declared[command[7]]
         assert param.analysis, f"{command[7]} is not an analysis parameter of {stage.name}: a replay refuses it"
-        recorded = read_record(REPO_ROOT / DECISIVE_RECORD)["stages"][stage.name]["resolved_parameters"]
+        recorded = read_record(REPO_ROOT / DECISIVE_RECORD).stages[stage.name].resolved_parameters
         assert parse_cli_value(param, command[8], stage.notebook) != recorded[command[7]], "the record's own value"

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from llmcreativity.pipeline.record import replay_differences
+from llmcreativity.pipeline.record_compare import replay_differences
 from llmcreativity.record_file import read_record
 from locations import TEST_DATA
 
@@ -35,10 +35,10 @@ def replayed(smoke_replay):
 
 def test_every_recorded_stage_replays_asking_exactly_the_recorded_calls(replayed):
     record, stages, _ = replayed
-    assert set(stages) == set(record["stages"])
+    assert set(stages) == set(record.stages)
     for name, entry in stages.items():
         assert entry["status"] == "ok", name
-        assert entry["calls"] == record["stages"][name]["calls"], name
+        assert entry["calls"] == record.stages[name].calls, name
         assert all(u["cache_hits"] == u["calls"] for u in entry["usage"]), name  # nothing was computed
 
 
@@ -52,17 +52,17 @@ def test_the_spot_check_recomputes_every_model_identity_and_all_match(replayed):
 
 def test_the_record_spans_both_engines_an_embedder_and_the_entailment_judge():
     record = read_record(RECORD)
-    identities = {u["identity"] for e in record["stages"].values() for u in e["usage"]}
+    identities = {u["identity"] for e in record.stages.values() for u in e.usage}
     assert any(i.startswith("llama.cpp:") for i in identities)
     assert any(i.startswith("transformers:") and ":float32:" in i for i in identities)
-    assert any(u["kind"] == "embedder" for e in record["stages"].values() for u in e["usage"])
-    roles = {role for e in record["stages"].values() for role in e["calls"]}
+    assert any(u["kind"] == "embedder" for e in record.stages.values() for u in e.usage)
+    roles = {role for e in record.stages.values() for role in e.calls}
     assert {"entailment_judge", "writer", "embedder"} <= roles
 
 
 def test_the_replay_rebuilds_the_recorded_outputs_and_claims(replayed):
     record, stages, results = replayed
-    assert replay_differences(record, stages, results) == {name: [] for name in record["stages"]}
+    assert replay_differences(record, stages, results) == {name: [] for name in record.stages}
 
 
 FULL_IDENTITY = re.compile(r"sha256-[0-9a-f]{8}|:row-seeded")
@@ -95,7 +95,7 @@ def test_every_chapter_shows_rounded_tables_short_model_names_and_no_empty_outpu
     """Every executed chapter of the replay: each table comes from the display helper, no full model identity and
     no unrounded float stand outside the provenance section, and no output box is empty."""
     notebooks = sorted((replayed[2] / "executed").glob("*.ipynb"))
-    assert {n.stem for n in notebooks} >= set(read_record(RECORD)["stages"])
+    assert {n.stem for n in notebooks} >= set(read_record(RECORD).stages)
     faults = []
     for notebook in notebooks:
         for first, mime, text in page_outputs(notebook):

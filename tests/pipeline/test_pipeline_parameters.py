@@ -240,10 +240,10 @@ def test_a_generating_parameter_added_after_recording_keeps_older_records_replay
     from llmcreativity.paths import PUBLISHED_RECORD, REPO_ROOT
     from llmcreativity.pipeline.parameters import parse_parameters
     from llmcreativity.pipeline.planning import plan
-    from llmcreativity.pipeline.record import parameter_differences
+    from llmcreativity.pipeline.record_compare import parameter_differences
     from llmcreativity.record_file import read_record
 
-    recorded = read_record(REPO_ROOT / PUBLISHED_RECORD)["stages"]["baselines"]["resolved_parameters"]
+    recorded = read_record(REPO_ROOT / PUBLISHED_RECORD).stages["baselines"].resolved_parameters
     assert "decoding" not in recorded
     p = next(x for x in plan("published", []) if x.stage.name == "baselines")
     assert p.declared["decoding"].added and p.parameters.get("decoding", "none") == "none"

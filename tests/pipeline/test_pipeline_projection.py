@@ -20,6 +20,7 @@ from llmcreativity.pipeline.run_report import run_report, write_run_report
 from llmcreativity.pipeline.stages import STAGES, Scale, Stage
 from llmcreativity.record_file import read_record
 from locations import TEST_DATA
+from record_helpers import record_of, recorded_stage
 
 pytestmark = pytest.mark.usefixtures("results")  # conftest: a fresh results folder per test
 
@@ -132,14 +133,14 @@ def test_the_scales_count_the_expensive_calls(stage, profile, changes, expected)
 def test_the_rubric_scale_counts_the_gradings_the_smoke_record_made():
     """One expected-score pass per grading: the smoke record's evaluation asked exactly that many."""
     record = read_record(SMOKE_RECORD)
-    assert units("evaluation", resolved("smoke")) == record["stages"]["evaluation"]["calls"]["rubric_judge"][
+    assert units("evaluation", resolved("smoke")) == record.stages["evaluation"].calls["rubric_judge"][
         "answer_probs"]
 
 
 def test_the_seconds_of_a_run_against_a_record_scale_from_the_recorded_parameters(results):
     stage = Stage("recorded", str(BOOK / "recorded_stage.md"), "Recorded", (), {"default": {}},
                   scale=Scale(lambda p: p["n"], "n"))
-    record = {"stages": {"recorded": {"resolved_parameters": {"n": 3}, "seconds": 30.0}}}
+    record = record_of(recorded=recorded_stage(resolved_parameters={"n": 3}, seconds=30.0))
     [doubled] = seconds_projection(record, plan("default", [("n", "6")], stages=[stage]), [stage])
     assert (doubled.changed, doubled.units_recorded, doubled.units_target, doubled.projected_seconds) \
         == (("n",), 3, 6, 60.0)

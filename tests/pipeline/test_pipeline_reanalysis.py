@@ -90,14 +90,14 @@ def test_a_replay_re_analyses_one_stage_alone_answering_every_call_from_the_reco
     entry = run_stage(plans[0], replay=replay, **QUIET)
     stages = read_manifest("default")["stages"]
     assert stages["first"] == first  # not run again
-    assert entry["calls"] == read_record(recorded)["stages"]["second"]["calls"]
+    assert entry["calls"] == read_record(recorded).stages["second"].calls
     assert all(u["cache_hits"] == u["calls"] for u in entry["usage"])  # nothing was computed
     assert entry["record_calls"] == {"from_record": 3, "new": 0, "new_calls": {}}
     assert entry["against_record"]["analysis_changed"] == {"min_length": [0, 26]}
     assert [r["kept"] for r in replies("second")] == [False, True, True]  # the analysis did change
     assert [r["upstream"] for r in replies("second")] == [3, 3, 3]
     [b2] = [c for c in read_claims() if c.claim_id == "B2"]
-    assert b2.statistic == 2.0 and b2.run_id == read_record(recorded)["stages"]["second"]["run_id"]
+    assert b2.statistic == 2.0 and b2.run_id == read_record(recorded).stages["second"].run_id
     text = page()
     assert "Against the record its stage ran with: recorded; re-analysed with min_length: recorded 0, now 26." in text
     assert "Re-analysed against the record, no call computed: second with min_length: recorded 0, now 26." in text
@@ -120,7 +120,7 @@ def test_a_live_run_against_the_record_computes_only_the_calls_it_lacks(recorded
         assert entry["record_calls"] == {"from_record": 3, "new": 1, "new_calls": {"writer": {"generate": 1}}}
         assert entry["against_record"]["generating_changed"] == {"n": [3, 4]}
         assert [(u["calls"], u["cache_hits"]) for u in entry["usage"]] == [(4, 3)]
-        assert entry["run_id"] != read_record(recorded)["stages"]["first"]["run_id"]  # a run of its own
+        assert entry["run_id"] != read_record(recorded).stages["first"].run_id  # a run of its own
     assert len(replies("second")) == 4 and replies("second")[0]["upstream"] == 4
     assert not (fresh / "cache" / "calls.sqlite").exists()  # the user's call cache is not touched
     assert len(ResponseCache(replay.calls)) == len(replay.keys) + 2  # the record's answers and the two computed

@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,17 +17,12 @@ from llmcreativity.pipeline.execution import prepare_replay, run, run_stage
 from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.planning import plan
-from llmcreativity.pipeline.record import (
-    call_log_file,
-    export_record,
-    output_digests,
-    replay_differences,
-    stage_seconds,
-    unreplayable_stages,
-)
+from llmcreativity.pipeline.record import call_log_file, export_record
+from llmcreativity.pipeline.record_compare import output_digests, replay_differences, unreplayable_stages
 from llmcreativity.pipeline.stages import Stage
-from llmcreativity.record_file import RecordError, read_record
+from llmcreativity.record_file import Machine, RecordError, Sitting, read_record
 from locations import TEST_DATA
+from record_helpers import record_of, recorded_stage
 
 NOTEBOOK = TEST_DATA / "book" / "recorded_stage.md"
 STAGE = Stage("recorded", str(NOTEBOOK), "Recorded", (), {"default": {}, "paper": {"n": 4}, "smoke": {"n": 1}})
@@ -60,12 +56,12 @@ def fresh(tmp_path, monkeypatch):
 def test_the_record_lists_every_call_with_its_role_and_the_files_hashes(recorded):
     folder, _, entry = recorded
     record = read_record(folder)
-    stage = record["stages"]["recorded"]
-    assert stage["calls"] == {"(none)": {"encode": 3}, "writer": {"answer_probs": 3, "generate": 6}}
-    assert stage["run_id"] == entry["run_id"] and stage["resolved_parameters"] == {"n": 3}
-    assert sorted(record["files"]) == ["recorded/calls.1.jsonl.gz", "recorded/embeddings.1.npz",
-                                       "recorded/keys.1.jsonl.gz"]
-    assert [c["claim_id"] for c in stage["claims"]] == ["B1"]
+    stage = record.stages["recorded"]
+    assert stage.calls == {"(none)": {"encode": 3}, "writer": {"answer_probs": 3, "generate": 6}}
+    assert stage.run_id == entry["run_id"] and stage.resolved_parameters == {"n": 3}
+    assert sorted(record.files) == ["recorded/calls.1.jsonl.gz", "recorded/embeddings.1.npz",
+                                    "recorded/keys.1.jsonl.gz"]
+    assert [c["claim_id"] for c in stage.claims] == ["B1"]
 
 
 def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded, fresh):
@@ -74,7 +70,7 @@ def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded
     replayed = run_stage(plans[0], log=lambda *_: None, replay=replay)
     out = Path(os.environ["LLMCREATIVITY_RESULTS"])
     assert out == fresh / "results" / "replay"
-    assert replayed["calls"] == read_record(folder)["stages"]["recorded"]["calls"]
+    assert replayed["calls"] == read_record(folder).stages["recorded"].calls
     assert replayed["outputs"] == entry["outputs"]  # the same bytes
     assert replay_differences(replay.record, read_manifest("default")["stages"], out) == {"recorded": []}
     assert [u["cache_hits"] == u["calls"] for u in replayed["usage"]] == [True, True]
@@ -150,7 +146,7 @@ def test_a_record_holding_parameters_the_notebook_no_longer_declares_is_replayed
     parameters; no code reads a parameter the notebook no longer declares, so it is not compared."""
     folder, _, _ = recorded
     plans, replay = prepare_replay(_damaged(folder, tmp_path, _declare_endpoint_settings), stages=[STAGE])
-    recorded_parameters = replay.record["stages"]["recorded"]["resolved_parameters"]
+    recorded_parameters = replay.record.stages["recorded"].resolved_parameters
     assert [p.stage.name for p in plans] == ["recorded"]
     assert recorded_parameters == {"n": 3, "api_key_env": "MY_KEY", "max_concurrency": 32}
 
@@ -195,15 +191,15 @@ def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(record
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(live))
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(live.parent / "cache"))
     unchanged = export_record(copy, plan("default", [], stages=[STAGE]), "default", log=lambda *_: None)
-    assert unchanged["stages"]["recorded"]["keys_file"] == "recorded/keys.1.jsonl.gz"
+    assert unchanged.stages["recorded"].keys_file == "recorded/keys.1.jsonl.gz"
     run("default", [("n", "4")], stages=[STAGE], log=lambda *_: None)
     grown = export_record(copy, plan("default", [("n", "4")], stages=[STAGE]), "default", log=lambda *_: None)
-    assert grown["stages"]["recorded"]["keys_file"] == "recorded/keys.2.jsonl.gz"
+    assert grown.stages["recorded"].keys_file == "recorded/keys.2.jsonl.gz"
     # the answers' files stay as they were; the superseded keys file goes (the new one holds its calls too)
     assert not (copy / "recorded" / "keys.1.jsonl.gz").exists()
     before.pop("keys.1.jsonl.gz")
     assert {p.name: p.read_bytes() for p in (copy / "recorded").iterdir() if p.name in before} == before
-    assert grown["stages"]["recorded"]["calls"]["writer"] == {"answer_probs": 4, "generate": 8}
+    assert grown.stages["recorded"].calls["writer"] == {"answer_probs": 4, "generate": 8}
 
 
 def test_a_sitting_without_new_calls_whose_outputs_changed_is_recorded_with_the_same_files(recorded, tmp_path,
@@ -218,14 +214,14 @@ def test_a_sitting_without_new_calls_whose_outputs_changed_is_recorded_with_the_
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(live.parent / "cache"))
     # up to date with the live folder's calls first (an earlier test may have grown it)
     first = export_record(copy, plan("default", [], stages=[STAGE]), "default",
-                          log=lambda *_: None)["stages"]["recorded"]
-    name = sorted(first["output_digests"])[0]
+                          log=lambda *_: None).stages["recorded"]
+    name = sorted(first.output_digests)[0]
     (results / name).write_text('{"rescored": 1}\n')
     again = export_record(copy, plan("default", [], stages=[STAGE]), "default", log=lambda *_: None)
-    entry = again["stages"]["recorded"]
-    assert entry["output_digests"][name] != first["output_digests"][name]
-    assert entry["keys_file"] == first["keys_file"] and entry["shards"] == first["shards"]
-    assert len(entry["sittings"]) == len(first.get("sittings") or [1]) + 1 and entry["sittings"][-1]["calls"] == {}
+    entry = again.stages["recorded"]
+    assert entry.output_digests[name] != first.output_digests[name]
+    assert entry.keys_file == first.keys_file and entry.shards == first.shards
+    assert len(entry.sittings) == len(first.all_sittings()) + 1 and entry.sittings[-1].calls == {}
 
 
 def test_a_stage_resumed_in_a_later_sitting_is_recorded_with_the_calls_of_every_sitting(recorded, tmp_path,
@@ -235,7 +231,7 @@ def test_a_stage_resumed_in_a_later_sitting_is_recorded_with_the_calls_of_every_
     folder, live, _ = recorded
     copy = tmp_path / "resumed"
     shutil.copytree(folder, copy)
-    first = read_record(copy)["stages"]["recorded"]
+    first = read_record(copy).stages["recorded"]
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(live))
     monkeypatch.setenv("LLMCREATIVITY_CACHE", str(live.parent / "cache"))
     profile = plan("default", [("n", "4")], stages=[STAGE])
@@ -245,14 +241,14 @@ def test_a_stage_resumed_in_a_later_sitting_is_recorded_with_the_calls_of_every_
         asked_before = {tuple(json.loads(line)["keys"]) for line in f}
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     log.write_text("".join(json.dumps(r) + "\n" for r in rows if tuple(r["keys"]) not in asked_before))
-    stage = export_record(copy, profile, "default", log=lambda *_: None)["stages"]["recorded"]
-    assert stage["calls"] == {"(none)": {"encode": 4}, "writer": {"answer_probs": 4, "generate": 8}}
-    assert [s["run_id"] for s in stage["sittings"]] == [first["run_id"], entry["run_id"]]
-    assert stage["sittings"][1]["calls"] == {"(none)": {"encode": 1}, "writer": {"answer_probs": 1, "generate": 2}}
-    assert stage_seconds(stage) == pytest.approx(first["seconds"] + entry["seconds"])
+    stage = export_record(copy, profile, "default", log=lambda *_: None).stages["recorded"]
+    assert stage.calls == {"(none)": {"encode": 4}, "writer": {"answer_probs": 4, "generate": 8}}
+    assert [s.run_id for s in stage.sittings] == [first.run_id, entry["run_id"]]
+    assert stage.sittings[1].calls == {"(none)": {"encode": 1}, "writer": {"answer_probs": 1, "generate": 2}}
+    assert stage.computing_seconds() == pytest.approx(first.seconds + entry["seconds"])
     assert sorted(p.name for p in (copy / "recorded").glob("keys.*")) == ["keys.2.jsonl.gz"]
     # exporting the same sitting again adds nothing
-    assert export_record(copy, profile, "default", log=lambda *_: None)["stages"]["recorded"] == stage
+    assert export_record(copy, profile, "default", log=lambda *_: None).stages["recorded"] == stage
 
 
 def test_a_sitting_at_an_interim_size_is_recorded_at_that_size_until_the_stage_runs_at_the_profiles(
@@ -266,13 +262,25 @@ def test_a_sitting_at_an_interim_size_is_recorded_at_that_size_until_the_stage_r
     profile = plan("default", [], stages=[STAGE])
     run("default", [("n", "2")], stages=[STAGE], log=lambda *_: None)
     interim = export_record(copy, profile, "default", log=lambda *_: None)
-    assert interim["stages"]["recorded"]["resolved_parameters"]["n"] == 2
+    assert interim.stages["recorded"].resolved_parameters["n"] == 2
     assert unreplayable_stages(copy, profile) == {"recorded": "recorded with other generating parameters (n: recorded "
                                                              "2, now 3)"}
     run("default", stages=[STAGE], log=lambda *_: None)
-    full = export_record(copy, profile, "default", log=lambda *_: None)["stages"]["recorded"]
+    full = export_record(copy, profile, "default", log=lambda *_: None).stages["recorded"]
     assert unreplayable_stages(copy, profile) == {}
-    assert full["calls"]["writer"] == {"answer_probs": 3, "generate": 6} and len(full["sittings"]) == 2
+    assert full.calls["writer"] == {"answer_probs": 3, "generate": 6} and len(full.sittings) == 2
+
+
+def test_a_record_read_and_written_again_is_the_same_bytes(tmp_path):
+    """The typed form of record.json loses nothing: every committed record comes back byte for byte."""
+    from llmcreativity.paths import REPO_ROOT
+    from llmcreativity.record_file import write_record
+
+    folders = [f.parent for f in sorted((REPO_ROOT / "published").glob("*/record.json"))]
+    assert folders, "no committed record under published/"
+    for folder in [*folders, REPO_ROOT / "tests" / "data" / "records" / "smoke"]:
+        write_record(tmp_path, read_record(folder))
+        assert (tmp_path / "record.json").read_bytes() == (folder / "record.json").read_bytes(), folder
 
 
 def test_replay_differences_names_changed_and_missing_outputs_and_changed_claims(tmp_path):
@@ -282,16 +290,16 @@ def test_replay_differences_names_changed_and_missing_outputs_and_changed_claims
     (tmp_path / "claims.jsonl").write_text(json.dumps({"stage": "s", "claim_id": "B1", "statistic": 0.4,
                                                        "recorded_at": "later"}) + "\n")
     digests = output_digests({"s/a.jsonl": "", "s/b.csv": ""}, tmp_path)
-    record = {"stages": {"s": {"output_digests": {**digests, "s/c.jsonl": "1" * 64},
-                               "claims": [{"stage": "s", "claim_id": "B1", "statistic": 0.4, "recorded_at": "then"}]}}}
-    assert replay_differences(record, {"s": {}}, tmp_path) == {"s": ["s/c.jsonl: missing"]}
+    claim = {"stage": "s", "claim_id": "B1", "statistic": 0.4, "recorded_at": "then"}
+    record = record_of(s=recorded_stage(output_digests={**digests, "s/c.jsonl": "1" * 64}, claims=(claim,)))
+    assert replay_differences(record, {"s"}, tmp_path) == {"s": ["s/c.jsonl: missing"]}
     # other wall-clock times are the same content; another value is not
     (tmp_path / "s" / "a.jsonl").write_text('{"x": 1, "steps": [{"y": 2, "sample_seconds": 9.0}]}\n')
     (tmp_path / "s" / "b.csv").write_text("x,seconds\n2,0.5\n")
-    assert replay_differences(record, {"s": {}}, tmp_path)["s"][:2] == ["s/b.csv: differs", "s/c.jsonl: missing"]
-    record["stages"]["s"]["claims"][0]["statistic"] = 0.5
-    assert replay_differences(record, {"s": {}}, tmp_path)["s"][-1] == "claims records differ"
-    assert replay_differences(record, {}, tmp_path) == {}  # a stage the replay did not run is not compared
+    assert replay_differences(record, {"s"}, tmp_path)["s"][:2] == ["s/b.csv: differs", "s/c.jsonl: missing"]
+    claim["statistic"] = 0.5
+    assert replay_differences(record, {"s"}, tmp_path)["s"][-1] == "claims records differ"
+    assert replay_differences(record, set(), tmp_path) == {}  # a stage the replay did not run is not compared
 
 
 def test_a_failed_export_leaves_no_file_behind(recorded, tmp_path, monkeypatch):
@@ -304,22 +312,20 @@ def test_a_failed_export_leaves_no_file_behind(recorded, tmp_path, monkeypatch):
 
 
 def test_the_record_provenance_names_its_runs_dates_commits_machine_and_hours():
-    from llmcreativity.pipeline.record import record_provenance
+    from llmcreativity.pipeline.record_page import record_provenance
 
-    record = {"profile": "published", "cpu": {"model": "AMD EPYC 9B14", "cores": 2},
-              "stages": {"a": {"run_id": "20261201T170909-2784a6", "commit": "bf6b3a02e5e9", "seconds": 5400.0},
-                         "b": {"run_id": "20261203T090000-aaaaaa", "commit": "bf6b3a02e5e9", "seconds": 1800.0},
-                         "c": {"run_id": "20261203T090000-aaaaaa", "commit": "1234567890ab", "seconds": 3600.0}}}
+    stages = {"a": recorded_stage(run_id="20261201T170909-2784a6", commit="bf6b3a02e5e9", seconds=5400.0),
+              "b": recorded_stage(run_id="20261203T090000-aaaaaa", commit="bf6b3a02e5e9", seconds=1800.0),
+              "c": recorded_stage(run_id="20261203T090000-aaaaaa", commit="1234567890ab", seconds=3600.0)}
+    record = record_of("published", Machine("AMD EPYC 9B14", "x86_64", 2, ()), **stages)
     text = record_provenance(record)
     assert "3 stage(s) of profile `published` from 2 run(s)" in text
     assert "2026-12-01 to 2026-12-03" in text and "`1234567` " not in text
     assert "`bf6b3a0`" in text and "`1234567`" in text
     assert "AMD EPYC 9B14, 2 cores: 3.00 hours of computing" in text
     # a stage recorded over two sittings: both runs named, both wall times counted
-    record["stages"]["a"]["sittings"] = [{"run_id": "20261130T100000-bbbbbb", "commit": "bf6b3a02e5e9",
-                                          "seconds": 1800.0},
-                                         {"run_id": "20261201T170909-2784a6", "commit": "bf6b3a02e5e9",
-                                          "seconds": 5400.0}]
-    text = record_provenance(record)
+    stages["a"] = replace(stages["a"], sittings=(Sitting("20261130T100000-bbbbbb", "bf6b3a02e5e9", 1800.0, "", {}),
+                                                 Sitting("20261201T170909-2784a6", "bf6b3a02e5e9", 5400.0, "", {})))
+    text = record_provenance(replace(record, stages=stages))
     assert "from 3 run(s)" in text and "2026-11-30 to 2026-12-03" in text
     assert "3.50 hours of computing" in text

@@ -12,7 +12,7 @@ from llmcreativity.claims.registration import registered_min_n
 from llmcreativity.context import variable
 from llmcreativity.paths import PUBLISHED_REGISTRATION, REPO_ROOT
 from llmcreativity.pipeline.planning import plan
-from llmcreativity.pipeline.record import resolved_parameters
+from llmcreativity.pipeline.record_compare import resolved_parameters
 
 REGISTRATION = REPO_ROOT / PUBLISHED_REGISTRATION
 

@@ -67,8 +67,8 @@ def _validity(job: str, folder: Path) -> tuple[list[dict[str, Any]], list[dict[s
     from ..claims.judge_validity import JudgeValidity
     from ..record_file import read_record
 
-    entry = read_record(folder)["stages"].get("judge_lab")
-    rows = [r for r in (entry or {}).get("judge_validity", []) if r.get("kind") == job]
+    entry = read_record(folder).stages.get("judge_lab")
+    rows = [r for r in (entry.judge_validity if entry else ()) if r.get("kind") == job]
     return rows, [r for r in rows if JudgeValidity.from_dict(r).validated]
 
 

@@ -50,7 +50,7 @@ from ..llm.call_log import LoggedCall, calls_path, read_call_log
 from ..llm.spot_check import read_spot_checks, summarize
 from ..llm.usage_file import read_usage
 from ..paths import REPO_ROOT, SCRATCH_PROFILES, cache_dir, results_dir, results_root
-from ..record_file import RecordError, read_record
+from ..record_file import Record, RecordError, read_record
 from .manifest import executed_dir, read_manifest, update_manifest
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
@@ -58,14 +58,13 @@ from .provenance import parameters_hash
 from .record import (
     call_log_file,
     calls_by_role,
-    check_parameters,
     code_commit,
     import_record,
-    parameter_differences,
     spot_check_file,
     stored_keys,
     verify_record,
 )
+from .record_compare import check_parameters, parameter_differences
 from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_path, write_run_report
 from .stages import Stage
 
@@ -88,7 +87,7 @@ class Replay:
 
     folder: Path
     """The record folder."""
-    record: dict[str, Any]
+    record: Record
     """Its record.json (`record_file.read_record`)."""
     calls: Path
     """The call cache the record was imported into."""
@@ -126,7 +125,7 @@ def _check_upstream(plans: list[Plan], folder: Path) -> None:
 
 
 def _load_record(folder: str | Path, results: str, overrides: list[tuple[str, str]] | None, only: str | None,
-                 stages: list[Stage] | None) -> tuple[Path, dict[str, Any], list[Plan]]:
+                 stages: list[Stage] | None) -> tuple[Path, Record, list[Plan]]:
     """The record folder, its checked record.json and the plans of a run against it writing under
     `results_root()/results`; refused with a `RecordError` naming the file or stage and the fix: a record of another
     version, a truncated or altered file, a stage the plan runs but the record lacks, an upstream stage whose
@@ -134,7 +133,7 @@ def _load_record(folder: str | Path, results: str, overrides: list[tuple[str, st
     folder = Path(folder).resolve()
     record = read_record(folder)
     _use_results_folder(results)
-    plans = plan(record["profile"], overrides or [], only, stages)
+    plans = plan(record.profile, overrides or [], only, stages)
     record = verify_record(folder, [p.stage.name for p in plans])
     _check_upstream(plans, folder)
     return folder, record, plans
@@ -150,7 +149,7 @@ def prepare_replay(folder: str | Path, overrides: list[tuple[str, str]] | None =
     """
     folder, record, plans = _load_record(folder, REPLAY_FOLDER, overrides, only, stages)
     check_parameters(record, plans, folder)
-    calls = executed_dir(record["profile"]) / RECORD_CALLS
+    calls = executed_dir(record.profile) / RECORD_CALLS
     calls.parent.mkdir(parents=True, exist_ok=True)
     import_record(folder, calls, [p.stage.name for p in plans])
     return plans, Replay(folder, record, calls, keys=frozenset(stored_keys(folder, record)))
@@ -166,7 +165,7 @@ def prepare_from_record(folder: str | Path, overrides: list[tuple[str, str]] | N
     (`cache_dir()/calls.sqlite`, as `record import` does). Refused as `_load_record` says.
     """
     folder, record, plans = _load_record(folder, LIVE_FOLDER, overrides, only, stages)
-    calls = calls_path(cache_dir() / "calls.sqlite") if user_cache else executed_dir(record["profile"]) / RECORD_CALLS
+    calls = calls_path(cache_dir() / "calls.sqlite") if user_cache else executed_dir(record.profile) / RECORD_CALLS
     calls.parent.mkdir(parents=True, exist_ok=True)
     import_record(folder, calls, [p.stage.name for p in plans], fresh=False)
     return plans, Replay(folder, record, calls, live=True, keys=frozenset(stored_keys(folder, record)))
@@ -303,10 +302,10 @@ def stage_context(p: Plan, run_id: str, params: str, usage: Path, replay: Replay
     if replay is not None:
         context = replace(context, calls=replay.calls)
     if replay is not None and not replay.live:
-        recorded = replay.record["stages"][p.stage.name]
-        _, analysis = parameter_differences(recorded["resolved_parameters"], p)
-        context = replace(context, run_id=recorded["run_id"],
-                          params_sha256=params if analysis else recorded["parameters_sha256"], cache_only=True,
+        recorded = replay.record.stages[p.stage.name]
+        _, analysis = parameter_differences(recorded.resolved_parameters, p)
+        context = replace(context, run_id=recorded.run_id,
+                          params_sha256=params if analysis else recorded.parameters_sha256, cache_only=True,
                           spot_check=spot_check_file(p.stage.name, p.profile))
     return context
 
@@ -335,7 +334,7 @@ def _clear_stage_folder(p: Plan) -> None:
 def _against_record(p: Plan, replay: Replay, run_id: str) -> dict[str, Any]:
     """The manifest's `against_record` of a stage run against `replay`'s record by run `run_id`: the record, the mode
     (replay or live) and the parameters that differ from the recorded ones, by kind, as {name: [recorded, now]}."""
-    generating, analysis = parameter_differences(replay.record["stages"][p.stage.name]["resolved_parameters"], p)
+    generating, analysis = parameter_differences(replay.record.stages[p.stage.name].resolved_parameters, p)
     return {"record": str(replay.folder), "mode": "live" if replay.live else "replay", "run": run_id,
             "analysis_changed": {k: list(v) for k, v in analysis.items()},
             "generating_changed": {k: list(v) for k, v in generating.items()}}
@@ -375,7 +374,7 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
         entry["against_record"] = _against_record(p, replay, run_id)
     if replay is not None and not replay.live:
         entry["replay"] = {"record": str(replay.folder), "replay_id": run_id}
-        entry["run_id"] = replay.record["stages"][p.stage.name]["run_id"]
+        entry["run_id"] = replay.record.stages[p.stage.name].run_id
     update_manifest(p.stage.name, entry, p.profile)
     write_run_report(p.profile)
     before = _snapshot(p.profile)

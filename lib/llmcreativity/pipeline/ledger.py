@@ -15,7 +15,7 @@ the recorded judge agreements (`judge_validity`) and the run manifest:
   re-run is the latest for that stage), or that run failed: a stale verdict is never shown as current;
 - *recorded* or *fresh* when its stage ran against a record (`run --replay`, `run --from-record`): whether the
   stage asked any call the record does not hold, and the analysis parameters it was re-analysed with
-  (`record.record_origin`).
+  (`record_page.record_origin`).
 
 Each row says whether it is a paper's claim or a check of this project's own (`ClaimSpec.kind`) and which
 estimator decides it (`ClaimSpec.estimator`). `claims_markdown` writes a compact table, the forest plot
@@ -32,10 +32,11 @@ from typing import Any
 from ..claims.claim_table import CLAIMS, ClaimSpec, min_n
 from ..claims.judge_validity import KINDS, JudgeValidity, judges_for
 from ..llm.registry import short_label
+from ..record_file import Record
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .excerpts import figure_source
 from .preregistration import registration_markdown_line
-from .record import record_markdown, record_origin
+from .record_page import record_markdown, record_origin
 from .stages import recorder_of
 
 NOT_RUN = "not run"
@@ -63,7 +64,7 @@ class LedgerRow:
     stale: str
     """Why the record is stale; empty when it comes from the latest run of its stage."""
     origin: str = ""
-    """Whether its stage asked anything the record it ran against does not hold (`record.record_origin`:
+    """Whether its stage asked anything the record it ran against does not hold (`record_page.record_origin`:
     "recorded", or "fresh: N of M calls new"; with the analysis parameters it was re-analysed with); empty when the
     stage ran against no record."""
     also: tuple[LedgerRow, ...] = ()
@@ -159,15 +160,15 @@ class EarlierRun:
     """Its stages as manifest entries (run id, status), against which its claims are current."""
 
 
-def earlier_run(record: dict[str, Any], label: str) -> EarlierRun:
+def earlier_run(record: Record, label: str) -> EarlierRun:
     """The claims, judge agreements and stage runs a record (`record_file.read_record`) holds, as an `EarlierRun`."""
     from ..json_records import from_json
 
-    entries = record["stages"].values()
-    return EarlierRun(label, [from_json(Claim, c) for e in entries for c in e.get("claims", [])],
-                      [JudgeValidity.from_dict(v) for e in entries for v in e.get("judge_validity", [])],
-                      {name: {"run_id": e["run_id"], "status": "ok", "profile": record.get("profile", "")}
-                       for name, e in record["stages"].items()})
+    entries = record.stages.values()
+    return EarlierRun(label, [from_json(Claim, c) for e in entries for c in e.claims],
+                      [JudgeValidity.from_dict(v) for e in entries for v in e.judge_validity],
+                      {name: {"run_id": e.run_id, "status": "ok", "profile": record.profile}
+                       for name, e in record.stages.items()})
 
 
 def ledger_rows(claims: list[Claim], validity: list[JudgeValidity],

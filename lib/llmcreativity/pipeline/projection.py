@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..record_file import Record
 from .manifest import read_manifest
 from .order import ordered_stages
 from .planning import Plan, declared_parameters
@@ -173,26 +174,26 @@ class SecondsProjection:
             if self.units_recorded else math.nan
 
 
-def seconds_projection(record: dict[str, Any], plans: list[Plan],
+def seconds_projection(record: Record, plans: list[Plan],
                        stages: list[Stage] | None = None) -> list[SecondsProjection]:
-    """Per planned stage, the record's seconds (of all its sittings, `record.stage_seconds`) scaled by its
+    """Per planned stage, the record's seconds (of all its sittings, `RecordedStage.computing_seconds`) scaled by its
     `Stage.scale` from the recorded resolved parameters to the planned ones (upstream stages that do not run keep
-    their recorded values), with the generating parameters that changed (`record.parameter_differences`)."""
-    from .record import parameter_differences, resolved_parameters, stage_seconds
+    their recorded values), with the generating parameters that changed (`record_compare.parameter_differences`)."""
+    from .record_compare import parameter_differences, resolved_parameters
 
     ordered = ordered_stages(stages)
     # every parameter each recorded stage declares now: a parameter added since the recording has its default
-    recorded = {s.name: stage_parameters(s, record["stages"][s.name]["resolved_parameters"]) for s in ordered
-                if s.name in record["stages"]}
+    recorded = {s.name: stage_parameters(s, record.stages[s.name].resolved_parameters) for s in ordered
+                if s.name in record.stages}
     target = recorded | {p.stage.name: resolved_parameters(p) for p in plans}
     out = []
     for p in plans:
-        entry, scale = record["stages"][p.stage.name], p.stage.scale
-        generating, _ = parameter_differences(entry["resolved_parameters"], p)
+        entry, scale = record.stages[p.stage.name], p.stage.scale
+        generating, _ = parameter_differences(entry.resolved_parameters, p)
         units_p, units_q, ratio = (work_ratio(scale, scale_parameters(p.stage, recorded, ordered),
                                               scale_parameters(p.stage, target, ordered))
                                    if scale is not None else (math.nan, math.nan, math.nan))
-        out.append(SecondsProjection(p.stage.name, stage_seconds(entry), tuple(generating),
+        out.append(SecondsProjection(p.stage.name, entry.computing_seconds(), tuple(generating),
                                      scale.units_formula if scale else "(no scale)", units_p, units_q,
                                      scale.length_formula if scale else "", ratio))
     return out

@@ -1,0 +1,135 @@
+"""What the console and the claims page say about a record: a replay's or a live run's line per stage
+(`record_summary`), where a claim's stage got its calls (`record_origin`), the run a record holds
+(`record_provenance`) and the page's sentences on the stages run against a record (`record_markdown`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..paths import REPO_ROOT
+from ..record_file import Record, read_record
+from .record_compare import describe_changes
+
+
+def _calls(entry: dict[str, Any]) -> int:
+    """Distinct calls a stage asked for, over its roles and methods (a manifest entry's `calls`)."""
+    return sum(n for m in entry.get("calls", {}).values() for n in m.values())
+
+
+def record_summary(record: Record, stages: dict[str, Any], run_id: str) -> list[str]:
+    """One line per stage that run `run_id` ran against `record` (its manifest entries `stages`): a replay's calls
+    asked against the record's count per role and method, its spot check (compared, matched, worst difference) and
+    the analysis parameters it changed; a live run's calls from the record and new ones, and the generating
+    parameters it changed."""
+    lines = []
+    for name, entry in stages.items():
+        against = entry.get("against_record", {})
+        if against.get("run") != run_id:
+            continue
+        counted = entry.get("record_calls", {})
+        if against.get("mode") == "live":
+            changed = describe_changes(against.get("generating_changed", {})) or "none"
+            lines.append(f"[from-record] {name}: {entry.get('status')} in {entry.get('seconds')} s, "
+                         f"{counted.get('from_record', 0)} calls from the record, {counted.get('new', 0)} new; "
+                         f"generating parameters changed: {changed}")
+            continue
+        asked, recorded = entry.get("calls", {}), record.stages[name].calls
+        same = "the recorded calls" if asked == recorded else f"calls {asked} but the record has {recorded}"
+        spot = entry.get("spot_check", {})
+        worst = ", ".join(f"{m} {w:.2g}" for m, w in sorted(spot.get("worst", {}).items())) or "-"
+        analysis = describe_changes(against.get("analysis_changed", {}))
+        lines.append(f"[replay] {name}: {entry.get('status')} in {entry.get('seconds')} s, {same}; spot check "
+                     f"{spot.get('matched', 0)}/"
+                     f"{spot.get('compared', 0)} matched (worst difference: {worst})"
+                     + (f"; re-analysed with {analysis}" if analysis else ""))
+    return lines
+
+
+def record_origin(entry: dict[str, Any]) -> str:
+    """What a stage's manifest entry says about the record it ran against, for a claim of that stage: "recorded"
+    (every call it asked was in the record: a replay, or a live run that asked nothing new) or "fresh: N of M calls
+    new" (a live run that computed calls the record does not hold), then the analysis parameters it was re-analysed
+    with (`; re-analysed with name: recorded X, now Y`); "" when it ran against no record."""
+    if "against_record" not in entry:
+        return ""
+    new = entry.get("record_calls", {}).get("new", 0)
+    origin = "recorded" if not new else f"fresh: {new} of {_calls(entry)} calls new"
+    analysis = describe_changes(entry["against_record"].get("analysis_changed", {}))
+    return origin + (f"; re-analysed with {analysis}" if analysis else "")
+
+
+def _live_counts(name: str, entry: dict[str, Any]) -> str:
+    """`name: N calls from the record, M new (the generating parameters changed)` of a live stage's entry."""
+    counted, changed = entry.get("record_calls", {}), entry["against_record"].get("generating_changed", {})
+    return (f"{name}: {counted.get('from_record', 0):,} calls from the record, {counted.get('new', 0):,} new"
+            + (f" ({describe_changes(changed)})" if changed else ""))
+
+
+def record_provenance(record: Record) -> str:
+    """One sentence naming the run a record holds: its run ids (one per sitting that ran a stage), the dates of its
+    first and last stage run, the code commits, the machine it was recorded on and its computing hours (the sum of
+    the wall times of every stage's sittings, `RecordedStage.computing_seconds`)."""
+    stages = record.stages
+    ran = [s for e in stages.values() for s in e.all_sittings()]
+    runs = sorted({s.run_id for s in ran} - {""})
+    days = sorted({f"{r[:4]}-{r[4:6]}-{r[6:8]}" for r in runs})  # a run id starts with its date, YYYYMMDD
+    span = " to ".join(dict.fromkeys([days[0], days[-1]])) if days else "undated"
+    commits = sorted({s.commit[:7] for s in ran} - {""})
+    hours = sum(e.computing_seconds() for e in stages.values()) / 3600
+    machine = (f"{record.cpu.model or 'an unnamed CPU'}, {record.cpu.cores or '?'} cores" if record.cpu
+               else "an unnamed CPU, ? cores")
+    return (f"The record holds {len(stages)} stage(s) of profile `{record.profile}` from "
+            f"{len(runs)} run(s) ({', '.join(f'`{r}`' for r in runs)}; {span}), code commit(s) "
+            f"{', '.join(f'`{c}`' for c in commits) or 'unknown'}, recorded on {machine}: {hours:.2f} hours of "
+            "computing (the wall times of the sittings that recorded its stages).")
+
+
+def _shown(folder: str) -> str:
+    """A record folder as the page names it: its path in the repository (`published/run`), else its name."""
+    try:
+        return str(Path(folder).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return Path(folder).name
+
+
+def record_markdown(stages: dict[str, Any]) -> str:
+    """Sentences for the claims page about the stages run against a record (`stages`: the manifest entries): a
+    replay's record and run, the calls answered from it, the live spot check, the analysis parameters a stage was
+    re-analysed with; a live run's calls from the record and new ones per stage; "" for a plain live run."""
+    replayed = {n: e for n, e in stages.items() if e.get("replay")}
+    live = {n: e for n, e in stages.items() if e.get("against_record", {}).get("mode") == "live"}
+    out = []
+    if replayed:
+        records = sorted({_shown(e["replay"]["record"]) for e in replayed.values()})
+        runs = sorted({e.get("run_id", "") for e in replayed.values()})
+        calls = sum(_calls(e) for e in replayed.values())
+        spots = [e.get("spot_check", {}) for e in replayed.values()]
+        compared, matched = sum(s.get("compared", 0) for s in spots), sum(s.get("matched", 0) for s in spots)
+        worst: dict[str, float] = {}
+        for s in spots:
+            for method, w in s.get("worst", {}).items():
+                worst[method] = max(worst.get(method, 0.0), w)
+        shown = "; ".join(f"{m} {w:.2g}" for m, w in sorted(worst.items())) or "none"
+        out.append(f"These results were rebuilt from the record {', '.join(f'`{r}`' for r in records)} of run(s) "
+                   f"{', '.join(f'`{r}`' for r in runs)}: {len(replayed)} stage(s), {calls:,} model calls answered "
+                   f"from the record. Live spot check: {compared} recorded calls computed again, {matched} matched "
+                   f"within tolerance (largest difference by method: {shown}).")
+        for folder in sorted({e["replay"]["record"] for e in replayed.values()}):
+            try:
+                out.append(record_provenance(read_record(folder)))
+            except (OSError, ValueError):
+                out.append(f"(The record `{Path(folder).name}` could not be read for its provenance.)")
+        reanalysed = {n: e["against_record"]["analysis_changed"] for n, e in replayed.items()
+                      if e.get("against_record", {}).get("analysis_changed")}
+        if reanalysed:
+            out.append("Re-analysed against the record, no call computed: " + "; ".join(
+                f"{n} with {describe_changes(c)}" for n, c in reanalysed.items()) + ".")
+    if live:
+        records = sorted({_shown(e["against_record"]["record"]) for e in live.values()})
+        out.append(f"Run live against the record {', '.join(f'`{r}`' for r in records)} (the calls it holds answered "
+                   "from it, the others computed): " + "; ".join(_live_counts(n, e) for n, e in live.items()) + ".")
+    return " ".join(out)
+
+
