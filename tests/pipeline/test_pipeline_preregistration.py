@@ -23,9 +23,15 @@ from llmcreativity.json_records import to_json
 from llmcreativity.jsonl import append_jsonl, upsert
 from llmcreativity.judges.records import CriterionVerdict, Judgement
 from llmcreativity.judges.rubric.scores import RubricScore
+from llmcreativity.judges.settings import PanelSettings
+from llmcreativity.judges.validation import validation_arms
+from llmcreativity.output_files import JUDGE_RUNS
 from llmcreativity.pipeline import preregistration as pr
+from llmcreativity.pipeline.projection import stage_parameters
+from llmcreativity.pipeline.stages import writer_of
 from llmcreativity.stats.sample_size import n_for_mean
 from llmcreativity.writing import BASELINES
+from locations import REPO
 
 REFERENCE = "retrieval-full(R=3,k=2,T=0.8,L=128)"
 TWIN = "retrieval-full(R=3,k=2,T=1.01,L=128)"
@@ -300,3 +306,50 @@ def test_a_second_registration_links_the_first_sizes_under_the_confirmed_judge_a
     assert failed["B1"].status == pr.JUDGE_NOT_VALIDATED and failed["B1"].gate_judge is None
     with pytest.raises(FileNotFoundError, match="--after .*published/preregistration"):
         pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0], after=tmp_path / "nothing")
+
+
+def _judge_runs(results: Path, judges: list[str]) -> dict[str, bool]:
+    """Judge runs of `judges` on N_ITEMS labelled items (the first judge right on every one); returns the labels."""
+    labels = {f"i{i}": i % 2 == 0 for i in range(N_ITEMS)}
+    for n, judge in enumerate(judges):
+        append_jsonl(results / "judge_validation" / "runs" / f"{judge}.jsonl",
+                     [to_json(judgement(item, judge, y if n == 0 or i % 3 else not y, 400 + 100 * n))
+                      for i, (item, y) in enumerate(labels.items())])
+    return labels
+
+
+def test_the_registered_judges_are_those_the_pilot_profiles_parameters_name():
+    stage = writer_of(JUDGE_RUNS)
+    arms = validation_arms(stage_parameters(stage, stage.profiles["pilot"]))
+    ref = arms.reference.name
+    parts = {c["claim_id"]: [p["part"] for p in c["parts"]] for c in json.loads(
+        (REPO / "published" / "preregistration" / "preregistration.json").read_text())["claims"]}
+    assert parts["B9"] == [*(f"accuracy, {ref} - {arms.by_kind[k].name}" for k in ("chateval", "single", "cot")),
+                           f"accuracy of {ref}"]
+    assert parts["B10"] == [f"accuracy, {ref} - {arms.weak_name}"]
+
+
+def test_the_parameters_the_pilot_ran_with_name_its_reference_judge(tmp_path):
+    # a sweep whose (k = 1) pair also has a twin without early stopping: only the manifest's parameters tell the
+    # paper's judge (k = 2) from it
+    sweep = [PanelSettings(views="full", rounds=3, k=1, stop_confidence=t, max_tokens=128).name for t in (0.8, 1.01)]
+    labels = _judge_runs(tmp_path, [REFERENCE, TWIN, CHATEVAL, "single", "cot", *sweep])
+    (tmp_path / "executed").mkdir()
+    (tmp_path / "executed" / "run.json").write_text(json.dumps(
+        {"stages": {"judge_validation": {"parameters": {"k_sweep": [1], "t_sweep": [0.8, 1.01]}}}}))
+    parts = [p.label for p in pr.read_b9(pr.Pilot(tmp_path, labels))]
+    assert parts[-1] == f"accuracy of {REFERENCE}" and f"accuracy, {REFERENCE} - {CHATEVAL}" in parts
+    (tmp_path / "executed" / "run.json").write_text(json.dumps(
+        {"stages": {"judge_validation": {"parameters": {"k": 1}}}}))
+    assert pr.read_b9(pr.Pilot(tmp_path, labels))[-1].label == f"accuracy of {sweep[0]}"
+
+
+def test_without_a_manifest_every_profiles_parameters_name_the_candidates(tmp_path):
+    labels = _judge_runs(tmp_path / "all", [REFERENCE, TWIN, CHATEVAL, "single", "cot"])
+    assert pr.read_b5(pr.Pilot(tmp_path / "all", labels))[0].label == f"token saving, {REFERENCE} vs {CHATEVAL}"
+    _judge_runs(tmp_path / "no-cot", [REFERENCE, TWIN, CHATEVAL, "single"])
+    with pytest.raises(pr.NotEstimable, match="no cot judge ran"):
+        pr.read_b9(pr.Pilot(tmp_path / "no-cot", labels))
+    _judge_runs(tmp_path / "no-twin", [REFERENCE, CHATEVAL])
+    with pytest.raises(pr.NotEstimable, match="0 full-view retrieval judges"):
+        pr.read_b5(pr.Pilot(tmp_path / "no-twin", labels))

@@ -28,6 +28,13 @@ from .records import (
 )
 from .retrieval_panel import RetrievalPanelJudge
 from .runner import Judge, read_judgements, run_judge
+from .settings import (
+    AnswerProbabilitySettings,
+    ChatEvalSettings,
+    JudgeSettings,
+    PanelSettings,
+    SingleCallSettings,
+)
 from .simple import AnswerProbabilityJudge, SingleCallJudge
 from .summary import (
     accuracy_difference,
@@ -45,4 +52,5 @@ __all__ = [
     "Judge", "Judgement", "MACGYVER_CRITERIA", "MACGYVER_VALID", "NumpyVectorStore", "ParsedVerdict", "Retrieved",
     "RetrievalPanelJudge", "STORY_CRITERIA", "SingleCallJudge", "VectorStore", "ask_verdict", "judgement_table",
     "parse_verdict", "read_judgements", "run_judge", "summarize_judges", "token_saving",
+    "AnswerProbabilitySettings", "ChatEvalSettings", "JudgeSettings", "PanelSettings", "SingleCallSettings",
 ]

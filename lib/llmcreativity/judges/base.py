@@ -9,6 +9,7 @@ from ..llm.backend import Backend
 from ..llm.config import GenerateConfig
 from .criteria import CRITERIA_MODES, joint_criterion
 from .records import Criterion, CriterionVerdict, JudgeCall, JudgeItem, Judgement, combine
+from .settings import JudgeSettings
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,19 +44,20 @@ class CriterionJudge:
         object.__setattr__(self, "config", GenerateConfig(temperature=0.0, max_tokens=self.max_tokens))
 
     @property
-    def name(self) -> str:
-        """Judge name with its settings."""
+    def settings(self) -> JudgeSettings:
+        """The settings its name states (`settings.JudgeSettings`)."""
         raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        """`label`, else the name derived from `settings`, e.g. "retrieval-full(R=3,k=2,T=0.8,L=128)" or
+        "single[joint]" (the criteria mode appended for several criteria)."""
+        return self.label or self.settings.name
 
     @property
     def decided(self) -> tuple[Criterion, ...]:
         """What is decided, one after another: the joint criterion ("joint") or each criterion ("per_criterion")."""
         return (joint_criterion(self.criteria),) if self.criteria_mode == "joint" else self.criteria
-
-    def _named(self, name: str) -> str:
-        """`name` with the criteria mode where it changes the judge (several criteria), e.g. "single[joint]"; with
-        one criterion both modes are one judge and keep the plain name."""
-        return name if len(self.criteria) == 1 else f"{name}[{self.criteria_mode}]"
 
     def judge(self, item: JudgeItem) -> Judgement:
         """Decide `item`: each of `decided` in turn; the verdict is the AND of their verdicts."""

@@ -21,6 +21,7 @@ from .base import CriterionJudge
 from .parsing import REPLY_TEMPLATE, ask_verdict
 from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem
 from .retrieval_panel import AGENTS, PERSPECTIVES, shared_input
+from .settings import ChatEvalSettings
 
 REFEREE_SYSTEM = ("You are one of three referees debating whether a proposed solution meets a criterion. Every referee "
                   "reads the task, the solution, the criterion and the whole discussion so far, and argues from its "
@@ -61,10 +62,10 @@ class ChatEvalJudge(CriterionJudge):
             raise ValueError(f"rounds={self.rounds}: need at least one round")
 
     @property
-    def name(self) -> str:
-        """Judge name with its settings, e.g. "chateval(R=3,L=128)" (L: max tokens per reply; "[joint]" or
-        "[per_criterion]" appended for several criteria)."""
-        return self.label or self._named(f"chateval(R={self.rounds},L={self.max_tokens})")
+    def settings(self) -> ChatEvalSettings:
+        """Its rounds and reply length: "chateval(R=3,L=128)"."""
+        return ChatEvalSettings(rounds=self.rounds, max_tokens=self.max_tokens, criteria_mode=self.criteria_mode,
+                                n_criteria=len(self.criteria))
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         history: list[str] = []

@@ -35,6 +35,7 @@ from ..llm.backend import TextEmbedder
 from .base import CriterionJudge
 from .parsing import FORMAT, REPLY_TEMPLATE, Ask, ask_verdicts
 from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem, Retrieved
+from .settings import PanelSettings
 from .vector_store import Fragment, NumpyVectorStore, VectorStore
 
 PROBLEM, SOLUTION, CRITERION = "Problem analyst", "Solution analyst", "Criterion analyst"
@@ -153,11 +154,11 @@ class RetrievalPanelJudge(CriterionJudge):
                              "and the criterion; the paper's) or 'partitioned' (each agent reads only its own input)")
 
     @property
-    def name(self) -> str:
-        """Judge name with its settings, e.g. "retrieval-full(R=3,k=2,T=0.8,L=128)" (L: max tokens per reply; "[joint]"
-        or "[per_criterion]" appended for several criteria)."""
-        return self.label or self._named(f"retrieval-{self.views}(R={self.rounds},k={self.k},"
-                                         f"T={self.stop_confidence:g},L={self.max_tokens})")
+    def settings(self) -> PanelSettings:
+        """Its views, rounds, k, T and reply length: "retrieval-full(R=3,k=2,T=0.8,L=128)"."""
+        return PanelSettings(views=self.views, rounds=self.rounds, k=self.k, stop_confidence=self.stop_confidence,
+                             max_tokens=self.max_tokens, criteria_mode=self.criteria_mode,
+                             n_criteria=len(self.criteria))
 
     def _retrieve(self, store: VectorStore, queries: list[str]) -> list[list[Retrieved]]:
         """The top-k stored findings for each query (the queries embedded in one batch)."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .base import CriterionJudge
 from .parsing import FORMAT, ask_verdict
 from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem
+from .settings import AnswerProbabilitySettings, SingleCallSettings
 
 SYSTEM = "You are a careful judge of proposed solutions."
 """System message of the single-agent judges."""
@@ -30,9 +31,10 @@ class SingleCallJudge(CriterionJudge):
     """Token limit of the reply (give the chain-of-thought judge more, e.g. 160)."""
 
     @property
-    def name(self) -> str:
-        """"cot" or "single" ("[joint]" or "[per_criterion]" appended for several criteria)."""
-        return self.label or self._named("cot" if self.reasoning else "single")
+    def settings(self) -> SingleCallSettings:
+        """Whether it reasons first: "cot" or "single"."""
+        return SingleCallSettings(reasoning=self.reasoning, criteria_mode=self.criteria_mode,
+                                  n_criteria=len(self.criteria))
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         how = ("Think step by step in 2 to 4 short points, then answer. Reply in exactly this format:\n"
@@ -62,9 +64,9 @@ class AnswerProbabilityJudge(CriterionJudge):
     """The affirmative and the negative answer, as the model would write them first."""
 
     @property
-    def name(self) -> str:
-        """"p(yes)" ("[joint]" or "[per_criterion]" appended for several criteria)."""
-        return self.label or self._named("p(yes)")
+    def settings(self) -> AnswerProbabilitySettings:
+        """No settings of its own: "p(yes)"."""
+        return AnswerProbabilitySettings(criteria_mode=self.criteria_mode, n_criteria=len(self.criteria))
 
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         question = f"{_question(item, criterion)} Answer with one word, {self.answers[0]} or {self.answers[1]}."

@@ -71,6 +71,7 @@ from .stages import writer_of
 
 if TYPE_CHECKING:
     from ..data.hanna import HannaHuman
+    from ..judges.validation import ValidationArms
 
 PrecisionRule = Literal["pilot distance", "smallest effect"]
 """How a part's target half-width is set (see the module docstring)."""
@@ -147,6 +148,18 @@ class Pilot:
         if not path.exists():
             raise NotEstimable(f"{name}/{output.path} is missing ({output.holds})")
         return path
+
+    def judge_arms(self) -> list[ValidationArms]:
+        """The judges the pilot's judge-validation stage ran, as settings: those of the parameters its manifest
+        records; without that entry, those of every profile of the stage (each a candidate, chosen by the names
+        of the runs present)."""
+        from ..judges.validation import validation_arms
+        from .projection import stage_parameters
+
+        stage = writer_of(out.JUDGE_RUNS)
+        ran = _manifest_stages(self.results).get(stage.name)
+        given = [ran.get("parameters", {})] if ran is not None else list(stage.profiles.values())
+        return [validation_arms(stage_parameters(stage, values)) for values in given]
 
     def item_labels(self) -> Mapping[str, bool]:
         """MacGyver's human labels by item id."""
@@ -497,11 +510,6 @@ def read_b4(pilot: Pilot) -> list[Part]:
     return _se_part(pilot, out.STEPS, "mean_cosine", "rho(mean cosine, SE) over steps")
 
 
-JUDGE_NAME = re.compile(r"retrieval-full\(R=(?P<R>\d+),k=(?P<k>\d+),T=(?P<T>[\d.]+),L=(?P<L>\d+)\)(?P<mode>\[\w+\])?")
-"""The name of a full-view retrieval judge: its rounds, k, early-stop threshold T, reply length and criteria mode
-("[joint]" or "[per_criterion]" with several criteria)."""
-
-
 def _judgements(pilot: Pilot) -> pd.DataFrame:
     """One row per (judge, labelled item) of the pilot's judge runs (`judges.judgement_table`), chain runs left
     out."""
@@ -520,14 +528,12 @@ def _judgements(pilot: Pilot) -> pd.DataFrame:
     return judgement_table(found, labels)
 
 
-def _reference(judges: set[str]) -> str:
+def _reference(judges: set[str], arms: list[ValidationArms]) -> str:
     """The paper's judge: the full-view retrieval judge with early stopping whose twin without it (T > 1, same
-    rounds, k and length) also ran, as the judge-validation chapter runs them; the sweep's other settings have no
-    twin."""
-    named = {j: m for j in judges if (m := JUDGE_NAME.fullmatch(j))}
-    stopping = [j for j, m in named.items() if float(m["T"]) <= 1 and any(
-        float(o["T"]) > 1 and o.group("R", "k", "L", "mode") == m.group("R", "k", "L", "mode")
-        for o in named.values())]
+    rounds, k, length and criteria mode) also ran, as the judge-validation chapter runs them under `arms`
+    (`ValidationArms.reference` and `.twin`, their names derived from the stage's parameters)."""
+    stopping = sorted({a.reference.name for a in arms
+                       if a.reference.stops_early and {a.reference.name, a.twin.name} <= judges})
     if len(stopping) != 1:
         raise NotEstimable(f"{len(stopping)} full-view retrieval judges with a twin without early stopping ran; "
                            "expected one")
@@ -549,10 +555,12 @@ def _tokens(per_item: pd.DataFrame, first: str, second: str) -> tuple[np.ndarray
     return a[common].to_numpy(float), b[common].to_numpy(float)
 
 
-def _named(judges: set[str], prefix: str) -> str:
-    found = sorted(j for j in judges if re.fullmatch(rf"{re.escape(prefix)}(\(.*\))?(\[\w+\])?", j))
+def _ran(judges: set[str], arms: list[ValidationArms], kind: str) -> str:
+    """The judge of the chapter's `kind` (e.g. "chateval") that ran: its name under `arms` (the first in order when
+    several ran)."""
+    found = sorted({a.by_kind[kind].name for a in arms} & judges)
     if not found:
-        raise NotEstimable(f"no {prefix} judge ran in the pilot")
+        raise NotEstimable(f"no {kind} judge ran in the pilot")
     return found[0]
 
 
@@ -561,9 +569,9 @@ def read_b5(pilot: Pilot) -> list[Part]:
     margin)."""
     from ..verdicts import efficiency_verdict
 
-    per_item = _judgements(pilot)
+    per_item, arms = _judgements(pilot), pilot.judge_arms()
     judges = set(per_item["judge"])
-    ref, chateval = _reference(judges), _named(judges, "chateval")
+    ref, chateval = _reference(judges, arms), _ran(judges, arms, "chateval")
     return [RatioPart(f"token saving, {ref} vs {chateval}", *_tokens(per_item, ref, chateval),
                       boundary=_default(efficiency_verdict, "min_saving")),
             PairedPart(f"accuracy difference, {ref} - {chateval}", *_correct(per_item, ref, chateval),
@@ -575,10 +583,10 @@ def read_b9(pilot: Pilot) -> list[Part]:
     three), and its accuracy against the paper's least accurate annotator."""
     from ..judges.claims import PAPER_HUMAN_ACCURACY
 
-    per_item = _judgements(pilot)
+    per_item, arms = _judgements(pilot), pilot.judge_arms()
     judges = set(per_item["judge"])
-    ref = _reference(judges)
-    baselines = [_named(judges, name) for name in ("chateval", "single", "cot")]
+    ref = _reference(judges, arms)
+    baselines = [_ran(judges, arms, kind) for kind in ("chateval", "single", "cot")]
     parts: list[Part] = [PairedPart(f"accuracy, {ref} - {b}", *_correct(per_item, ref, b), tests=len(baselines))
                          for b in baselines]
     mine = per_item.loc[per_item["judge"] == ref, "correct"].to_numpy(bool)
@@ -587,10 +595,10 @@ def read_b9(pilot: Pilot) -> list[Part]:
 
 def read_b10(pilot: Pilot) -> list[Part]:
     """B10: per item, the retrieval judge's correctness with the stronger model minus with the weaker one."""
-    per_item = _judgements(pilot)
+    per_item, arms = _judgements(pilot), pilot.judge_arms()
     judges = set(per_item["judge"])
-    ref = _reference(judges)
-    weak = sorted(j for j in judges if j.startswith(f"{ref} ["))
+    ref = _reference(judges, arms)
+    weak = sorted({a.weak_name for a in arms if a.weak_name and a.reference.name == ref} & judges)
     if not weak:
         raise NotEstimable("the pilot ran the retrieval judge with no weaker base model (weak_convergent_judge)")
     return [PairedPart(f"accuracy, {ref} - {weak[0]}", *_correct(per_item, ref, weak[0]))]
@@ -877,9 +885,14 @@ def current_terms() -> Terms:
                  {c: s.not_testable for c, s in CLAIMS.items() if s.not_testable})
 
 
-def _manifest_runs(results: Path) -> dict[str, Any]:
+def _manifest_stages(results: Path) -> dict[str, Any]:
+    """Stage name -> its entry in the results folder's manifest (`executed/run.json`); empty without one."""
     path = results / "executed" / "run.json"
-    stages = json.loads(path.read_text())["stages"] if path.exists() else {}
+    return json.loads(path.read_text())["stages"] if path.exists() else {}
+
+
+def _manifest_runs(results: Path) -> dict[str, Any]:
+    stages = _manifest_stages(results)
     return {name: {"run_id": e.get("run_id", ""), "status": e.get("status", "")} for name, e in sorted(stages.items())}
 
 
