@@ -92,7 +92,7 @@ def smoke_replay(tmp_path_factory):
         plans, replay = prepare_replay(SMOKE_RECORD)
         for p in plans:
             run_stage(p, log=lambda *_: None, replay=replay)
-        replayed = replay.record, read_manifest("smoke")["stages"], results_dir("smoke"), results_root()
+        replayed = replay.record, read_manifest("smoke").stages, results_dir("smoke"), results_root()
     finally:
         mp.undo()  # the replay set the results folder in this process's environment: no later test sees it
     return replayed

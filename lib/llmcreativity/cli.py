@@ -193,14 +193,14 @@ def _run(args: argparse.Namespace) -> None:
         for p in plans:
             run_stage(p, run_id=run_id, replay=replay)
     finally:  # the table of what ran, a failed stage included
-        ran = [r for r in run_report(read_manifest(args.profile)["stages"]) if r.run_id == run_id]
+        ran = [r for r in run_report(read_manifest(args.profile).stages) if r.run_id == run_id]
         if ran:
             print(f"\nrun {run_id}, profile {args.profile}:\n{report_text(ran)}\n"
                   f"(every stage's latest line: {run_report_file(args.profile)})")
         if replay is not None:
             from .pipeline.record_page import record_summary
 
-            print(*record_summary(replay.record, read_manifest(args.profile)["stages"], run_id), sep="\n")
+            print(*record_summary(replay.record, read_manifest(args.profile).stages, run_id), sep="\n")
     print(f"all {len(plans)} stage(s) ran; build the book with `llmcreativity build`")
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import itertools
-import json
 import re
 import shlex
 import shutil
@@ -43,6 +42,7 @@ from llmcreativity.context import child_environment
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.paths import REPO_ROOT
 from llmcreativity.pipeline.execution import LIVE_FOLDER, REPLAY_FOLDER
+from llmcreativity.pipeline.manifest import MANIFEST_FILE, read_manifest_file
 from llmcreativity.pipeline.record_compare import comparable_records, output_digest
 from llmcreativity.pipeline.stages import STAGES, Stage
 
@@ -187,10 +187,10 @@ def state(target: str, stage: Stage, results: Path) -> object:
     if target in RECORD_TARGETS:
         return comparable_records(read_jsonl(results / RECORD_TARGETS[target]), stage.name)
     if target in COUNT_TARGETS:
-        entry = json.loads((results / "executed" / "run.json").read_text())["stages"][stage.name]
+        entry = read_manifest_file(results / "executed" / MANIFEST_FILE).stages[stage.name]
         if target == "calls":
-            return entry["calls"]
-        return sum(u["calls"] - u["cache_hits"] for u in entry["usage"])
+            return entry.calls
+        return sum(u["calls"] - u["cache_hits"] for u in entry.usage)
     if target.startswith(CELL_TARGET):
         cells = _cell_outputs(results / "executed" / f"{stage.name}.ipynb", target.removeprefix(CELL_TARGET))
         if not cells:

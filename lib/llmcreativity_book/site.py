@@ -17,8 +17,8 @@ import importlib.util
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -26,7 +26,7 @@ from llmcreativity.claims.judge_validity import read_judge_validity
 from llmcreativity.paths import RECORDS, REPO_ROOT
 from llmcreativity.pipeline.claims import read_claims
 from llmcreativity.pipeline.ledger import claims_markdown, earlier_run, forest_plot, ledger_rows
-from llmcreativity.pipeline.manifest import executed_notebook, read_manifest
+from llmcreativity.pipeline.manifest import ManifestEntry, executed_notebook, read_manifest
 from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.projection import paper_projection_markdown
 from llmcreativity.pipeline.publish import unexecuted_stages
@@ -113,7 +113,7 @@ def stage_source(target: Path, stages: list[Stage] | None = None, config: Path |
 def claims_page_body(target: Path) -> str:
     """The generated part of the claims page, from the recorded claims, judge agreements and run manifest of the
     default results folder; writes the forest plot into `target`."""
-    claims, validity, stages = read_claims(), read_judge_validity(), read_manifest()["stages"]
+    claims, validity, stages = read_claims(), read_judge_validity(), read_manifest().stages
     profile = recorded_profile(stages)
     earlier = None
     if profile == "decisive" and (REPO_ROOT / RECORDS["published"][0] / RECORD_FILE).exists():
@@ -125,13 +125,12 @@ def claims_page_body(target: Path) -> str:
                            registration if registration is not None and registration.is_dir() else None, earlier)
 
 
-def recorded_profile(stages: dict[str, Any]) -> str | None:
+def recorded_profile(stages: Mapping[str, ManifestEntry]) -> str | None:
     """The recorded profile (`paths.RECORDS`: published, decisive) the manifest entries `stages` are of: replayed
     from its record, or run live under it (`make reproduce`); None for any other run."""
     for profile, (folder, _) in RECORDS.items():
         record = (REPO_ROOT / folder).resolve()
-        if any(e.get("profile") == profile
-               or (e.get("replay") and (REPO_ROOT / e["replay"]["record"]).resolve() == record)
+        if any(e.profile == profile or (e.replay and (REPO_ROOT / e.replay.record).resolve() == record)
                for e in stages.values()):
             return profile
     return None

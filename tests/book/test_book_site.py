@@ -18,7 +18,7 @@ from llmcreativity.pipeline import order
 from llmcreativity.pipeline.claims import claims_path
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.ledger import FINDINGS_HEADING
-from llmcreativity.pipeline.manifest import update_manifest
+from llmcreativity.pipeline.manifest import ManifestEntry, ReplayMark, update_manifest
 from llmcreativity.pipeline.stages import Stage
 from llmcreativity.record_file import read_record
 from llmcreativity_book.browser import Chromium, is_local, serve
@@ -55,8 +55,8 @@ def recorded_book(tmp_path_factory):
         rewrite_jsonl(claims_path(), [c for e in entries.values() for c in e.claims])
         rewrite_jsonl(validity_path(), [v for e in entries.values() for v in e.judge_validity])
         for name, e in entries.items():
-            update_manifest(name, {"run_id": e.run_id, "status": "ok", "profile": record.profile,
-                                   "replay": {"record": PUBLISHED_RECORD}})
+            update_manifest(name, ManifestEntry(status="ok", run_id=e.run_id, profile=record.profile,
+                                                replay=ReplayMark(PUBLISHED_RECORD, "")))
         yield build(out, "html", STAGES)
 
 

@@ -4,7 +4,6 @@ and the judges themselves name themselves through the same settings."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from typing import Any
@@ -24,6 +23,7 @@ from llmcreativity.judges.settings import (
 )
 from llmcreativity.judges.validation import NO_EARLY_STOP, validation_arms
 from llmcreativity.llm import ScriptedEmbedder
+from llmcreativity.record_file import RecordedStage, read_record
 from locations import REPO, TEST_DATA
 
 RECORDS = {
@@ -42,8 +42,8 @@ SE_DOMAINS = ("macgyver", "hypogen-astro")
 """The semantic-entropy domains whose chains every record's judge-validation stage judged (`se-chains-<domain>-`)."""
 
 
-def _stage(record: str) -> dict[str, Any]:
-    return json.loads(RECORDS[record].read_text())["stages"][STAGE]
+def _stage(record: str) -> RecordedStage:
+    return read_record(RECORDS[record].parent).stages[STAGE]
 
 
 def _derived_runs(params: dict[str, Any]) -> set[str]:
@@ -60,22 +60,21 @@ def _derived_runs(params: dict[str, Any]) -> set[str]:
 @pytest.mark.parametrize("record", sorted(RECORDS))
 def test_every_recorded_run_file_is_named_from_the_settings_of_its_parameters(record):
     stage = _stage(record)
-    assert _derived_runs(stage["resolved_parameters"]) == {p for p in stage["outputs"] if p.startswith(RUNS)}
+    assert _derived_runs(stage.resolved_parameters) == {p for p in stage.outputs if p.startswith(RUNS)}
 
 
 @pytest.mark.parametrize("record", sorted(RECORDS))
 def test_every_recorded_agreement_is_named_from_the_settings_and_the_judges_model(record):
     stage = _stage(record)
-    params = stage["resolved_parameters"]
-    recorded = {v["judge"] for v in stage["judge_validity"]}
+    params = stage.resolved_parameters
+    recorded = {v["judge"] for v in stage.judge_validity}
     derived = {judged_with(s.name, params["convergent_judge"]) for s in validation_arms(params).by_kind.values()}
     assert recorded == (set() if record == "smoke" else derived)  # the smoke profile records no agreement
 
 
 @pytest.mark.parametrize("record", sorted(RECORDS))
 def test_every_judge_name_in_the_records_texts_is_derived(record):
-    stage = _stage(record)
-    params = stage["resolved_parameters"]
+    params = _stage(record).resolved_parameters
     arms = validation_arms(params)
     names = {s.name for s in arms.by_kind.values()} | {s.name for s in arms.sweep}
     derived = names | {judged_with(n, params["convergent_judge"]) for n in names} | {arms.weak_name}
@@ -108,14 +107,14 @@ def test_the_criteria_mode_is_named_only_for_several_criteria():
 
 
 def test_the_twin_never_stops_early():
-    arms = validation_arms(_stage("published/run")["resolved_parameters"])
+    arms = validation_arms(_stage("published/run").resolved_parameters)
     assert arms.reference.stops_early and not arms.twin.stops_early
     assert arms.twin == replace(arms.reference, stop_confidence=NO_EARLY_STOP)
 
 
 @pytest.mark.parametrize("criteria", ["valid", "macgyver"])
 def test_the_judges_name_themselves_through_their_settings(criteria):
-    params = _stage("published/run")["resolved_parameters"] | {"criteria": criteria}
+    params = _stage("published/run").resolved_parameters | {"criteria": criteria}
     chosen = criteria_set(criteria)
     common: dict[str, Any] = {"lm": None, "criteria": chosen, "criteria_mode": params["criteria_mode"]}
     panel = dict(common, embedder=ScriptedEmbedder(), rounds=params["rounds"], max_tokens=params["max_tokens"])

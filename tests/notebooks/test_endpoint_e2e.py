@@ -55,8 +55,8 @@ def served(llama_server, tmp_path_factory):
         entries = run("smoke", [("base_url", llama_server), ("model", SERVED)], log=print)
         seconds = time.monotonic() - start
         print(f"served smoke run: {seconds:.0f} s; "
-              + ", ".join(f"{s.name} {e['seconds']:.0f} s" for s, e in zip(STAGES, entries, strict=True)))
-        yield root / "results" / "smoke", read_manifest("smoke")["stages"], seconds, llama_server
+              + ", ".join(f"{s.name} {e.seconds:.0f} s" for s, e in zip(STAGES, entries, strict=True)))
+        yield root / "results" / "smoke", read_manifest("smoke").stages, seconds, llama_server
 
 
 def _provenance(folder, stage: str) -> str:

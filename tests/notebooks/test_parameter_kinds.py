@@ -44,10 +44,10 @@ def test_analysis_parameters_changed_replay_the_smoke_record_with_zero_misses(tm
     plans, replay = prepare_replay(RECORD, ANALYSIS, stages=CHEAP)
     entries = {p.stage.name: run_stage(p, replay=replay, log=lambda *_: None) for p in plans}
     for name, entry in entries.items():
-        assert entry["status"] == "ok", name
-        assert entry["record_calls"]["new"] == 0 and entry["record_calls"]["from_record"] > 0, name
-        assert all(u["cache_hits"] == u["calls"] for u in entry["usage"]), name  # nothing was computed
-        assert entry["spot_check"]["mismatches"] == [], name
+        assert entry.status == "ok", name
+        assert entry.record_calls.new == 0 and entry.record_calls.from_record > 0, name
+        assert all(u["cache_hits"] == u["calls"] for u in entry.usage), name  # nothing was computed
+        assert entry.spot_check.mismatches == (), name
     assert entries["entailment_validation"]["against_record"]["analysis_changed"] == {
         "thresholds": [[0.5, 0.6], [0.3, 0.9]]}
     sweep = pd.read_csv(results_dir("smoke") / "entailment_validation" / "embedding_sweep.csv")

@@ -37,17 +37,17 @@ def test_every_recorded_stage_replays_asking_exactly_the_recorded_calls(replayed
     record, stages, _ = replayed
     assert set(stages) == set(record.stages)
     for name, entry in stages.items():
-        assert entry["status"] == "ok", name
-        assert entry["calls"] == record.stages[name].calls, name
-        assert all(u["cache_hits"] == u["calls"] for u in entry["usage"]), name  # nothing was computed
+        assert entry.status == "ok", name
+        assert entry.calls == record.stages[name].calls, name
+        assert all(u["cache_hits"] == u["calls"] for u in entry.usage), name  # nothing was computed
 
 
 def test_the_spot_check_recomputes_every_model_identity_and_all_match(replayed):
     record, stages, _ = replayed
-    checked = [r for e in stages.values() for r in e["spot_check"]["mismatches"]]
+    checked = [r for e in stages.values() for r in e.spot_check.mismatches]
     assert checked == []
-    compared = sum(e["spot_check"]["compared"] for e in stages.values())
-    assert compared == sum(e["spot_check"]["matched"] for e in stages.values()) > 0
+    compared = sum(e.spot_check.compared for e in stages.values())
+    assert compared == sum(e.spot_check.matched for e in stages.values()) > 0
 
 
 def test_the_record_spans_both_engines_an_embedder_and_the_entailment_judge():

@@ -29,7 +29,7 @@ from llmcreativity.pipeline.ledger import (
     paper_mark,
     sample_summary,
 )
-from llmcreativity.pipeline.manifest import read_manifest
+from llmcreativity.pipeline.manifest import ManifestEntry, read_manifest
 from llmcreativity.pipeline.stages import Stage
 from llmcreativity.stats import ConfidenceInterval
 from llmcreativity.verdicts import Verdict, not_testable
@@ -47,8 +47,8 @@ def results(tmp_path, monkeypatch):
     return tmp_path / "results"
 
 
-def current(*stages: str) -> dict:
-    return {s: {"status": "ok", "run_id": RUN} for s in stages}
+def current(*stages: str) -> dict[str, ManifestEntry]:
+    return {s: ManifestEntry(status="ok", run_id=RUN) for s in stages}
 
 
 def row(claim_id: str, manifest: dict | None = None):
@@ -114,8 +114,8 @@ def test_only_agreements_from_the_latest_successful_run_of_their_stage_gate_a_cl
     record("eval", "A1", supported())
     record_judge_validity("rubric", "qwen", "rho", ci(0.5, 0.2, 0.8, 40), stage="eval")
     assert row("A1").verdict == "supported"
-    assert row("A1", {"eval": {"status": "ok", "run_id": "run-2"}}).verdict == JUDGE_NOT_VALIDATED
-    assert row("A1", {"eval": {"status": "failed", "run_id": RUN}}).verdict == JUDGE_NOT_VALIDATED
+    assert row("A1", {"eval": ManifestEntry(status="ok", run_id="run-2")}).verdict == JUDGE_NOT_VALIDATED
+    assert row("A1", {"eval": ManifestEntry(status="failed", run_id=RUN)}).verdict == JUDGE_NOT_VALIDATED
 
 
 def test_a_claim_measuring_the_judge_itself_carries_its_agreement_but_keeps_its_verdict():
@@ -193,8 +193,8 @@ def test_a_chapter_states_its_judges_agreement_in_words_naming_the_claims_they_g
 
 
 @pytest.mark.parametrize(("entry", "why"), [
-    ({"status": "ok", "run_id": "run-2"}, "the latest run of se is run-2"),
-    ({"status": "failed", "run_id": RUN}, "is failed"),
+    (ManifestEntry(status="ok", run_id="run-2"), "the latest run of se is run-2"),
+    (ManifestEntry(status="failed", run_id=RUN), "is failed"),
     (None, "has no run in the manifest"),
 ])
 def test_a_claim_not_from_the_latest_successful_run_of_its_stage_is_stale(entry, why):
@@ -280,15 +280,15 @@ def test_the_runner_stamps_claims_with_its_run_and_a_stage_rerun_that_does_not_r
     monkeypatch.delenv("LLMCREATIVITY_PROFILE")
     [first] = run("default", [], stages=_stage(TINY), log=lambda _: None)
     [claim] = read_claims()
-    assert claim.run_id == first["run_id"] and claim.params_sha256 == first["parameters_sha256"]
-    assert row("B1", read_manifest()["stages"]).stale == ""
+    assert claim.run_id == first.run_id and claim.params_sha256 == first.parameters_sha256
+    assert row("B1", read_manifest().stages).stale == ""
     executed = (results / "executed" / "tiny.ipynb").read_text()
-    assert f"run `{first['run_id']}` (parameters `{first['parameters_sha256']}`)" in executed
+    assert f"run `{first.run_id}` (parameters `{first.parameters_sha256}`)" in executed
     silent = tmp_path / "silent.md"
     silent.write_text(TINY.read_text().replace('record_claims("tiny"', 'print("tiny"'))
     [second] = run("default", [], only="tiny", stages=_stage(silent), log=lambda _: None)
-    assert second["run_id"] != first["run_id"] and read_claims() == [claim]
-    assert f"the latest run of tiny is {second['run_id']}" in row("B1", read_manifest()["stages"]).stale
+    assert second.run_id != first.run_id and read_claims() == [claim]
+    assert f"the latest run of tiny is {second.run_id}" in row("B1", read_manifest().stages).stale
 
 
 def test_a_smoke_run_leaves_claims_jsonl_untouched(results, monkeypatch):
@@ -438,7 +438,8 @@ def test_the_redecisions_page_keeps_the_earlier_runs_verdict_under_the_papers_ju
     old_a2 = replace(next(c for c in now if c.claim_id == "A2"), verdict="not supported", run_id="old-run")
     failing = JudgeValidity("entailment", "LLM qwen p>=0.7", "ARI", 0.0, -0.02, 0.03, 30, "se", "old-run")
     earlier = EarlierRun("the published run's record published/run", [old_b1, old_a2], [failing],
-                         {"se": {"run_id": "old-run", "status": "ok"}, "eval": {"run_id": "old-run", "status": "ok"}})
+                         {"se": ManifestEntry(status="ok", run_id="old-run"),
+                          "eval": ManifestEntry(status="ok", run_id="old-run")})
     rows = {r.claim_id: r for r in ledger_rows(now, read_judge_validity(), current("se", "eval", "judge_lab"),
                                                 earlier)}
     b1 = rows["B1"]

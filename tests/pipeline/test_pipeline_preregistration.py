@@ -330,17 +330,20 @@ def test_the_registered_judges_are_those_the_pilot_profiles_parameters_name():
 
 
 def test_the_parameters_the_pilot_ran_with_name_its_reference_judge(tmp_path):
+    from llmcreativity.json_records import to_json
+    from llmcreativity.pipeline.manifest import Manifest, ManifestEntry
+
     # a sweep whose (k = 1) pair also has a twin without early stopping: only the manifest's parameters tell the
     # paper's judge (k = 2) from it
     sweep = [PanelSettings(views="full", rounds=3, k=1, stop_confidence=t, max_tokens=128).name for t in (0.8, 1.01)]
     labels = _judge_runs(tmp_path, [REFERENCE, TWIN, CHATEVAL, "single", "cot", *sweep])
     (tmp_path / "executed").mkdir()
-    (tmp_path / "executed" / "run.json").write_text(json.dumps(
-        {"stages": {"judge_validation": {"parameters": {"k_sweep": [1], "t_sweep": [0.8, 1.01]}}}}))
+    ran = ManifestEntry(status="ok", parameters={"k_sweep": [1], "t_sweep": [0.8, 1.01]})
+    (tmp_path / "executed" / "run.json").write_text(json.dumps(to_json(Manifest({"judge_validation": ran}))))
     parts = [p.label for p in pr.read_b9(pr.Pilot(tmp_path, labels))]
     assert parts[-1] == f"accuracy of {REFERENCE}" and f"accuracy, {REFERENCE} - {CHATEVAL}" in parts
-    (tmp_path / "executed" / "run.json").write_text(json.dumps(
-        {"stages": {"judge_validation": {"parameters": {"k": 1}}}}))
+    ran = ManifestEntry(status="ok", parameters={"k": 1})
+    (tmp_path / "executed" / "run.json").write_text(json.dumps(to_json(Manifest({"judge_validation": ran}))))
     assert pr.read_b9(pr.Pilot(tmp_path, labels))[-1].label == f"accuracy of {sweep[0]}"
 
 

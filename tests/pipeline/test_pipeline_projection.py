@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmcreativity.pipeline.manifest import update_manifest
+from llmcreativity.pipeline.manifest import ManifestEntry, update_manifest
 from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.projection import (
     paper_projection_markdown,
@@ -40,8 +40,8 @@ def lm(calls, hits, prompt, completion, cached_prompt=0, cached_completion=0):
 
 
 def entry(usage, parameters=None):
-    return {"status": "ok", "run_id": "r1", "profile": "default", "seconds": 1.0, "items": 1, "items_unit": "x",
-            "usage": usage, "parameters": parameters or {}}
+    return ManifestEntry(status="ok", run_id="r1", profile="default", seconds=1.0, items=1, items_unit="x",
+                         usage=usage, parameters=parameters or {})
 
 
 def test_tokens_scale_with_the_units_and_the_length_of_a_unit():

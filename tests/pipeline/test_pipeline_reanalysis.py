@@ -23,7 +23,7 @@ from llmcreativity.pipeline.execution import (
     run_stage,
 )
 from llmcreativity.pipeline.ledger import claims_markdown
-from llmcreativity.pipeline.manifest import read_manifest, update_manifest
+from llmcreativity.pipeline.manifest import ManifestEntry, RecordCalls, read_manifest, update_manifest
 from llmcreativity.pipeline.parameters import ParameterError
 from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.record import export_record
@@ -68,7 +68,7 @@ def replies(stage: str) -> list[dict]:
 
 
 def page() -> str:
-    return claims_markdown(read_claims(), [], read_manifest("default")["stages"])
+    return claims_markdown(read_claims(), [], read_manifest("default").stages)
 
 
 def test_a_replay_refuses_a_changed_generating_parameter_naming_the_live_mode(recorded, fresh):
@@ -83,17 +83,17 @@ def test_a_replay_re_analyses_one_stage_alone_answering_every_call_from_the_reco
     for p in plans:
         run_stage(p, replay=replay, **QUIET)
     assert "| B1 |" in page() and "Against the record its stage ran with: recorded" in page()
-    first = read_manifest("default")["stages"]["first"]
+    first = read_manifest("default").stages["first"]
 
     plans, replay = prepare_replay(recorded, [("min_length", "26")], "second", stages=STAGES)
     assert [p.stage.name for p in plans] == ["second"]  # its upstream outputs are the full replay's
     entry = run_stage(plans[0], replay=replay, **QUIET)
-    stages = read_manifest("default")["stages"]
+    stages = read_manifest("default").stages
     assert stages["first"] == first  # not run again
-    assert entry["calls"] == read_record(recorded).stages["second"].calls
-    assert all(u["cache_hits"] == u["calls"] for u in entry["usage"])  # nothing was computed
-    assert entry["record_calls"] == {"from_record": 3, "new": 0, "new_calls": {}}
-    assert entry["against_record"]["analysis_changed"] == {"min_length": [0, 26]}
+    assert entry.calls == read_record(recorded).stages["second"].calls
+    assert all(u["cache_hits"] == u["calls"] for u in entry.usage)  # nothing was computed
+    assert entry.record_calls == RecordCalls(from_record=3, new=0, new_calls={})
+    assert entry.against_record.analysis_changed == {"min_length": [0, 26]}
     assert [r["kept"] for r in replies("second")] == [False, True, True]  # the analysis did change
     assert [r["upstream"] for r in replies("second")] == [3, 3, 3]
     [b2] = [c for c in read_claims() if c.claim_id == "B2"]
@@ -106,7 +106,7 @@ def test_a_replay_re_analyses_one_stage_alone_answering_every_call_from_the_reco
 def test_one_stage_against_a_record_needs_its_upstream_outputs_made_against_that_record(recorded, fresh):
     with pytest.raises(ParameterError, match=r"stage 'second' reads the outputs of \['first'\]"):
         prepare_replay(recorded, only="second", stages=STAGES)
-    update_manifest("first", {"status": "ok", "run_id": "live"}, "default")  # a live run's outputs in this folder
+    update_manifest("first", ManifestEntry(status="ok", run_id="live"), "default")  # a live run's outputs here
     with pytest.raises(RecordError, match=r"reads the outputs of 'first', which in .* come from no run against a "
                                           r"record, not from .*record: run every stage against this record first"):
         prepare_replay(recorded, only="second", stages=STAGES)
@@ -117,10 +117,10 @@ def test_a_live_run_against_the_record_computes_only_the_calls_it_lacks(recorded
     assert Path(os.environ["LLMCREATIVITY_RESULTS"]) == fresh / "results" / LIVE_FOLDER
     entries = [run_stage(p, replay=replay, **QUIET) for p in plans]
     for entry in entries:
-        assert entry["record_calls"] == {"from_record": 3, "new": 1, "new_calls": {"writer": {"generate": 1}}}
-        assert entry["against_record"]["generating_changed"] == {"n": [3, 4]}
-        assert [(u["calls"], u["cache_hits"]) for u in entry["usage"]] == [(4, 3)]
-        assert entry["run_id"] != read_record(recorded).stages["first"].run_id  # a run of its own
+        assert entry.record_calls == RecordCalls(from_record=3, new=1, new_calls={"writer": {"generate": 1}})
+        assert entry.against_record.generating_changed == {"n": [3, 4]}
+        assert [(u["calls"], u["cache_hits"]) for u in entry.usage] == [(4, 3)]
+        assert entry.run_id != read_record(recorded).stages["first"].run_id  # a run of its own
     assert len(replies("second")) == 4 and replies("second")[0]["upstream"] == 4
     assert not (fresh / "cache" / "calls.sqlite").exists()  # the user's call cache is not touched
     assert len(ResponseCache(replay.calls)) == len(replay.keys) + 2  # the record's answers and the two computed

@@ -58,7 +58,7 @@ def test_the_record_lists_every_call_with_its_role_and_the_files_hashes(recorded
     record = read_record(folder)
     stage = record.stages["recorded"]
     assert stage.calls == {"(none)": {"encode": 3}, "writer": {"answer_probs": 3, "generate": 6}}
-    assert stage.run_id == entry["run_id"] and stage.resolved_parameters == {"n": 3}
+    assert stage.run_id == entry.run_id and stage.resolved_parameters == {"n": 3}
     assert sorted(record.files) == ["recorded/calls.1.jsonl.gz", "recorded/embeddings.1.npz",
                                     "recorded/keys.1.jsonl.gz"]
     assert [c["claim_id"] for c in stage.claims] == ["B1"]
@@ -70,20 +70,20 @@ def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded
     replayed = run_stage(plans[0], log=lambda *_: None, replay=replay)
     out = Path(os.environ["LLMCREATIVITY_RESULTS"])
     assert out == fresh / "results" / "replay"
-    assert replayed["calls"] == read_record(folder).stages["recorded"].calls
-    assert replayed["outputs"] == entry["outputs"]  # the same bytes
-    assert replay_differences(replay.record, read_manifest("default")["stages"], out) == {"recorded": []}
-    assert [u["cache_hits"] == u["calls"] for u in replayed["usage"]] == [True, True]
+    assert replayed.calls == read_record(folder).stages["recorded"].calls
+    assert replayed.outputs == entry.outputs  # the same bytes
+    assert replay_differences(replay.record, read_manifest("default").stages, out) == {"recorded": []}
+    assert [u["cache_hits"] == u["calls"] for u in replayed.usage] == [True, True]
     claims = read_jsonl(out / "claims.jsonl")
-    assert [c["run_id"] for c in claims] == [entry["run_id"]]  # the recorded run's id, not the replay's
-    assert replayed["replay"]["replay_id"] != entry["run_id"]
+    assert [c["run_id"] for c in claims] == [entry.run_id]  # the recorded run's id, not the replay's
+    assert replayed.replay.replay_id != entry.run_id
     assert not (fresh / "cache" / "calls.sqlite").exists()  # nothing was computed or cached
-    page = claims_markdown(read_claims(), [], read_manifest("default")["stages"])
-    assert (f"rebuilt from the record `{folder.name}` of run(s) `{entry['run_id']}`: 1 stage(s), 12 model calls "
+    page = claims_markdown(read_claims(), [], read_manifest("default").stages)
+    assert (f"rebuilt from the record `{folder.name}` of run(s) `{entry.run_id}`: 1 stage(s), 12 model calls "
             "answered from the record") in page
     # the first answer_probs and encode call are computed again; a scripted generation cannot be teacher-forced
     assert "Live spot check: 2 recorded calls computed again, 2 matched" in page
-    assert f"The record holds 1 stage(s) of profile `default` from 1 run(s) (`{entry['run_id']}`" in page
+    assert f"The record holds 1 stage(s) of profile `default` from 1 run(s) (`{entry.run_id}`" in page
 
 
 def test_a_replay_that_meets_an_unrecorded_call_stops_naming_stage_and_fix(recorded, fresh, tmp_path):
@@ -164,7 +164,7 @@ def test_a_damaged_or_mismatched_record_is_refused_before_anything_runs(recorded
     with pytest.raises(RecordError, match=message):
         prepare_replay(copy, stages=[STAGE])
     out = Path(os.environ["LLMCREATIVITY_RESULTS"])
-    assert not (out / "recorded").exists() and not read_manifest("default")["stages"]
+    assert not (out / "recorded").exists() and not read_manifest("default").stages
 
 
 def test_a_record_is_complete_only_with_every_stage_at_the_profiles_generating_parameters(recorded, tmp_path):
@@ -243,9 +243,9 @@ def test_a_stage_resumed_in_a_later_sitting_is_recorded_with_the_calls_of_every_
     log.write_text("".join(json.dumps(r) + "\n" for r in rows if tuple(r["keys"]) not in asked_before))
     stage = export_record(copy, profile, "default", log=lambda *_: None).stages["recorded"]
     assert stage.calls == {"(none)": {"encode": 4}, "writer": {"answer_probs": 4, "generate": 8}}
-    assert [s.run_id for s in stage.sittings] == [first.run_id, entry["run_id"]]
+    assert [s.run_id for s in stage.sittings] == [first.run_id, entry.run_id]
     assert stage.sittings[1].calls == {"(none)": {"encode": 1}, "writer": {"answer_probs": 1, "generate": 2}}
-    assert stage.computing_seconds() == pytest.approx(first.seconds + entry["seconds"])
+    assert stage.computing_seconds() == pytest.approx(first.seconds + entry.seconds)
     assert sorted(p.name for p in (copy / "recorded").glob("keys.*")) == ["keys.2.jsonl.gz"]
     # exporting the same sitting again adds nothing
     assert export_record(copy, profile, "default", log=lambda *_: None).stages["recorded"] == stage

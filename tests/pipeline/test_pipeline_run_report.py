@@ -4,13 +4,14 @@ and the claims page's section."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
 
 from llmcreativity.jsonl import append_jsonl
 from llmcreativity.output_files import count_records
-from llmcreativity.pipeline.manifest import update_manifest
+from llmcreativity.pipeline.manifest import ManifestEntry, update_manifest
 from llmcreativity.pipeline.run_report import (
     read_run_report,
     report_markdown,
@@ -37,13 +38,14 @@ def embedder(identity, texts, hits):
 
 
 MANIFEST = {
-    "evaluation": {"status": "failed", "run_id": "r1", "profile": "default", "seconds": 30.0, "items": 4,
-                   "items_unit": "rubric gradings", "usage": [lm("judge", 10, 0, 500, 20)]},
-    "baselines": {"status": "ok", "run_id": "r1", "profile": "default", "seconds": 90.5, "items": 12,
-                  "items_unit": "stories",
-                  "usage": [lm("writer", 40, 10, 4000, 3000), lm("large", 4, 4, 0, 0), embedder("mini", 12, 2)]},
-    "backends": {"status": "ok", "run_id": "r1", "profile": "default", "seconds": 5.0, "items": None,
-                 "items_unit": ""},  # an entry written before usage was recorded
+    "evaluation": ManifestEntry(status="failed", run_id="r1", profile="default", seconds=30.0, items=4,
+                                items_unit="rubric gradings", usage=[lm("judge", 10, 0, 500, 20)]),
+    "baselines": ManifestEntry(status="ok", run_id="r1", profile="default", seconds=90.5, items=12,
+                               items_unit="stories",
+                               usage=[lm("writer", 40, 10, 4000, 3000), lm("large", 4, 4, 0, 0),
+                                      embedder("mini", 12, 2)]),
+    "backends": ManifestEntry(status="ok", run_id="r1", profile="default", seconds=5.0, items=None,
+                              items_unit=""),  # an entry written before usage was recorded
 }
 
 
@@ -76,7 +78,7 @@ def test_the_page_section_gives_the_total_time_and_names_unfinished_stages_and_m
     assert page.splitlines()[0].count("|") == 7  # six columns: the status is folded into the stage
     assert "126 seconds (2.1 minutes) in all" in page and "every stage comes from run `r1`" in page
     assert "Not finished: evaluation." in page
-    mixed = {**MANIFEST, "backends": {**MANIFEST["backends"], "run_id": "r2"}}
+    mixed = {**MANIFEST, "backends": replace(MANIFEST["backends"], run_id="r2")}
     assert "the stages come from 2 runs" in report_markdown(run_report(mixed))
 
 
@@ -93,7 +95,7 @@ def test_the_report_file_is_rewritten_from_the_manifest_and_read_back(results):
     path = write_run_report()
     assert path == results / "run_report.jsonl"
     assert read_run_report() == run_report(MANIFEST)
-    update_manifest("backends", {**MANIFEST["backends"], "seconds": 7.0})
+    update_manifest("backends", replace(MANIFEST["backends"], seconds=7.0))
     write_run_report()
     assert [r.seconds for r in read_run_report()] == [7.0, 90.5, 30.0]
     assert not list(results.glob(".*.tmp"))

@@ -10,7 +10,7 @@ import pytest
 
 from llmcreativity.llm import MODELS
 from llmcreativity.pipeline.execution import StageFailed, run
-from llmcreativity.pipeline.manifest import read_manifest, update_manifest
+from llmcreativity.pipeline.manifest import ManifestEntry, read_manifest, update_manifest
 from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.parameters import ParameterError
 from llmcreativity.pipeline.planning import declared_parameters, plan
@@ -109,7 +109,7 @@ def test_smoke_plan_gives_every_model_role_the_smallest_model():
 
 def test_run_executes_with_parameters_and_adds_provenance(results):
     [entry] = run("default", [("scale", "2")], stages=[tiny(n=30)], log=lambda _: None)
-    assert entry["status"] == "ok" and entry["parameters"] == {"n": 30, "scale": 2.0}
+    assert entry.status == "ok" and entry.parameters == {"n": 30, "scale": 2.0}
     nb = nbformat.read(results / "executed" / "tiny.ipynb", as_version=4)
     injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
     assert "n = 30" in injected.source and "scale = 2.0" in injected.source
@@ -121,11 +121,11 @@ def test_run_executes_with_parameters_and_adds_provenance(results):
 
 def test_a_smoke_run_writes_notebooks_and_manifest_under_its_own_folder(results):
     [entry] = run("smoke", [], stages=[tiny()], log=lambda _: None)
-    assert entry["profile"] == "smoke" and entry["parameters"] == {"n": 3}
+    assert entry.profile == "smoke" and entry.parameters == {"n": 3}
     nb = nbformat.read(results / "smoke" / "executed" / "tiny.ipynb", as_version=4)
     assert "Stage `tiny`, profile `smoke`" in nb.cells[-1].outputs[0]["data"]["text/markdown"]
-    assert read_manifest("smoke")["stages"]["tiny"]["status"] == "ok"
-    assert not (results / "executed").exists() and read_manifest()["stages"] == {}
+    assert read_manifest("smoke").stages["tiny"].status == "ok"
+    assert not (results / "executed").exists() and read_manifest().stages == {}
     assert unexecuted_stages([tiny()]) == ["stage 'tiny' has not been executed; run `llmcreativity run --stage tiny`"]
 
 
@@ -138,7 +138,7 @@ def test_failing_cell_stops_the_run_naming_notebook_and_line(results):
     assert f"stage 'first' failed in {TINY} line {line}" in text and "AssertionError: asked to fail" in text
     assert (results / "executed" / "failed" / "first.ipynb").exists()
     assert not (results / "executed" / "second.ipynb").exists()
-    assert read_manifest()["stages"]["first"]["status"] == "failed"
+    assert read_manifest().stages["first"].status == "failed"
     expected = r"(?s)stage 'first' is failed \(AssertionError: asked to fail\).*stage 'second' has not been executed"
     with pytest.raises(BuildError, match=expected):
         stage_source(results / "src", stages)
@@ -168,17 +168,17 @@ def test_one_stage_in_the_smoke_profile_runs_its_missing_upstream_stages_first_a
                        "'smoke' profile: running them first")
     assert [s for s in said if s.startswith("[")][0].startswith("[first] executing")
     # a bare -p applies to the stage asked for, as without upstream stages; STAGE.NAME to its stage
-    assert (first["status"], first["parameters"]) == ("ok", {"n": 3, "scale": 2.0})
-    assert (second["status"], second["parameters"]) == ("ok", {"n": 4})
+    assert (first.status, first.parameters) == ("ok", {"n": 3, "scale": 2.0})
+    assert (second.status, second.parameters) == ("ok", {"n": 4})
     said.clear()
-    assert [e["parameters"] for e in run("smoke", [], only="second", stages=stages, log=said.append)] == [{"n": 3}]
+    assert [e.parameters for e in run("smoke", [], only="second", stages=stages, log=said.append)] == [{"n": 3}]
     assert not any("running them first" in s for s in said)
 
 
 def test_missing_upstream_stages_are_found_through_each_other_and_a_stage_that_ran_is_not_run_again(results):
     stages = [tiny("a"), tiny("b", ("a",)), tiny("c", ("a", "b"))]
     assert [p.stage.name for p in plan("smoke", [], only="c", stages=stages, run_upstream=True)] == ["a", "b", "c"]
-    update_manifest("a", {"status": "ok"}, "smoke")
+    update_manifest("a", ManifestEntry(status="ok"), "smoke")
     assert [p.stage.name for p in plan("smoke", [], only="c", stages=stages, run_upstream=True)] == ["b", "c"]
 
 
@@ -208,11 +208,11 @@ def test_manifest_update_keeps_entries_written_by_another_run_meanwhile(results)
     from concurrent.futures import ThreadPoolExecutor
 
     def update(k: int) -> None:
-        update_manifest(f"stage{k}", {"status": "ok", "k": k})
+        update_manifest(f"stage{k}", ManifestEntry(status="ok", run_id=f"run{k}"))
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(update, range(40)))
-    assert sorted(read_manifest()["stages"]) == sorted(f"stage{k}" for k in range(40))
+    assert sorted(read_manifest().stages) == sorted(f"stage{k}" for k in range(40))
 
 
 def test_dry_run_planning_refuses_an_unknown_model_in_every_stage_naming_it():
@@ -256,19 +256,19 @@ def test_the_manifest_entry_holds_the_kernels_calls_hits_tokens_and_items(result
     from llmcreativity.pipeline.run_report import read_run_report
 
     [cold] = run("default", [("n", "4")], stages=[counted], log=lambda _: None)
-    [usage] = cold["usage"]
+    [usage] = cold.usage
     assert (usage["identity"], usage["calls"], usage["cache_hits"]) == ("scripted", 4, 0)
     assert (usage["prompt_tokens"], usage["completion_tokens"]) == (4 * 3, 4 * 3)  # "prompt number k" -> 3 words
-    assert (cold["items"], cold["items_unit"]) == (4, "records")
-    assert not any(rel.startswith("executed") or rel == "run_report.jsonl" for rel in cold["outputs"])
+    assert (cold.items, cold.items_unit) == (4, "records")
+    assert not any(rel.startswith("executed") or rel == "run_report.jsonl" for rel in cold.outputs)
     [warm] = run("default", [("n", "5")], stages=[counted], log=lambda _: None)
-    [usage] = warm["usage"]
+    [usage] = warm.usage
     assert (usage["calls"], usage["cache_hits"], usage["prompt_tokens"], usage["cached_prompt_tokens"]) \
         == (5, 4, 3, 4 * 3)
     [line] = read_run_report()
     assert (line.stage, line.status, line.run_id, line.items, line.lm_calls, line.lm_cache_hits) \
-        == ("counted", "ok", warm["run_id"], 5, 5, 4)
-    assert line.seconds == warm["seconds"] > 0
+        == ("counted", "ok", warm.run_id, 5, 5, 4)
+    assert line.seconds == warm.seconds > 0
 
 
 def test_a_failed_stage_reports_the_calls_it_made_and_a_rerun_does_not_add_the_killed_attempts(results, counted):
@@ -280,7 +280,7 @@ def test_a_failed_stage_reports_the_calls_it_made_and_a_rerun_does_not_add_the_k
     assert (line.status, line.lm_calls, line.lm_cache_hits, line.items) == ("failed", 3, 0, 0)
     usage_path("counted").write_text('{"identity": "stale", "kind": "language model", "calls": 99}\n')
     [entry] = run("default", [], stages=[tiny("counted")], log=lambda _: None)  # now a stage that calls no model
-    assert entry["usage"] == [] and read_run_report()[0].lm_calls == 0
+    assert entry.usage == [] and read_run_report()[0].lm_calls == 0
 
 
 def test_cli_run_ends_with_the_table_of_its_stages_failed_ones_included(results, counted, monkeypatch, capsys):
@@ -354,17 +354,17 @@ def test_a_profile_with_a_bad_run_setting_is_refused_naming_the_table(monkeypatc
 def test_the_kernel_gets_the_run_settings_and_the_manifest_records_them(results):
     stage = tiny("settings", notebook=SETTINGS)
     [entry] = run("default", [], stages=[stage], log=lambda _: None)
-    assert entry["run_settings"] == PINNED and read_manifest()["stages"]["settings"]["run_settings"] == PINNED
+    assert entry.run_settings == PINNED and read_manifest().stages["settings"].run_settings == PINNED
     seen = json.loads((results / "settings.json").read_text())
     assert seen == {**PINNED, "identity": "transformers:smollm2-135m:float32:row-seeded", **ENDPOINT_DEFAULTS}
     [entry] = run("default", [("dtype", "bfloat16"), ("max_concurrency", "32"), ("api_key_env", "MY_KEY")],
                   stages=[stage], log=lambda _: None)
-    assert entry["run_settings"] == {"dtype": "bfloat16", "device": "cpu"}
-    assert entry["endpoint_settings"] == {"api_key_env": "MY_KEY", "max_concurrency": 32}
+    assert entry.run_settings == {"dtype": "bfloat16", "device": "cpu"}
+    assert entry.endpoint_settings == {"api_key_env": "MY_KEY", "max_concurrency": 32}
     seen = json.loads((results / "settings.json").read_text())
     assert seen["identity"] == "transformers:smollm2-135m:bfloat16:row-seeded"
     assert (seen["api_key_env"], seen["max_concurrency"]) == ("MY_KEY", 32)
-    assert "max_concurrency" not in entry["parameters"]
+    assert "max_concurrency" not in entry.parameters
 
 
 # -- endpoint settings (api_key_env, max_concurrency) ---------------------------------------------------------------

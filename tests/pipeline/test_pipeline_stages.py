@@ -104,8 +104,9 @@ def test_every_testable_claim_is_recorded_by_one_stage():
 
 def test_the_claims_page_names_the_stage_that_records_a_claim_not_run():
     from llmcreativity.pipeline.ledger import ledger_rows
+    from llmcreativity.pipeline.manifest import ManifestEntry
 
-    rows = {r.claim_id: r for r in ledger_rows([], [], {"semantic_entropy": {"status": "ok", "run_id": "r"}})}
+    rows = {r.claim_id: r for r in ledger_rows([], [], {"semantic_entropy": ManifestEntry(status="ok", run_id="r")})}
     assert rows["A1"].note == "the evaluation stage records it and has not run (llmcreativity run --stage evaluation)"
     assert rows["B8"].note == "the semantic_entropy stage records it, but its latest run did not"
 
@@ -141,12 +142,12 @@ def test_a_new_stage_is_its_notebook_and_one_entry(added, results):
 
     assert [p.stage.name for p in plan("default", [])][-1] == "counted"
     [entry] = run("default", [], only="counted", log=lambda _: None)
-    assert (entry["items"], entry["items_unit"]) == (2, "replies")
+    assert (entry.items, entry.items_unit) == (2, "replies")
     assert outputs.output_file(REPLIES) == results / "counted" / "records.jsonl" and "counted/records.jsonl" \
-        in entry["outputs"]
+        in entry.outputs
     [line] = read_run_report()
     assert (line.stage, line.items, line.lm_calls, line.prompt_tokens + line.completion_tokens) \
         == ("counted", 2, 2, 12)
     assert "| counted | 12 | n | 2 → 50 | – | 300 |" in paper_projection_markdown()
-    assert not_run_reason("X1", read_manifest()["stages"]) == "the counted stage records it, but its latest run did not"
+    assert not_run_reason("X1", read_manifest().stages) == "the counted stage records it, but its latest run did not"
     assert not_run_reason("X1", {}).startswith("the counted stage records it and has not run")

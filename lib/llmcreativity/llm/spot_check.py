@@ -129,14 +129,30 @@ def read_spot_checks(path: str | Path) -> list[SpotResult]:
     return [SpotResult(**row) for row in read_jsonl(path)]
 
 
-def summarize(results: list[SpotResult]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SpotSummary:
+    """A replayed stage's spot check, as its manifest entry holds it."""
+
+    drawn: int
+    """Recorded calls drawn to be computed again."""
+    compared: int
+    """Those that could be compared (a scripted or sampled answer cannot always be teacher-forced)."""
+    matched: int
+    """Those within tolerance."""
+    worst: dict[str, float]
+    """Method -> the largest difference found."""
+    mismatches: tuple[SpotResult, ...]
+    """The compared calls that did not match."""
+
+
+def summarize(results: list[SpotResult]) -> SpotSummary:
     """Calls compared, how many matched, the worst difference per method, and the mismatches (for the manifest)."""
     compared = [r for r in results if r.compared]
     worst: dict[str, float] = {}
     for r in compared:
         worst[r.method] = max(worst.get(r.method, 0.0), r.worst)
-    return {"drawn": len(results), "compared": len(compared), "matched": sum(r.matched for r in compared),
-            "worst": worst, "mismatches": [asdict(r) for r in compared if not r.matched]}
+    return SpotSummary(len(results), len(compared), sum(r.matched for r in compared), worst,
+                       tuple(r for r in compared if not r.matched))
 
 
 # -- the comparisons ------------------------------------------------------------------------------------------------

@@ -37,9 +37,9 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import nbformat
 
@@ -51,7 +51,15 @@ from ..llm.spot_check import read_spot_checks, summarize
 from ..llm.usage_file import read_usage
 from ..paths import REPO_ROOT, SCRATCH_PROFILES, cache_dir, results_dir, results_root
 from ..record_file import Record, RecordError, read_record
-from .manifest import executed_dir, read_manifest, update_manifest
+from .manifest import (
+    AgainstRecord,
+    ManifestEntry,
+    RecordCalls,
+    ReplayMark,
+    executed_dir,
+    read_manifest,
+    update_manifest,
+)
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
 from .provenance import parameters_hash
@@ -115,8 +123,8 @@ def _check_upstream(plans: list[Plan], folder: Path) -> None:
         for name in p.stage.depends:
             if name in planned:
                 continue
-            entry = read_manifest(p.profile)["stages"].get(name, {})  # a replay before `against_record`: `replay`
-            made = entry.get("against_record", entry.get("replay", {})).get("record")
+            entry = read_manifest(p.profile).stages.get(name)
+            made = entry.made_against() if entry is not None else None
             if made != str(folder):
                 raise RecordError(f"stage {p.stage.name!r} reads the outputs of {name!r}, which in "
                                   f"{results_dir(p.profile)} come from {made or 'no run against a record'}, not from "
@@ -246,39 +254,39 @@ moved five output files, numpy's AVX-512 loops one more). Haswell's BLAS kernels
 to AVX2 (its AVX-512 targets, not part of its baseline, turned off) run on every machine this project targets."""
 
 
-def record_calls(calls: list[LoggedCall], keys: frozenset[str]) -> dict[str, Any]:
+def record_calls(calls: list[LoggedCall], keys: frozenset[str]) -> RecordCalls:
     """How many of the distinct calls a stage asked (its call log) the record holds (`keys`): `from_record`, `new`
     (computed, or answered by the run's own cache from an earlier sitting) and the new ones per role and method."""
     new = [replace(c, keys=[k for k in c.keys if k not in keys]) for c in calls]
     new = [c for c in new if c.keys]
     asked = {k for c in calls for k in c.keys}
     fresh = {k for c in new for k in c.keys}
-    return {"from_record": len(asked - fresh), "new": len(fresh), "new_calls": calls_by_role(new)}
+    return RecordCalls(from_record=len(asked - fresh), new=len(fresh), new_calls=calls_by_role(new))
 
 
-def _work(p: Plan, usage: Path, replay: Replay | None) -> dict[str, Any]:
-    """The manifest fields of what the stage did: its models' usage rows, its items, the calls it asked for per role
-    and method, and against a record how many of them it held (`record_calls`), in a replay the spot check. Never
+def _work(entry: ManifestEntry, p: Plan, usage: Path, replay: Replay | None) -> ManifestEntry:
+    """`entry` with what the stage did: its models' usage rows, its items, the calls it asked for per role and
+    method, and against a record how many of them it held (`record_calls`), in a replay the spot check. Never
     raises, so a file it cannot read leaves a note in the entry instead of an entry stuck at "running"."""
-    work: dict[str, Any] = {}
     try:
-        work["usage"] = [to_json(u) for u in read_usage(usage)]
+        entry = replace(entry, usage=[to_json(u) for u in read_usage(usage)])
     except (OSError, ValueError) as e:
-        work.update(usage=[], usage_error=str(e))
+        entry = replace(entry, usage=[], usage_error=str(e))
     try:
         calls = read_call_log(call_log_file(p.stage.name, p.profile))
-        work["calls"] = calls_by_role(calls)
+        entry = replace(entry, calls=calls_by_role(calls))
         if replay is not None:
-            work["record_calls"] = record_calls(calls, replay.keys)
+            entry = replace(entry, record_calls=record_calls(calls, replay.keys))
         if replay is not None and not replay.live:
-            work["spot_check"] = summarize(read_spot_checks(spot_check_file(p.stage.name, p.profile)))
+            entry = replace(entry, spot_check=summarize(read_spot_checks(spot_check_file(p.stage.name, p.profile))))
     except (OSError, ValueError, TypeError) as e:
-        work.update(calls_error=str(e))
+        entry = replace(entry, calls_error=str(e))
     try:
-        work["items"], work["items_unit"] = stage_items(p.stage, p.profile)
+        items, unit = stage_items(p.stage, p.profile)
+        entry = replace(entry, items=items, items_unit=unit)
     except (OSError, ValueError) as e:
-        work.update(items=None, items_unit="", items_error=str(e))
-    return work
+        entry = replace(entry, items=None, items_unit="", items_error=str(e))
+    return entry
 
 
 def new_run_id() -> str:
@@ -314,7 +322,8 @@ def _start_logs(p: Plan, replay: Replay | None) -> None:
     """Empty the stage's call log, unless the stage's last attempt was killed or failed (a resumed stage keeps the
     calls it logged before, since it does not ask for what it reads back); against a record the log always starts
     anew (the stage starts from an empty folder, `_clear_stage_folder`), and so do a replay's spot checks."""
-    before = read_manifest(p.profile)["stages"].get(p.stage.name, {}).get("status")
+    entry = read_manifest(p.profile).stages.get(p.stage.name)
+    before = entry.status if entry is not None else None
     if before not in ("running", "failed") or replay is not None:
         call_log_file(p.stage.name, p.profile).unlink(missing_ok=True)
     if replay is not None:
@@ -331,16 +340,17 @@ def _clear_stage_folder(p: Plan) -> None:
     shutil.rmtree(results_dir(p.profile) / p.stage.name, ignore_errors=True)
 
 
-def _against_record(p: Plan, replay: Replay, run_id: str) -> dict[str, Any]:
+def _against_record(p: Plan, replay: Replay, run_id: str) -> AgainstRecord:
     """The manifest's `against_record` of a stage run against `replay`'s record by run `run_id`: the record, the mode
     (replay or live) and the parameters that differ from the recorded ones, by kind, as {name: [recorded, now]}."""
     generating, analysis = parameter_differences(replay.record.stages[p.stage.name].resolved_parameters, p)
-    return {"record": str(replay.folder), "mode": "live" if replay.live else "replay", "run": run_id,
-            "analysis_changed": {k: list(v) for k, v in analysis.items()},
-            "generating_changed": {k: list(v) for k, v in generating.items()}}
+    return AgainstRecord(record=str(replay.folder), mode="live" if replay.live else "replay", run=run_id,
+                         analysis_changed={k: list(v) for k, v in analysis.items()},
+                         generating_changed={k: list(v) for k, v in generating.items()})
 
 
-def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Replay | None = None) -> dict[str, Any]:
+def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None = None,
+              replay: Replay | None = None) -> ManifestEntry:
     """Execute one planned stage as part of run `run_id` (a fresh one when None); returns its manifest entry or
     raises StageFailed. With `replay`, the stage runs against a record (see `Replay`): from an empty folder, every
     call answered from the record (a replay) or the calls it lacks computed (live)."""
@@ -360,21 +370,20 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
     source = running / f"{p.stage.name}.source.ipynb"
     nbformat.write(prepare_notebook(p), source)
     partial = running / f"{p.stage.name}.ipynb"
-    entry: dict[str, Any] = {
-        "status": "running", "profile": p.profile, "notebook": p.stage.notebook, "parameters": p.parameters,
-        "source_sha256": sha256_file(REPO_ROOT / p.stage.notebook), "run_id": run_id, "parameters_sha256": params,
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "run_settings": p.settings,
-        "endpoint_settings": p.endpoint, "commit": code_commit(),
-    }
+    entry = ManifestEntry(
+        status="running", profile=p.profile, notebook=p.stage.notebook, parameters=p.parameters,
+        source_sha256=sha256_file(REPO_ROOT / p.stage.notebook), run_id=run_id, parameters_sha256=params,
+        started=time.strftime("%Y-%m-%dT%H:%M:%S"), run_settings=p.settings, endpoint_settings=p.endpoint,
+        commit=code_commit())
     usage = usage_path(p.stage.name, p.profile)
     usage.unlink(missing_ok=True)  # a killed earlier attempt's account is not this attempt's
     _start_logs(p, replay)
     if replay is not None:
         _clear_stage_folder(p)
-        entry["against_record"] = _against_record(p, replay, run_id)
+        entry = replace(entry, against_record=_against_record(p, replay, run_id))
     if replay is not None and not replay.live:
-        entry["replay"] = {"record": str(replay.folder), "replay_id": run_id}
-        entry["run_id"] = replay.record.stages[p.stage.name].run_id
+        entry = replace(entry, replay=ReplayMark(str(replay.folder), run_id),
+                        run_id=replay.record.stages[p.stage.name].run_id)
     update_manifest(p.stage.name, entry, p.profile)
     write_run_report(p.profile)
     before = _snapshot(p.profile)
@@ -388,7 +397,8 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
                                        cwd=str(REPO_ROOT), progress_bar=False, log_output=False)
     except Exception as e:  # papermill raises PapermillExecutionError for a failing cell, others for the kernel
         error = f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}".strip()
-        entry.update(status="failed", seconds=round(time.monotonic() - t0, 1), error=error, **_work(p, usage, replay))
+        entry = _work(replace(entry, status="failed", seconds=round(time.monotonic() - t0, 1), error=error), p,
+                      usage, replay)
         target = failed / f"{p.stage.name}.ipynb"
         if partial.exists():
             os.replace(partial, target)
@@ -402,17 +412,19 @@ def run_stage(p: Plan, log: Any = print, run_id: str | None = None, replay: Repl
     (failed / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
     after = _snapshot(p.profile)
     outputs = {rel: sha256_file(results / rel) for rel, sig in sorted(after.items()) if before.get(rel) != sig}
-    entry.update(status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs, **_work(p, usage, replay))
+    entry = _work(replace(entry, status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs), p, usage,
+                  replay)
     update_manifest(p.stage.name, entry, p.profile)
     write_run_report(p.profile)
     line = stage_report(p.stage.name, entry)
-    log(f"[{p.stage.name}] done in {entry['seconds']} s, {line.lm_calls} LM calls ({line.lm_cache_hits} cached) "
+    log(f"[{p.stage.name}] done in {entry.seconds} s, {line.lm_calls} LM calls ({line.lm_cache_hits} cached) "
         f"-> {out_dir / (p.stage.name + '.ipynb')}")
     return entry
 
 
 def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None, only: str | None = None,
-        log: Any = print, stages: list[Stage] | None = None, replay: Replay | None = None) -> list[dict[str, Any]]:
+        log: Callable[[str], object] = print, stages: list[Stage] | None = None,
+        replay: Replay | None = None) -> list[ManifestEntry]:
     """Validate every selected stage, then execute them in order under one run id, stopping at the first failure.
 
     `only` runs one stage; in a scratch profile its missing upstream stages run first, and `log` says so

@@ -25,9 +25,9 @@ estimator decides it (`ClaimSpec.estimator`). `claims_markdown` writes a compact
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from ..claims.claim_table import CLAIMS, ClaimSpec, min_n
 from ..claims.judge_validity import KINDS, JudgeValidity, judges_for
@@ -35,6 +35,7 @@ from ..llm.registry import short_label
 from ..record_file import Record
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .excerpts import figure_source
+from .manifest import ManifestEntry
 from .preregistration import registration_markdown_line
 from .record_page import record_markdown, record_origin
 from .stages import recorder_of
@@ -77,7 +78,7 @@ def _minimum(claim_id: str, claim: Claim | None) -> int:
     return min_n(claim_id, claim.profile) if claim is not None else CLAIMS[claim_id].min_n
 
 
-def stale_reason(claim: Claim, manifest_stages: dict[str, Any]) -> str:
+def stale_reason(claim: Claim, manifest_stages: Mapping[str, ManifestEntry]) -> str:
     """Why `claim` is not from the latest run of its stage (empty when it is).
 
     Stale when the stage has no manifest entry, the entry's run id differs from the claim's (a later run,
@@ -89,22 +90,23 @@ def stale_reason(claim: Claim, manifest_stages: dict[str, Any]) -> str:
         return f"stage {claim.stage!r} has no run in the manifest"
     if not claim.run_id or claim.run_id == "interactive":
         return "recorded outside the runner (no run id)"
-    latest = entry.get("run_id", "")
+    latest = entry.run_id
     if latest != claim.run_id:
         return f"recorded by run {claim.run_id}; the latest run of {claim.stage} is {latest or 'unknown'}"
-    if entry.get("status") != "ok":
-        return f"its run of {claim.stage} is {entry.get('status')}"
+    if entry.status != "ok":
+        return f"its run of {claim.stage} is {entry.status}"
     return ""
 
 
-def current_validity(validity: list[JudgeValidity], manifest_stages: dict[str, Any]) -> list[JudgeValidity]:
+def current_validity(validity: list[JudgeValidity],
+                     manifest_stages: Mapping[str, ManifestEntry]) -> list[JudgeValidity]:
     """The judge agreements measured by the latest successful run of their stage (older ones are not evidence
     about the judges of this run)."""
-    return [v for v in validity if manifest_stages.get(v.stage, {}).get("run_id") == v.run_id
-            and manifest_stages[v.stage].get("status") == "ok"]
+    return [v for v in validity if (e := manifest_stages.get(v.stage)) is not None and e.run_id == v.run_id
+            and e.status == "ok"]
 
 
-def not_run_reason(claim_id: str, manifest_stages: dict[str, Any]) -> str:
+def not_run_reason(claim_id: str, manifest_stages: Mapping[str, ManifestEntry]) -> str:
     """Why no verdict of `claim_id` is recorded: the stage that records it (`Stage.claims`) has not run, or its
     latest run did not record it (some claims are recorded only under some parameters)."""
     stage = recorder_of(claim_id)
@@ -116,7 +118,7 @@ def not_run_reason(claim_id: str, manifest_stages: dict[str, Any]) -> str:
 
 
 def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity],
-               manifest_stages: dict[str, Any]) -> LedgerRow:
+               manifest_stages: Mapping[str, ManifestEntry]) -> LedgerRow:
     """The shown verdict of one claim: minimum sample first, then the judge gate; staleness beside it."""
     spec = CLAIMS.get(claim_id)
     if spec is not None and spec.not_testable:
@@ -141,7 +143,7 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
             verdict = JUDGE_NOT_VALIDATED
             note = f"the stage's rule said {claim.verdict} at n = {claim.n} {spec.unit}, but {why}"
     return LedgerRow(claim_id, spec, claim, verdict, note, judges, stale_reason(claim, manifest_stages),
-                     record_origin(manifest_stages.get(claim.stage, {})))
+                     record_origin(manifest_stages.get(claim.stage)))
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ class EarlierRun:
     """Its recorded claims."""
     validity: list[JudgeValidity]
     """Its recorded judge agreements."""
-    stages: dict[str, Any]
+    stages: dict[str, ManifestEntry]
     """Its stages as manifest entries (run id, status), against which its claims are current."""
 
 
@@ -167,12 +169,12 @@ def earlier_run(record: Record, label: str) -> EarlierRun:
     entries = record.stages.values()
     return EarlierRun(label, [from_json(Claim, c) for e in entries for c in e.claims],
                       [JudgeValidity.from_dict(v) for e in entries for v in e.judge_validity],
-                      {name: {"run_id": e.run_id, "status": "ok", "profile": record.profile}
+                      {name: ManifestEntry(status="ok", run_id=e.run_id, profile=record.profile)
                        for name, e in record.stages.items()})
 
 
 def ledger_rows(claims: list[Claim], validity: list[JudgeValidity],
-                manifest_stages: dict[str, Any], earlier: EarlierRun | None = None) -> list[LedgerRow]:
+                manifest_stages: Mapping[str, ManifestEntry], earlier: EarlierRun | None = None) -> list[LedgerRow]:
     """Every claim of `CLAIMS` in order, then any other recorded claim. With `earlier`, a gated claim this run
     decides only under a named judge also shows the earlier run's verdict under the judges it lacks (gated on the
     earlier run's own agreements, its origin naming that run)."""
@@ -425,7 +427,7 @@ def _paper_of(claim_id: str) -> str:
 
 
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
-                    manifest_stages: dict[str, Any] | None = None, figure: str | None = None,
+                    manifest_stages: Mapping[str, ManifestEntry] | None = None, figure: str | None = None,
                     registration: Path | None = None, earlier: EarlierRun | None = None) -> str:
     """The page body, findings first (`findings_markdown`); then one verdict table a paper (six columns, a second
     verdict of a claim on its own line), the registration's hash and deviations, the forest plot `figure` (a path

@@ -293,12 +293,12 @@ def missing_upstream(stage: Stage, profile: str, stages: list[Stage] | None = No
     `profile`, in dependency order: what must run before it (behind a stage that ran, nothing is looked at: its
     outputs are there)."""
     ordered = ordered_stages(stages)
-    by_name, done = {s.name: s for s in ordered}, read_manifest(profile)["stages"]
+    by_name, done = {s.name: s for s in ordered}, read_manifest(profile).stages
     needed: set[str] = set()
 
     def visit(s: Stage) -> None:
         for d in s.depends:
-            if done.get(d, {}).get("status") != "ok" and d not in needed:
+            if (d not in done or done[d].status != "ok") and d not in needed:
                 needed.add(d)
                 visit(by_name[d])
 

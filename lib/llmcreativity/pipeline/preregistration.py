@@ -67,6 +67,7 @@ from ..stats.sample_size import (
     n_for_proportion,
     n_for_ratio,
 )
+from .manifest import MANIFEST_FILE, ManifestEntry, read_manifest_file
 from .stages import writer_of
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ class Pilot:
 
         stage = writer_of(out.JUDGE_RUNS)
         ran = _manifest_stages(self.results).get(stage.name)
-        given = [ran.get("parameters", {})] if ran is not None else list(stage.profiles.values())
+        given = [ran.parameters] if ran is not None else list(stage.profiles.values())
         return [validation_arms(stage_parameters(stage, values)) for values in given]
 
     def item_labels(self) -> Mapping[str, bool]:
@@ -885,15 +886,14 @@ def current_terms() -> Terms:
                  {c: s.not_testable for c, s in CLAIMS.items() if s.not_testable})
 
 
-def _manifest_stages(results: Path) -> dict[str, Any]:
+def _manifest_stages(results: Path) -> dict[str, ManifestEntry]:
     """Stage name -> its entry in the results folder's manifest (`executed/run.json`); empty without one."""
-    path = results / "executed" / "run.json"
-    return json.loads(path.read_text())["stages"] if path.exists() else {}
+    return read_manifest_file(results / "executed" / MANIFEST_FILE).stages
 
 
-def _manifest_runs(results: Path) -> dict[str, Any]:
+def _manifest_runs(results: Path) -> dict[str, dict[str, str]]:
     stages = _manifest_stages(results)
-    return {name: {"run_id": e.get("run_id", ""), "status": e.get("status", "")} for name, e in sorted(stages.items())}
+    return {name: {"run_id": e.run_id, "status": e.status} for name, e in sorted(stages.items())}
 
 
 def _gate(spec: ClaimSpec, validity: list[JudgeValidity] | None, judge: str) -> str:

@@ -132,11 +132,11 @@ def paper_projection_markdown(profile: str = "default", target: str = "paper",
                               stages: list[Stage] | None = None) -> str:
     """`projection_markdown` of `profile`'s latest run (its run report, with the parameters each stage ran with,
     from the manifest) projected to `target`'s parameters."""
-    rows, entries = read_run_report(profile), read_manifest(profile)["stages"]
+    rows, entries = read_run_report(profile), read_manifest(profile).stages
     if not rows:
         return f"*No run of the `{profile}` profile has written its run report yet: run `llmcreativity run` first.*"
     ordered = ordered_stages(stages)
-    measured = {s.name: stage_parameters(s, entries[s.name].get("parameters", {})) for s in ordered
+    measured = {s.name: stage_parameters(s, entries[s.name].parameters) for s in ordered
                 if s.name in entries}
     wanted = {s.name: stage_parameters(s, s.profiles[target]) for s in ordered if target in s.profiles}
     runs = ", ".join(sorted({r.run_id for r in rows if r.stage in measured}))

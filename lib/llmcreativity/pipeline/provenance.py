@@ -183,14 +183,15 @@ def _inputs(stage: str) -> list[InputFile]:
             p = Path(full)
             if p.is_file():
                 found[_shown(p)] = InputFile(_shown(p), p.stat().st_size, sha256_file(p), "opened")
-        manifest = results_dir() / "executed" / "run.json"
-        if manifest.exists():
-            entries = json.loads(manifest.read_text())["stages"]
+        from .manifest import MANIFEST_FILE, read_manifest_file
+
+        entries = read_manifest_file(results_dir() / "executed" / MANIFEST_FILE).stages
+        if entries:
             from .stages import STAGES
 
             depends = next((s.depends for s in STAGES if s.name == stage), ())
-            for dep in depends:
-                for rel, digest in entries.get(dep, {}).get("outputs", {}).items():
+            for dep in (d for d in depends if d in entries):
+                for rel, digest in entries[dep].outputs.items():
                     p = results_dir() / rel
                     if p.is_file():
                         found.setdefault(_shown(p), InputFile(_shown(p), p.stat().st_size, digest, f"output of {dep}"))

@@ -220,8 +220,8 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: Record, cache: Re
     therefore the union of the earlier one and this sitting's calls, and `sittings` lists each sitting's run id,
     commit, wall time and the calls it added. A stage computed again from scratch under other generating parameters
     belongs in a new record folder, or the earlier sittings' calls would count as asked."""
-    entry = read_manifest(profile)["stages"].get(stage)
-    if not entry or entry.get("status") != "ok":
+    entry = read_manifest(profile).stages.get(stage)
+    if entry is None or entry.status != "ok":
         raise RecordError(f"stage {stage!r} has not run successfully under profile {profile!r}: run it "
                           f"(`llmcreativity run --profile {profile} --stage {stage}`) before exporting it")
     log = call_log_file(stage, profile)
@@ -238,7 +238,7 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: Record, cache: Re
     known = {tuple(c.keys) for c in earlier}
     added = [c for c in calls if tuple(c.keys) not in known]
     calls = earlier + added
-    ran = resolved_parameters(plan, entry.get("parameters", {}))
+    ran = resolved_parameters(plan, entry.parameters)
     if previous and not added:  # no new call: the record's files stand; its outputs may still have changed
         keys_file, shards = previous.keys_file, previous.shards
     else:
@@ -246,12 +246,11 @@ def export_stage(stage: str, plan: Plan, folder: Path, record: Record, cache: Re
     claims = tuple(r for r in read_jsonl(results_dir(profile) / "claims.jsonl") if r.get("stage") == stage)
     validity = tuple(r for r in read_jsonl(results_dir(profile) / "judge_validity.jsonl") if r.get("stage") == stage)
     exported = RecordedStage(
-        run_id=entry.get("run_id", ""), profile=profile, notebook=entry.get("notebook", ""),
-        source_sha256=entry.get("source_sha256", ""), commit=entry.get("commit", ""),
-        parameters=entry.get("parameters", {}), parameters_sha256=entry.get("parameters_sha256", ""),
-        resolved_parameters=ran, resolved_sha256=parameters_hash(ran), seconds=entry.get("seconds"),
-        usage=entry.get("usage", []), items=entry.get("items"), items_unit=entry.get("items_unit", ""),
-        outputs=entry.get("outputs", {}), output_digests=output_digests(entry.get("outputs", {}), results_dir(profile)),
+        run_id=entry.run_id, profile=profile, notebook=entry.notebook, source_sha256=entry.source_sha256,
+        commit=entry.commit, parameters=entry.parameters, parameters_sha256=entry.parameters_sha256,
+        resolved_parameters=ran, resolved_sha256=parameters_hash(ran), seconds=entry.seconds, usage=entry.usage,
+        items=entry.items, items_unit=entry.items_unit, outputs=entry.outputs,
+        output_digests=output_digests(entry.outputs, results_dir(profile)),
         calls=calls_by_role(calls), keys_file=keys_file, shards=shards, exported=time.strftime("%Y-%m-%dT%H:%M:%S"),
         claims=claims, judge_validity=validity)
     if previous and not added and all(getattr(exported, k) == getattr(previous, k) for k in _SAME_SITTING):

@@ -6,7 +6,7 @@ the record (`replay_differences`, over output digests that leave out wall-clock 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,7 @@ def unreplayable_stages(folder: str | Path, plans: list[Plan]) -> dict[str, str]
     return why
 
 
-def describe_changes(changes: dict[str, Change], most: int | None = None) -> str:
+def describe_changes(changes: Mapping[str, Sequence[Any]], most: int | None = None) -> str:
     """`name: recorded X, now Y` for each change, comma-separated (the first `most` when given)."""
     shown = list(changes.items())[:most]
     return ", ".join(f"{k}: recorded {was!r}, now {now!r}" for k, (was, now) in shown)

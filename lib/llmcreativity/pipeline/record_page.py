@@ -5,65 +5,61 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..paths import REPO_ROOT
 from ..record_file import Record, read_record
+from .manifest import ManifestEntry, RecordCalls
 from .record_compare import describe_changes
 
 
-def _calls(entry: dict[str, Any]) -> int:
-    """Distinct calls a stage asked for, over its roles and methods (a manifest entry's `calls`)."""
-    return sum(n for m in entry.get("calls", {}).values() for n in m.values())
-
-
-def record_summary(record: Record, stages: dict[str, Any], run_id: str) -> list[str]:
+def record_summary(record: Record, stages: Mapping[str, ManifestEntry], run_id: str) -> list[str]:
     """One line per stage that run `run_id` ran against `record` (its manifest entries `stages`): a replay's calls
     asked against the record's count per role and method, its spot check (compared, matched, worst difference) and
     the analysis parameters it changed; a live run's calls from the record and new ones, and the generating
     parameters it changed."""
     lines = []
     for name, entry in stages.items():
-        against = entry.get("against_record", {})
-        if against.get("run") != run_id:
+        against = entry.against_record
+        if against is None or against.run != run_id:
             continue
-        counted = entry.get("record_calls", {})
-        if against.get("mode") == "live":
-            changed = describe_changes(against.get("generating_changed", {})) or "none"
-            lines.append(f"[from-record] {name}: {entry.get('status')} in {entry.get('seconds')} s, "
-                         f"{counted.get('from_record', 0)} calls from the record, {counted.get('new', 0)} new; "
+        counted = entry.record_calls or RecordCalls(0, 0, {})
+        if against.mode == "live":
+            changed = describe_changes(against.generating_changed) or "none"
+            lines.append(f"[from-record] {name}: {entry.status} in {entry.seconds} s, "
+                         f"{counted.from_record} calls from the record, {counted.new} new; "
                          f"generating parameters changed: {changed}")
             continue
-        asked, recorded = entry.get("calls", {}), record.stages[name].calls
+        asked, recorded = entry.calls, record.stages[name].calls
         same = "the recorded calls" if asked == recorded else f"calls {asked} but the record has {recorded}"
-        spot = entry.get("spot_check", {})
-        worst = ", ".join(f"{m} {w:.2g}" for m, w in sorted(spot.get("worst", {}).items())) or "-"
-        analysis = describe_changes(against.get("analysis_changed", {}))
-        lines.append(f"[replay] {name}: {entry.get('status')} in {entry.get('seconds')} s, {same}; spot check "
-                     f"{spot.get('matched', 0)}/"
-                     f"{spot.get('compared', 0)} matched (worst difference: {worst})"
-                     + (f"; re-analysed with {analysis}" if analysis else ""))
+        spot = entry.spot_check
+        worst = ", ".join(f"{m} {w:.2g}" for m, w in sorted(spot.worst.items())) if spot else ""
+        analysis = describe_changes(against.analysis_changed)
+        lines.append(f"[replay] {name}: {entry.status} in {entry.seconds} s, {same}; spot check "
+                     f"{spot.matched if spot else 0}/{spot.compared if spot else 0} matched (worst difference: "
+                     f"{worst or '-'})" + (f"; re-analysed with {analysis}" if analysis else ""))
     return lines
 
 
-def record_origin(entry: dict[str, Any]) -> str:
+def record_origin(entry: ManifestEntry | None) -> str:
     """What a stage's manifest entry says about the record it ran against, for a claim of that stage: "recorded"
     (every call it asked was in the record: a replay, or a live run that asked nothing new) or "fresh: N of M calls
     new" (a live run that computed calls the record does not hold), then the analysis parameters it was re-analysed
     with (`; re-analysed with name: recorded X, now Y`); "" when it ran against no record."""
-    if "against_record" not in entry:
+    if entry is None or entry.against_record is None:
         return ""
-    new = entry.get("record_calls", {}).get("new", 0)
-    origin = "recorded" if not new else f"fresh: {new} of {_calls(entry)} calls new"
-    analysis = describe_changes(entry["against_record"].get("analysis_changed", {}))
+    new = entry.record_calls.new if entry.record_calls else 0
+    origin = "recorded" if not new else f"fresh: {new} of {entry.call_count()} calls new"
+    analysis = describe_changes(entry.against_record.analysis_changed)
     return origin + (f"; re-analysed with {analysis}" if analysis else "")
 
 
-def _live_counts(name: str, entry: dict[str, Any]) -> str:
+def _live_counts(name: str, entry: ManifestEntry) -> str:
     """`name: N calls from the record, M new (the generating parameters changed)` of a live stage's entry."""
-    counted, changed = entry.get("record_calls", {}), entry["against_record"].get("generating_changed", {})
-    return (f"{name}: {counted.get('from_record', 0):,} calls from the record, {counted.get('new', 0):,} new"
+    counted = entry.record_calls or RecordCalls(0, 0, {})
+    changed = entry.against_record.generating_changed if entry.against_record else {}
+    return (f"{name}: {counted.from_record:,} calls from the record, {counted.new:,} new"
             + (f" ({describe_changes(changed)})" if changed else ""))
 
 
@@ -94,42 +90,40 @@ def _shown(folder: str) -> str:
         return Path(folder).name
 
 
-def record_markdown(stages: dict[str, Any]) -> str:
+def record_markdown(stages: Mapping[str, ManifestEntry]) -> str:
     """Sentences for the claims page about the stages run against a record (`stages`: the manifest entries): a
     replay's record and run, the calls answered from it, the live spot check, the analysis parameters a stage was
     re-analysed with; a live run's calls from the record and new ones per stage; "" for a plain live run."""
-    replayed = {n: e for n, e in stages.items() if e.get("replay")}
-    live = {n: e for n, e in stages.items() if e.get("against_record", {}).get("mode") == "live"}
+    replayed = {n: e.replay for n, e in stages.items() if e.replay}
+    live = {n: e for n, e in stages.items() if e.against_record is not None and e.against_record.mode == "live"}
     out = []
     if replayed:
-        records = sorted({_shown(e["replay"]["record"]) for e in replayed.values()})
-        runs = sorted({e.get("run_id", "") for e in replayed.values()})
-        calls = sum(_calls(e) for e in replayed.values())
-        spots = [e.get("spot_check", {}) for e in replayed.values()]
-        compared, matched = sum(s.get("compared", 0) for s in spots), sum(s.get("matched", 0) for s in spots)
+        records = sorted({_shown(mark.record) for mark in replayed.values()})
+        runs = sorted({stages[n].run_id for n in replayed})
+        calls = sum(stages[n].call_count() for n in replayed)
+        spots = [s for n in replayed if (s := stages[n].spot_check) is not None]
+        compared, matched = sum(s.compared for s in spots), sum(s.matched for s in spots)
         worst: dict[str, float] = {}
         for s in spots:
-            for method, w in s.get("worst", {}).items():
+            for method, w in s.worst.items():
                 worst[method] = max(worst.get(method, 0.0), w)
         shown = "; ".join(f"{m} {w:.2g}" for m, w in sorted(worst.items())) or "none"
         out.append(f"These results were rebuilt from the record {', '.join(f'`{r}`' for r in records)} of run(s) "
                    f"{', '.join(f'`{r}`' for r in runs)}: {len(replayed)} stage(s), {calls:,} model calls answered "
                    f"from the record. Live spot check: {compared} recorded calls computed again, {matched} matched "
                    f"within tolerance (largest difference by method: {shown}).")
-        for folder in sorted({e["replay"]["record"] for e in replayed.values()}):
+        for folder in sorted({mark.record for mark in replayed.values()}):
             try:
                 out.append(record_provenance(read_record(folder)))
             except (OSError, ValueError):
                 out.append(f"(The record `{Path(folder).name}` could not be read for its provenance.)")
-        reanalysed = {n: e["against_record"]["analysis_changed"] for n, e in replayed.items()
-                      if e.get("against_record", {}).get("analysis_changed")}
+        reanalysed = {n: against.analysis_changed for n in replayed
+                      if (against := stages[n].against_record) is not None and against.analysis_changed}
         if reanalysed:
             out.append("Re-analysed against the record, no call computed: " + "; ".join(
                 f"{n} with {describe_changes(c)}" for n, c in reanalysed.items()) + ".")
     if live:
-        records = sorted({_shown(e["against_record"]["record"]) for e in live.values()})
+        records = sorted({_shown(e.against_record.record) for e in live.values() if e.against_record})
         out.append(f"Run live against the record {', '.join(f'`{r}`' for r in records)} (the calls it holds answered "
                    "from it, the others computed): " + "; ".join(_live_counts(n, e) for n, e in live.items()) + ".")
     return " ".join(out)
-
-

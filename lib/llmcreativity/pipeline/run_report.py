@@ -18,15 +18,15 @@ models computed, so a run answered by the cache reports its calls as cache hits 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..json_records import to_json
 from ..jsonl import read_records, rewrite_jsonl
 from ..llm.usage_file import ModelUsage
 from ..paths import results_dir
-from .manifest import executed_dir, read_manifest
+from .manifest import ManifestEntry, executed_dir, read_manifest
 from .order import ordered_stages
 from .stages import Stage
 
@@ -102,16 +102,15 @@ def usage_totals(rows: list[ModelUsage]) -> dict[str, int]:
             "cached_tokens": sum(r.cached_prompt_tokens + r.cached_completion_tokens for r in lms)}
 
 
-def stage_report(stage: str, entry: dict[str, Any]) -> StageReport:
+def stage_report(stage: str, entry: ManifestEntry) -> StageReport:
     """A manifest entry as a report line (an entry written before usage was recorded counts no calls)."""
-    usage = [ModelUsage(**u) for u in entry.get("usage", [])]
-    return StageReport(stage=stage, status=entry.get("status", "unknown"), run_id=entry.get("run_id", ""),
-                       profile=entry.get("profile", ""), started=entry.get("started", ""),
-                       seconds=entry.get("seconds"), items=entry.get("items"), items_unit=entry.get("items_unit", ""),
+    usage = [ModelUsage(**u) for u in entry.usage]
+    return StageReport(stage=stage, status=entry.status, run_id=entry.run_id, profile=entry.profile,
+                       started=entry.started, seconds=entry.seconds, items=entry.items, items_unit=entry.items_unit,
                        **usage_totals(usage))
 
 
-def run_report(manifest_stages: dict[str, Any], stages: list[Stage] | None = None) -> list[StageReport]:
+def run_report(manifest_stages: Mapping[str, ManifestEntry], stages: list[Stage] | None = None) -> list[StageReport]:
     """One line per stage with a manifest entry, in stage order, then any entry of a stage not in `stages`."""
     names = [s.name for s in ordered_stages(stages)]
     names += sorted(set(manifest_stages) - set(names))
@@ -121,7 +120,7 @@ def run_report(manifest_stages: dict[str, Any], stages: list[Stage] | None = Non
 def write_run_report(profile: str = "default", stages: list[Stage] | None = None) -> Path:
     """Rewrite `run_report_file(profile)` from the manifest, atomically; returns its path."""
     path = run_report_file(profile)
-    rows = run_report(read_manifest(profile)["stages"], stages)
+    rows = run_report(read_manifest(profile).stages, stages)
     rewrite_jsonl(path, [to_json(r) for r in rows])
     return path
 
