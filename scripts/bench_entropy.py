@@ -20,7 +20,7 @@ from itertools import permutations, product
 from llmcreativity.entropy import (
     MACGYVER_PROMPT, STEP_SAMPLING, EmbeddingSimilarityJudge, LLMEntailmentJudge, StepwiseSettings, cluster_by_bidirectional_entailment, macgyver_problems,
 )
-from llmcreativity.entropy.musescorer import load_musescorer
+from llmcreativity.data.musescorer import load_musescorer
 from llmcreativity.entropy.stepwise import sample_candidates
 from llmcreativity.llm import get_backend, get_embedder
 

@@ -18,6 +18,7 @@ from . import output_files as out
 from .output_files import OutputFile
 from .paths import results_dir, stage_dir
 from .pipeline.stages import STAGES, writer_of
+from .writing.frameworks import large_single_system
 
 WRITING_STAGES = tuple(s.name for s in STAGES if out.STORIES in s.outputs)
 """Stages that write stories and transcripts with `writing.run_writing` ("baselines", "review")."""
@@ -134,11 +135,6 @@ def large_single_dir(model: str) -> Path:
     return output_file(out.LARGE_SINGLE, model=role_label(model))
 
 
-def large_single_system(model: str) -> str:
-    """The name of the bigger Single Agent in result tables, e.g. "single (qwen2.5-coder-1.5b)"."""
-    return f"single ({model})"
-
-
 def large_single_models() -> list[str]:
     """The models (registry names) for which the baselines stage wrote a bigger Single Agent run, sorted."""
     root = results_dir() / writer_of(out.LARGE_SINGLE_STORIES).name
@@ -148,7 +144,7 @@ def large_single_models() -> list[str]:
 
 
 def read_large_single_stories() -> pd.DataFrame:
-    """Every bigger Single Agent's stories written by the baselines stage, system `large_single_system(model)`.
+    """Every bigger Single Agent's stories written by the baselines stage, system `writing.large_single_system(model)`.
 
     Loaded under their own system, their `story_id`s ("single (<model>)::<model identity>::<message id>") stay
     apart from the baselines' own Single Agent even when both ran one model (as a smoke run does).

@@ -71,8 +71,8 @@ def test_b7_under_the_laboratory_judge_reads_only_the_objects_it_was_never_fitte
 
     import pandas as pd
 
+    from llmcreativity.data.musescorer import ROUND_OBJECTS
     from llmcreativity.entropy.diversity_agreement import b7_sets_of, unseen_rounds
-    from llmcreativity.entropy.musescorer import ROUND_OBJECTS
     from llmcreativity.judgelab.choice import choice_path
 
     held_out = json.loads(choice_path("entailment").read_text())["settings"]["test_objects"]

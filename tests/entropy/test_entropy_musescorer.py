@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from entropy_helpers import FirstWordJudge
-from llmcreativity.entropy.musescorer import agreement_table, load_musescorer, partition_agreement, sample_round
+from llmcreativity.data.musescorer import load_musescorer
+from llmcreativity.entropy.musescorer import agreement_table, partition_agreement, sample_round
 
 
 def test_identical_partitions_agree_perfectly_under_relabeling():

@@ -17,15 +17,13 @@ from llmcreativity.evaluation import (
     load_story_table,
     mode_comparison,
     novelty_table,
-    paired_comparisons,
     paper_table,
-    prompt_means,
 )
-from llmcreativity.evaluation.comparison import cohen_dz
 from llmcreativity.json_records import to_json
 from llmcreativity.jsonl import append_jsonl
 from llmcreativity.judges.rubric import RubricScore
 from llmcreativity.llm import ScriptedBackend, ScriptedEmbedder
+from llmcreativity.stats.paired import cohen_dz, paired_comparisons, prompt_means
 from llmcreativity.writing.records import StoryRecord
 
 

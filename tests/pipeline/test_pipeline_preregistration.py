@@ -17,7 +17,6 @@ from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.claims.judge_validity import JudgeValidity
 from llmcreativity.claims.registration import read_terms, registered_min_n
 from llmcreativity.cli import main
-from llmcreativity.evaluation.comparison import prompt_means
 from llmcreativity.evaluation.scores import JUDGE_COLUMNS, NOVELTY_COLUMNS
 from llmcreativity.json_records import to_json
 from llmcreativity.jsonl import append_jsonl, upsert
@@ -29,6 +28,7 @@ from llmcreativity.output_files import JUDGE_RUNS
 from llmcreativity.pipeline import preregistration as pr
 from llmcreativity.pipeline.projection import stage_parameters
 from llmcreativity.pipeline.stages import writer_of
+from llmcreativity.stats.paired import prompt_means
 from llmcreativity.stats.sample_size import n_for_mean
 from llmcreativity.writing import BASELINES
 from locations import REPO

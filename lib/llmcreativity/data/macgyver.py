@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..paths import data_dir, require_file
+from ..paths import data_dir, read_data_table, require_file
 
 VALID_PREFIX = "correct_"
 """A human annotation starting with this marks a valid solution (correct_efficient, correct_inefficient,
@@ -38,6 +38,21 @@ def load_problems(path: str | Path | None = None) -> pd.DataFrame:
         "ID": "problem_id", "Problem": "problem", "Solvable?": "solvable", "Unconventional?": "unconventional",
         "Solution": "reference_solution", "Label": "reference_label",
     })
+
+
+def solvable_problems(path: str | Path | None = None, *, limit: int | None = None) -> pd.DataFrame:
+    """The solvable problems (rows with `Solvable? == Yes`) in file order, the first `limit` of them: the rows of
+    `problem_solution_pair.xlsx` (columns ID, Problem, Solvable?, ...), read with openpyxl from the file `path`
+    (default: `data_dir()/macgyver/problem_solution_pair.xlsx`). Semantic entropy draws its problems from these
+    (`entropy.domains.macgyver_problems`), and the judge laboratory holds them out (`judgelab.solutions`)."""
+    df = read_data_table(
+        path or data_dir() / "macgyver" / "problem_solution_pair.xlsx",
+        "MacGyver problem file",
+        "download data/problem_solution_pair.xlsx from github.com/allenai/MacGyver or set LLMCREATIVITY_DATA",
+        ("ID", "Problem", "Solvable?"), "the MacGyver problem_solution_pair.xlsx",
+    )
+    df = df[df["Solvable?"].astype(str).str.strip() == "Yes"]
+    return df.head(limit) if limit is not None else df
 
 
 def load_benchmark(path: str | Path | None = None, *, valid_prefix: str = VALID_PREFIX) -> pd.DataFrame:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims.claim_table import min_n
+from ..data.musescorer import CODERS, ROUND_OBJECTS
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from ..stats import spearman
@@ -33,7 +34,6 @@ from ..verdicts import Verdict, beats_every_baseline
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
 from .estimators import discrete_semantic_entropy
-from .musescorer import CODERS, ROUND_OBJECTS
 
 REFERENCE = "SE"
 """The measure claim B7 is about."""
@@ -133,7 +133,6 @@ def unseen_rounds() -> list[int]:
     import json
 
     from ..judgelab.choice import choice_path
-    from .musescorer import ROUND_OBJECTS
 
     path = choice_path("entailment")
     if not path.exists():

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..data.macgyver import solvable_problems
 from ..paths import data_dir, read_data_table, require_file
 
 
@@ -88,18 +89,9 @@ NOT_APPLICABLE = "not applicable"
 
 
 def macgyver_problems(path: str | Path | None = None, *, limit: int | None = None) -> list[Problem]:
-    """The solvable MacGyver problems (rows with `Solvable? == Yes`), in file order.
-
-    Reads `problem_solution_pair.xlsx` (columns ID, Problem, Solvable?, ...) with openpyxl.
-    """
-    df = read_data_table(
-        path or data_dir() / "macgyver" / "problem_solution_pair.xlsx",
-        "MacGyver problem file",
-        "download data/problem_solution_pair.xlsx from github.com/allenai/MacGyver or set LLMCREATIVITY_DATA",
-        ("ID", "Problem", "Solvable?"), "the MacGyver problem_solution_pair.xlsx",
-    )
-    df = df[df["Solvable?"].astype(str).str.strip() == "Yes"]
-    rows = df.head(limit) if limit is not None else df
+    """The solvable MacGyver problems (rows with `Solvable? == Yes`), in file order (`data.macgyver.solvable_problems`
+    of the file `path`)."""
+    rows = solvable_problems(path, limit=limit)
     return [Problem(f"macgyver-{pid}", "macgyver", problem.strip())
             for pid, problem in zip(rows["ID"].astype(int), rows["Problem"].astype(str), strict=True)]
 

@@ -1,40 +1,17 @@
-"""Validation of entailment clustering against two human coders' "same idea" buckets (MuseScorer).
-
-The file holds 5,703 alternate-uses ideas in five rounds (1 shoe, 2 button, 3 key, 4 wooden
-pencil, 5 automobile tire); columns `ali` and `krish` give each coder's bucket per idea.
-"""
+"""Validation of entailment clustering against two human coders' "same idea" buckets (MuseScorer, read by
+`data.musescorer`)."""
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from pathlib import Path
 
 import pandas as pd
 from sklearn.metrics import normalized_mutual_info_score
 
-from ..paths import data_dir, read_data_table
+from ..data.musescorer import CODERS, ROUND_OBJECTS
 from ..stats.agreement import adjusted_rand
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
-
-ROUND_OBJECTS: dict[int, str] = {1: "shoe", 2: "button", 3: "key", 4: "wooden pencil", 5: "automobile tire"}
-"""Object whose alternate uses each round collected."""
-
-CODERS: tuple[str, str] = ("ali", "krish")
-"""Columns holding the two human partitions."""
-
-
-def load_musescorer(path: str | Path | None = None) -> pd.DataFrame:
-    """Ideas with columns id, round_id, idea_content, ali, krish (other model columns dropped)."""
-    want = ["id", "round_id", "idea_content", *CODERS]
-    df = read_data_table(
-        path or data_dir() / "musescorer" / "df_annotated_socialmuse.csv",
-        "MuseScorer annotated ideas",
-        "download 2_agreement_analysis/data/df_annotated_socialmuse.csv from github.com/cssai-research/MuseScorer "
-        "or set LLMCREATIVITY_DATA",
-        want, "df_annotated_socialmuse.csv",
-    )
-    return df[want].dropna(subset=["idea_content"]).reset_index(drop=True)
 
 
 def sample_round(df: pd.DataFrame, round_id: int, size: int, *, seed: int = 0) -> pd.DataFrame:

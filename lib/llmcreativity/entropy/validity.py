@@ -19,11 +19,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..data.musescorer import CODERS, ROUND_OBJECTS
 from ..stats.agreement import adjusted_rand
 from ..stats.bootstrap import distinct_bootstrap_ci
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
-from .musescorer import CODERS, ROUND_OBJECTS, sample_round
+from .musescorer import sample_round
 
 
 def mean_ari(judge: np.ndarray, *coders: np.ndarray) -> float:

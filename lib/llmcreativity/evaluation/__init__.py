@@ -1,7 +1,6 @@
-"""Story evaluation: per-story scores (rubric judge + novelty metrics), framework summaries, paired statistics
-(the claim verdicts are in `llmcreativity.verdicts`)."""
+"""Story evaluation: per-story scores (rubric judge + novelty metrics), framework summaries (the paired statistics
+are `llmcreativity.stats.paired`, the claim verdicts' rules `llmcreativity.verdicts`)."""
 
-from .comparison import paired_comparisons, prompt_means
 from .scores import (
     JUDGE_COLUMNS,
     KL_MODES,
@@ -15,5 +14,4 @@ from .scores import (
 from .summary import framework_summary, paper_table, reference_table
 
 __all__ = ["JUDGE_COLUMNS", "KL_MODES", "NOVELTY_COLUMNS", "kl_column", "framework_summary", "judge_table",
-           "load_story_table", "mode_comparison", "novelty_table", "paired_comparisons", "paper_table", "prompt_means",
-           "reference_table"]
+           "load_story_table", "mode_comparison", "novelty_table", "paper_table", "reference_table"]

@@ -20,9 +20,9 @@ from ..data.hanna import HannaHuman
 from ..llm.registry import MODELS, local_model
 from ..stats.agreement import spearman
 from ..stats.bootstrap import bootstrap_ci
+from ..stats.paired import paired_comparisons
 from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
 from ..writing import BASELINES
-from .comparison import paired_comparisons
 from .scores import JUDGE_COLUMNS, KL_MODES, NOVELTY_COLUMNS, kl_column
 
 REFERENCE = "review"

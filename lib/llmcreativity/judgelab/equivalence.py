@@ -1,7 +1,7 @@
 """The semantic-equivalence job: do two ideas say the same thing? Judges that cluster MuseScorer's alternate-uses
 ideas, compared on three objects and confirmed on the two others.
 
-Items: the 5,703 ideas of MuseScorer (`entropy.musescorer.load_musescorer`), grouped by object (the round). The
+Items: the 5,703 ideas of MuseScorer (`data.musescorer.load_musescorer`), grouped by object (the round). The
 split holds out `TEST_OBJECTS` objects, drawn with `SPLIT_SEED`; a judge is fitted and tuned on the others.
 
 A judge here is a similarity of every pair of ideas of one object and a rule that turns it into a partition:
@@ -37,7 +37,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import squareform
 
-from ..entropy.musescorer import CODERS, ROUND_OBJECTS
+from ..data.musescorer import CODERS, ROUND_OBJECTS
 from ..llm.backend import TextEmbedder
 from ..stats.agreement import adjusted_rand
 from ..stats.bootstrap import ConfidenceInterval

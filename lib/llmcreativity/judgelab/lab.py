@@ -272,7 +272,7 @@ def confirm_equivalence_judge(objects: Mapping[str, equivalence.ObjectPairs], sp
                               n_resamples: int, seed: int) -> Confirmation:
     """Cluster the test objects once with the chosen judge and the baseline; ARI with each coder, paired intervals
     from resampled ideas, pairwise precision and recall, and the coders' own agreement as the ceiling."""
-    from ..entropy.musescorer import CODERS
+    from ..data.musescorer import CODERS
 
     test = [objects[g] for g in split.test]
     head = heads.get("pair classifier")
@@ -529,8 +529,6 @@ def solution_job(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder], fol
     """The solution-validity job: split, features, development comparison, proposal, confirmation. With `lms`,
     each model answers the checklist for `lm_items` development solutions (`solutions.lm_rows`), and every protocol
     is compared on those."""
-    from .. import outputs
-
     items = subset_problems(items, max_problems)
     split = solutions.solution_split(items)
     save_split_file(split, folder, solutions.JOB)
@@ -554,7 +552,7 @@ def solution_job(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder], fol
     dev = solutions.develop(items, split, table, n_resamples=n_resamples, seed=seed)
     proposed = propose_solution_judge(items, split, table, dev, folder, lm_settings)
     shown = dev.table.assign(seconds=dev.table["protocol"].map(cost))
-    shown.to_csv(outputs.lab_development_file(solutions.JOB), index=False)
+    shown.to_csv(folder / out.LAB_DEVELOPMENT.relative(job=solutions.JOB), index=False)
     in_dev = split.mask(items["group"], "dev")
     ceiling = binary.duplicate_ceiling(items["group"][in_dev], items["solution"][in_dev].tolist(),
                                        items["valid"][in_dev].tolist())["auc"]
@@ -571,14 +569,12 @@ def equivalence_job(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder], 
                     records: bool, n_resamples: int, seed: int) -> JobRun:
     """The semantic-equivalence job: split, pair features, leave-one-object-out comparison, proposal,
     confirmation."""
-    from .. import outputs
-
     items = subset_ideas(equivalence.idea_items(items), max_ideas)
     split = equivalence.equivalence_split(items)
     save_split_file(split, folder, equivalence.JOB)
     objects = equivalence.object_pairs(items, embedders)
     dev = equivalence.develop(objects, split, list(embedders))
-    dev.to_csv(outputs.lab_development_file(equivalence.JOB), index=False)
+    dev.to_csv(folder / out.LAB_DEVELOPMENT.relative(job=equivalence.JOB), index=False)
     proposed = propose_equivalence_judge(objects, split, embedders, dev, folder)
     shown = equivalence_summary(dev, equivalence_cost(items, embedders))
 

@@ -31,8 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.macgyver import load_benchmark
-from ..entropy.domains import macgyver_problems
+from ..data.macgyver import load_benchmark, solvable_problems
 from . import binary
 from .heads import FittedHead, HeadKind, fit_head, out_of_fold
 from .splits import Split, split_groups
@@ -93,7 +92,7 @@ def solution_items(table: pd.DataFrame | None = None) -> pd.DataFrame:
 
 def reserved_problems(limit: int = RESERVED_SE_PROBLEMS) -> list[str]:
     """The problem ids (as text) of the first `limit` solvable MacGyver problems, which semantic entropy draws."""
-    return [p.id.removeprefix("macgyver-") for p in macgyver_problems(limit=limit)]
+    return [str(pid) for pid in solvable_problems(limit=limit)["ID"].astype(int)]
 
 
 def solution_split(items: pd.DataFrame, *, seed: int = SPLIT_SEED, test_share: float = TEST_SHARE,

@@ -14,10 +14,10 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from ..claims.claim_table import min_n
-from ..evaluation.comparison import cohen_dz
 from ..llm.registry import MODELS, local_model
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.holm import holm_table
+from ..stats.paired import cohen_dz
 from ..verdicts import (
     Verdict,
     all_of_verdict,

@@ -396,8 +396,8 @@ def _story_parts(pilot: Pilot, measures: Sequence[str], others: Sequence[str] | 
     """Review minus each of `others` (None: the larger Single Agents) per prompt, one part per (measure, other); z
     Bonferroni over them all."""
     from ..evaluation.claims import REFERENCE, with_kl
-    from ..evaluation.comparison import prompt_means
-    from ..outputs import large_single_system
+    from ..stats.paired import prompt_means
+    from ..writing import large_single_system
 
     table = pd.read_parquet(pilot.path(out.STORY_SCORES))
     if kl is not None:

@@ -12,6 +12,7 @@ from .frameworks import (
     SingleAgent,
     WritingConfig,
     build_framework,
+    large_single_system,
     story_token_budget,
 )
 from .records import StoryRecord, read_transcripts
@@ -20,5 +21,5 @@ from .transcript import Message, Transcript
 
 __all__ = ["BASELINES", "FRAMEWORKS", "LLMDebate", "LLMDiscussion", "LLMReview", "LLMTeacher", "Message", "PromptItem",
            "RunResult", "STORY_SAMPLING", "SingleAgent", "StoryRecord", "Transcript", "WritingConfig",
-           "build_framework", "story_token_budget",
+           "build_framework", "large_single_system", "story_token_budget",
            "load_scifi", "load_stories", "read_transcripts", "run_writing", "save_scifi", "select_prompts"]

@@ -9,7 +9,7 @@ convergence of framework f on prompt i under measure H (cosine or Self-BLEU) is
 positive when the writers' stories became more alike than their drafts. The claim holds when
 (a) for Debate and for Discussion, the mean Delta over prompts is positive (bootstrap CI over prompts above 0),
 and (b) Review converges less than each of them, paired by prompt: d(i) = Delta_f(i) - Delta_review(i) > 0
-(`evaluation.comparison.paired_comparisons` on -Delta, Holm across the comparisons). Prompts, not stories,
+(`stats.paired.paired_comparisons` on -Delta, Holm across the comparisons). Prompts, not stories,
 are resampled: the writers of one prompt are not independent.
 """
 
@@ -63,7 +63,7 @@ def a4_verdict(homog: pd.DataFrame, *, measures: Sequence[str] = HOMOGENIZATION_
     Not testable when Review or an interactive framework has no revised run in the table. The statistic is
     the weakest paired comparison of part (b).
     """
-    from ..evaluation.comparison import paired_comparisons
+    from ..stats.paired import paired_comparisons
 
     min_pairs = min_n("A4")
     facts = {"measures": " and ".join(measures)}

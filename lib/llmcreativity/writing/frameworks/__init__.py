@@ -25,6 +25,11 @@ BASELINES: tuple[str, ...] = ("single", "teacher", "debate", "discussion")
 """The paper's four baselines."""
 
 
+def large_single_system(model: str) -> str:
+    """The name of the bigger Single Agent in result tables, e.g. "single (qwen2.5-coder-1.5b)"."""
+    return f"single ({model})"
+
+
 def build_framework(name: str, config: WritingConfig, rounds: int = 1) -> Framework:
     """The framework called `name` with default agents, `config` and (where it has rounds) `rounds`."""
     if name not in FRAMEWORKS:
@@ -37,4 +42,4 @@ def build_framework(name: str, config: WritingConfig, rounds: int = 1) -> Framew
 
 __all__ = ["BASELINES", "FRAMEWORKS", "REVIEW_DIMENSIONS", "STORY_SAMPLING", "TOKENS_PER_WORD", "Framework",
            "LLMDebate", "LLMDiscussion", "LLMReview", "LLMTeacher", "SingleAgent", "WritingConfig", "build_framework",
-           "story_token_budget"]
+           "large_single_system", "story_token_budget"]

@@ -1,4 +1,6 @@
-"""Review versus each baseline, paired by prompt: paired t and Wilcoxon tests, a mixed model, Holm, effect sizes.
+"""A reference system versus each baseline, paired by prompt: paired t and Wilcoxon tests, a mixed model, Holm,
+effect sizes. Paper A's claims compare Review with the baselines (`evaluation.claims`, A1-A3) and the frameworks'
+convergence (`writing.convergence`, A4); the judges' comparisons use d_z (`judges.claims`).
 
 Frameworks deliver different numbers of stories per prompt (Single Agent one, the others three), so
 the pairing unit is the prompt: each system's stories on a prompt are averaged, and for prompt i
@@ -17,8 +19,8 @@ import statsmodels.formula.api as smf
 from scipy import stats
 from statsmodels.stats.weightstats import DescrStatsW
 
-from ..stats.bootstrap import bootstrap_ci
-from ..stats.holm import holm_table
+from .bootstrap import bootstrap_ci
+from .holm import holm_table
 
 
 def prompt_means(table: pd.DataFrame, measures: Sequence[str], *, by: str = "system") -> pd.DataFrame:
