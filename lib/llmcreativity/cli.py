@@ -289,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"error: {e}", file=sys.stderr)
                 return 2
         elif args.command == "preregister":
-            from .pipeline.preregistration import preregister, write_preregistration
+            from .pipeline.preregistration import preregister
+            from .pipeline.registration_text import write_preregistration
 
             registration = preregister(args.results, rule=args.rule, gate_judges=dict(args.gate_judge),
                                        after=args.after)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from claim_inputs import hanna, homogenization, judgement, story_table
+from llmcreativity.claims import sizing
 from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.claims.judge_validity import JudgeValidity
 from llmcreativity.claims.registration import read_terms, registered_min_n
@@ -25,7 +26,9 @@ from llmcreativity.judges.rubric.scores import RubricScore
 from llmcreativity.judges.settings import PanelSettings
 from llmcreativity.judges.validation import validation_arms
 from llmcreativity.output_files import JUDGE_RUNS
+from llmcreativity.pipeline import pilot as pl
 from llmcreativity.pipeline import preregistration as pr
+from llmcreativity.pipeline import registration_text as rt
 from llmcreativity.pipeline.projection import stage_parameters
 from llmcreativity.pipeline.stages import writer_of
 from llmcreativity.stats.paired import prompt_means
@@ -123,14 +126,14 @@ def _by_id(registration: pr.Preregistration) -> dict[str, pr.ClaimRegistration]:
 
 
 def test_every_testable_claim_has_one_target():
-    assert set(pr.TARGETS) == {c for c, s in CLAIMS.items() if not s.not_testable}
-    for t in pr.TARGETS.values():
+    assert set(pl.TARGETS) == {c for c, s in CLAIMS.items() if not s.not_testable}
+    for t in pl.TARGETS.values():
         assert t.quantity and t.target and t.reason and t.sample_size
 
 
 def test_a_synthetic_pilot_sizes_every_claim_its_files_allow(pilot):
     claims = _by_id(_register(pilot))
-    assert list(claims) == list(pr.TARGETS)
+    assert list(claims) == list(pl.TARGETS)
     for cid in ("A1", "A2", "A3", "A4", "A5", "B1", "B2", "B3", "B4", "B9"):
         c = claims[cid]
         assert c.status in (pr.SIZED, pr.BEYOND), (cid, c.note)
@@ -162,7 +165,7 @@ def test_a2s_minimum_is_the_largest_comparison_at_bonferroni_z(pilot):
 
 def test_the_alternative_rule_sets_a_fixed_half_width(pilot):
     a2 = _by_id(_register(pilot, rule="smallest effect"))["A2"]
-    assert a2.derived_n == math.ceil((2.955 / pr.SMALLEST_EFFECT_SD) ** 2)  # z for 16 tests, d_z = SMALLEST_EFFECT_SD
+    assert a2.derived_n == math.ceil((2.955 / sizing.SMALLEST_EFFECT_SD) ** 2)  # z for 16 tests; d_z
     assert _by_id(_register(pilot))["A2"].alternative_n == a2.derived_n
     with pytest.raises(ValueError, match="pilot distance"):
         _register(pilot, rule="round number")
@@ -209,27 +212,27 @@ def test_one_prompt_and_missing_files_are_not_estimable(tmp_path):
 
 
 def test_the_hash_is_stable_and_changes_with_a_minimum(pilot, tmp_path, monkeypatch):
-    first = pr.write_preregistration(_register(pilot), tmp_path / "a")
-    assert pr.write_preregistration(_register(pilot), tmp_path / "b") == first
+    first = rt.write_preregistration(_register(pilot), tmp_path / "a")
+    assert rt.write_preregistration(_register(pilot), tmp_path / "b") == first
     assert pr.registration_hash(tmp_path / "a") == first
     assert first in (tmp_path / "a" / "preregistration.md").read_text()
     monkeypatch.setitem(CLAIMS, "A5", replace(CLAIMS["A5"], min_n=95))
-    assert pr.write_preregistration(_register(pilot), tmp_path / "c") != first
+    assert rt.write_preregistration(_register(pilot), tmp_path / "c") != first
 
 
 def test_the_registration_holds_the_parser_and_the_claims_tested(pilot, tmp_path):
-    pr.write_preregistration(_register(pilot), tmp_path)
+    rt.write_preregistration(_register(pilot), tmp_path)
     data = json.loads((tmp_path / "preregistration.json").read_text())
     assert data["parser"]["name"] == "llmcreativity.writing.parsing.extract_story"
     assert len(data["parser"]["sha256"]) == 16
     assert set(data["not_testable"]) == {"B12", "B13", "B14", "B15"}
-    assert data["tested"] == list(pr.TARGETS)
+    assert data["tested"] == list(pl.TARGETS)
     b6 = next(c for c in data["claims"] if c["claim_id"] == "B6")
     assert "weak_verdict" in b6["terms"]["rule_functions"] and "inside (-0.3, 0.3)" in b6["terms"]["verdict_rule"]
 
 
 def test_deviations_list_every_change_since_registration(pilot, tmp_path, monkeypatch):
-    pr.write_preregistration(_register(pilot), tmp_path)
+    rt.write_preregistration(_register(pilot), tmp_path)
     registered = read_terms(tmp_path)
     assert pr.deviations(tmp_path, registered) == []
     minimums = registered_min_n(tmp_path)
@@ -261,7 +264,7 @@ def test_the_command_writes_the_registration(pilot, tmp_path, monkeypatch, capsy
 def test_the_claims_page_states_the_registration_hash_and_its_deviations(pilot, tmp_path, monkeypatch):
     from llmcreativity.pipeline.ledger import claims_markdown
 
-    digest = pr.write_preregistration(_register(pilot), tmp_path)
+    digest = rt.write_preregistration(_register(pilot), tmp_path)
     for cid, n in registered_min_n(tmp_path).items():
         monkeypatch.setitem(CLAIMS, cid, replace(CLAIMS[cid], min_n=n))
     page = claims_markdown([], registration=tmp_path)
@@ -286,7 +289,7 @@ def test_a_second_registration_links_the_first_sizes_under_the_confirmed_judge_a
     failing = JudgeValidity("entailment", "LLM failing", "mean ARI", 0.0, -0.02, 0.03, 30, "entailment_validation", "r")
     upsert(results / "judge_validity.jsonl", [lab, failing], key=lambda v: (v.kind, v.judge), what="judge-validity")
     first = tmp_path / "first"
-    first_hash = pr.write_preregistration(pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0],
+    first_hash = rt.write_preregistration(pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0],
                                                          gate_judges={"entailment": "LLM j"}), first)
     second = pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0], rule="smallest effect",
                             gate_judges={"entailment": "cosine [lab abc]"}, after=first)
@@ -297,7 +300,7 @@ def test_a_second_registration_links_the_first_sizes_under_the_confirmed_judge_a
     assert claims["B9"].status == pr.CARRIED and claims["B9"].parts == ()  # not re-decided: the first terms
     assert second.after["sha256"] == first_hash and second.after["stated"] == DECISIVE_DEVIATIONS
     assert second.after["seen"] == list(DECISIVE_SEEN)
-    page = pr.registration_markdown(second, "h")
+    page = rt.registration_markdown(second, "h")
     assert page.startswith("# Second pre-registration") and first_hash in page and pr.NO_JUDGE_NO_SIZE in page
     assert "- B1: cosine [lab abc]: mean ARI 0.45 [0.43, 0.48], n = 2281, chance 0" in page
     assert all(why in page for why in DECISIVE_DEVIATIONS.values())
@@ -340,19 +343,19 @@ def test_the_parameters_the_pilot_ran_with_name_its_reference_judge(tmp_path):
     (tmp_path / "executed").mkdir()
     ran = ManifestEntry(status="ok", parameters={"k_sweep": [1], "t_sweep": [0.8, 1.01]})
     (tmp_path / "executed" / "run.json").write_text(json.dumps(to_json(Manifest({"judge_validation": ran}))))
-    parts = [p.label for p in pr.read_b9(pr.Pilot(tmp_path, labels))]
+    parts = [p.label for p in pl.read_b9(pl.Pilot(tmp_path, labels))]
     assert parts[-1] == f"accuracy of {REFERENCE}" and f"accuracy, {REFERENCE} - {CHATEVAL}" in parts
     ran = ManifestEntry(status="ok", parameters={"k": 1})
     (tmp_path / "executed" / "run.json").write_text(json.dumps(to_json(Manifest({"judge_validation": ran}))))
-    assert pr.read_b9(pr.Pilot(tmp_path, labels))[-1].label == f"accuracy of {sweep[0]}"
+    assert pl.read_b9(pl.Pilot(tmp_path, labels))[-1].label == f"accuracy of {sweep[0]}"
 
 
 def test_without_a_manifest_every_profiles_parameters_name_the_candidates(tmp_path):
     labels = _judge_runs(tmp_path / "all", [REFERENCE, TWIN, CHATEVAL, "single", "cot"])
-    assert pr.read_b5(pr.Pilot(tmp_path / "all", labels))[0].label == f"token saving, {REFERENCE} vs {CHATEVAL}"
+    assert pl.read_b5(pl.Pilot(tmp_path / "all", labels))[0].label == f"token saving, {REFERENCE} vs {CHATEVAL}"
     _judge_runs(tmp_path / "no-cot", [REFERENCE, TWIN, CHATEVAL, "single"])
-    with pytest.raises(pr.NotEstimable, match="no cot judge ran"):
-        pr.read_b9(pr.Pilot(tmp_path / "no-cot", labels))
+    with pytest.raises(sizing.NotEstimable, match="no cot judge ran"):
+        pl.read_b9(pl.Pilot(tmp_path / "no-cot", labels))
     _judge_runs(tmp_path / "no-twin", [REFERENCE, CHATEVAL])
-    with pytest.raises(pr.NotEstimable, match="0 full-view retrieval judges"):
-        pr.read_b5(pr.Pilot(tmp_path / "no-twin", labels))
+    with pytest.raises(sizing.NotEstimable, match="0 full-view retrieval judges"):
+        pl.read_b5(pl.Pilot(tmp_path / "no-twin", labels))

@@ -36,8 +36,8 @@ from ..record_file import Record
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .excerpts import figure_source
 from .manifest import ManifestEntry
-from .preregistration import registration_markdown_line
 from .record_page import record_markdown, record_origin
+from .registration_text import registration_markdown_line
 from .stages import recorder_of
 
 NOT_RUN = "not run"
