@@ -68,7 +68,7 @@ def test_every_stage_ran_on_the_server_to_the_end_without_an_error_output(served
     folder, manifest, _, _ = served
     assert sorted(manifest) == sorted(s.name for s in STAGES)
     for stage in STAGES:
-        assert manifest[stage.name]["status"] == "ok", stage.name
+        assert manifest[stage.name].status == "ok", stage.name
         nb = nbformat.read(folder / "executed" / f"{stage.name}.ipynb", as_version=4)
         errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
                   if o.get("output_type") == "error"]
@@ -79,7 +79,7 @@ def test_every_stage_ran_on_the_server_to_the_end_without_an_error_output(served
 def test_every_stage_that_computes_wrote_its_outputs(served):
     folder, manifest, _, _ = served
     for stage in STAGES:
-        outputs = manifest[stage.name]["outputs"]
+        outputs = manifest[stage.name].outputs
         assert all((folder / rel).is_file() for rel in outputs), stage.name
         if stage.name != "backends":
             assert outputs, stage.name
@@ -101,7 +101,7 @@ def test_every_stage_reports_its_model_calls_and_items_in_the_smoke_folders_run_
     for stage in STAGES:
         line = lines[stage.name]
         assert line.lm_calls + line.texts_embedded > 0, f"{stage.name}: no model call was counted"
-        assert line.lm_cache_hits <= line.lm_calls and line.seconds == manifest[stage.name]["seconds"]
+        assert line.lm_cache_hits <= line.lm_calls and line.seconds == manifest[stage.name].seconds
         if stage.items_unit:
             assert line.items, f"{stage.name}: no {stage.items_unit} in {[o.path for o in stage.outputs if o.items]}"
         else:
