@@ -359,3 +359,33 @@ def test_without_a_manifest_every_profiles_parameters_name_the_candidates(tmp_pa
     _judge_runs(tmp_path / "no-twin", [REFERENCE, CHATEVAL])
     with pytest.raises(sizing.NotEstimable, match="0 full-view retrieval judges"):
         pl.read_b5(pl.Pilot(tmp_path / "no-twin", labels))
+
+
+def test_a_rule_that_imports_a_moved_module_is_hashed_as_registered_and_a_changed_line_is_not():
+    moved = "def rule(x):\n    from ..stats.paired import paired_comparisons\n    return x + 1\n"
+    before = "def rule(x):\n    from ..evaluation.comparison import paired_comparisons\n    return x + 1\n"
+    assert pr.registered_source(moved, "llmcreativity.writing.convergence") == before
+    absolute = moved.replace("..stats.paired", "llmcreativity.stats.paired")
+    assert pr.registered_source(absolute, "llmcreativity.writing.convergence") == before.replace(
+        "..evaluation.comparison", "llmcreativity.evaluation.comparison")
+    changed = moved.replace("x + 1", "x + 2")
+    assert pr.registered_source(changed, "llmcreativity.writing.convergence") != before
+    other = "def rule(x):\n    from ..stats.bootstrap import bootstrap_ci\n"
+    assert pr.registered_source(other, "llmcreativity.writing.convergence") == other
+
+
+PUBLISHED_DEVIATIONS = {
+    "preregistration": ["A4: the code of `a4_verdict` changed since registration",
+                        "B9: the code of `accuracy_claim` changed since registration"],
+    "preregistration-2": ["B1: minimum sample 5 in the claim table, 11 registered",
+                          "B2: minimum sample 5 in the claim table, 12 registered",
+                          "B9: the code of `accuracy_claim` changed since registration"],
+}
+"""The deviations the claims page lists for each committed registration, as they stood when the structure work of
+issue 39 began (6840acf): moving code between modules must add none (`a4_verdict`'s paired comparisons moved to
+`stats.paired` after the second registration hashed it)."""
+
+
+@pytest.mark.parametrize("folder", sorted(PUBLISHED_DEVIATIONS))
+def test_the_published_registrations_show_only_the_deviations_they_had(folder):
+    assert pr.deviations(REPO / "published" / folder) == PUBLISHED_DEVIATIONS[folder]

@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from importlib import import_module
+from importlib.util import resolve_name
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -159,8 +160,42 @@ def _rounded(value: Any) -> Any:
     return value
 
 
+MODULE_MOVES: dict[str, str] = {"llmcreativity.stats.paired": "llmcreativity.evaluation.comparison"}
+"""A module that moved since a registration hashed the verdict rules -> where it was: the paired comparisons by
+prompt moved from `evaluation.comparison` to `stats.paired` (issue 39: it broke the writing <-> evaluation import
+cycle). A rule that imports a moved module inside its body still computes what was registered; its source is hashed
+with the import written as it was (`registered_source`), so the move is no deviation. A change to the rule's own
+lines still is."""
+
+_IMPORT = re.compile(r"^(\s*from\s+)(\.*[\w.]*)(\s+import\b)", re.MULTILINE)
+
+
+def registered_source(source: str, module: str) -> str:
+    r"""`source` (of a function of `module`) with every import of a moved module (`MODULE_MOVES`) written as it was
+    before the move, relative where it was relative.
+
+    >>> registered_source("    from ..stats.paired import f\n", "llmcreativity.writing.convergence")
+    '    from ..evaluation.comparison import f\n'
+    """
+    def back(m: re.Match[str]) -> str:
+        written = m.group(2)
+        absolute = resolve_name(written, module.rpartition(".")[0]) if written.startswith(".") else written
+        old = MODULE_MOVES.get(absolute)
+        if old is None:
+            return m.group(0)
+        dots = len(written) - len(written.lstrip("."))
+        anchor = absolute.removesuffix(written[dots:])  # the package the dots lead to, with its trailing dot
+        return m.group(1) + (written[:dots] + old.removeprefix(anchor) if dots else old) + m.group(3)
+
+    return _IMPORT.sub(back, source)
+
+
 def _source_hash(obj: Any) -> str:
-    return hashlib.sha256(inspect.getsource(obj).encode()).hexdigest()[:16]
+    """The first 16 hex digits of the SHA-256 of `obj`'s source (a verdict rule's as `registered_source` writes it)."""
+    source = inspect.getsource(obj)
+    if inspect.isfunction(obj):
+        source = registered_source(source, obj.__module__)
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
 def story_parser() -> dict[str, str]:
