@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from claim_inputs import hanna, homogenization, judgement, story_table
-from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.claims.judge_validity import JudgeValidity
 from llmcreativity.claims.registration import read_terms, registered_min_n
 from llmcreativity.cli import main
@@ -26,6 +25,7 @@ from llmcreativity.judges.settings import PanelSettings
 from llmcreativity.judges.validation import validation_arms
 from llmcreativity.output_files import JUDGE_RUNS
 from llmcreativity.pipeline import preregistration as pr
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.projection import stage_parameters
 from llmcreativity.pipeline.stages import writer_of
 from llmcreativity.stats.paired import prompt_means

@@ -2,8 +2,9 @@
 (`stages`), the parameters cell
 (`parameters`), dependency order (`order`), planning a run (`planning`), executing it with papermill
 (`execution`), the run manifest (`manifest`), the publish check (`publish`), each page's provenance
-(`provenance`) and the claims ledger: the recorded verdicts (`claims`), the pre-registration (`preregistration`)
-and the claims page (`ledger`). The claims' vocabulary (the claim table, the judges' agreement with humans) is the
-bottom package `llmcreativity.claims`, which every domain may read.
+(`provenance`) and the claims ledger: the complete claim table (`claim_table`, gathered from the domains that
+declare the claims), the recorded verdicts (`claims`), the pre-registration (`preregistration`) and the claims page
+(`ledger`). The claims' vocabulary (the claim's type, the registry the domains declare their claims in, the judges'
+agreement with humans) is the bottom package `llmcreativity.claims`, which every domain may read.
 Building and printing the book is `llmcreativity_book`.
 """

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from .. import output_files as out
-from ..claims.claim_table import CLAIMS, ClaimSpec
+from ..claims.claim_spec import ClaimSpec
 from ..claims.judge_validity import JudgeValidity, judges_for, read_judge_validity
 from ..claims.registration import REGISTRATION_JSON, ClaimTerms, Terms, read_terms
 from ..data.hanna import N_STORIES
@@ -67,6 +67,7 @@ from ..stats.sample_size import (
     n_for_proportion,
     n_for_ratio,
 )
+from .claim_table import CLAIMS
 from .manifest import MANIFEST_FILE, ManifestEntry, read_manifest_file
 from .stages import writer_of
 
