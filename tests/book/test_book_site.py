@@ -117,7 +117,7 @@ def test_claims_page_shows_the_run_report_with_the_total_time(book):
 
 
 def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book):
-    from llmcreativity.claims.claim_table import CLAIMS
+    from llmcreativity.pipeline.claim_table import CLAIMS
 
     _, html = book
     text = (html / "claims.html").read_text()

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from claim_inputs import hanna as _hanna
-from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.evaluation import JUDGE_COLUMNS, NOVELTY_COLUMNS
 from llmcreativity.evaluation.claims import (
     a3_not_testable_reason,
@@ -17,6 +16,7 @@ from llmcreativity.evaluation.claims import (
 )
 from llmcreativity.evaluation.estimators import estimator_agreement, score_tables
 from llmcreativity.judges.rubric import RubricScore
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import claim_text
 from llmcreativity.writing import BASELINES
 

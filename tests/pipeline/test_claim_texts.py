@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 
 import claim_inputs as ci
-from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.entropy.claims import se_verdicts
 from llmcreativity.entropy.diversity_agreement import agreement_comparisons, diversity_claim
 from llmcreativity.entropy.validity import mean_ari
 from llmcreativity.evaluation.claims import claim_comparisons, judge_human_verdict, review_verdicts
 from llmcreativity.judges import claims as jc
 from llmcreativity.judges import divergent as dv
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import claim_text, record_claims
 from llmcreativity.stats import distinct_bootstrap_ci
 from llmcreativity.stats.paired import paired_comparisons

@@ -7,8 +7,9 @@ import dataclasses
 
 import pytest
 
-from llmcreativity.claims.claim_table import CLAIMS, REFERENCE_FIGURES
+from llmcreativity.evaluation.summary import REFERENCE_FIGURES
 from llmcreativity.pipeline import excerpts
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.excerpts import EXCERPTS, UNCHECKED, Excerpt, figure_source, numbers
 
 

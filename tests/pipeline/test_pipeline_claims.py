@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.jsonl import upsert
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import (
     PAPER_CLAIMS,
     Claim,

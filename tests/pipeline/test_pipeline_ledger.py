@@ -8,15 +8,10 @@ from pathlib import Path
 import pytest
 from matplotlib.figure import Figure
 
-from llmcreativity.claims.claim_table import CLAIMS
-from llmcreativity.claims.judge_validity import (
-    read_judge_validity,
-    record_judge_validity,
-    validity_finding,
-    validity_path,
-)
+from llmcreativity.claims.judge_validity import read_judge_validity, record_judge_validity, validity_path
 from llmcreativity.jsonl import upsert
 from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import Claim, claims_path, read_claims, record_claims
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.ledger import (
@@ -28,6 +23,7 @@ from llmcreativity.pipeline.ledger import (
     ledger_rows,
     paper_mark,
     sample_summary,
+    validity_finding,
 )
 from llmcreativity.pipeline.manifest import ManifestEntry, read_manifest
 from llmcreativity.pipeline.stages import Stage

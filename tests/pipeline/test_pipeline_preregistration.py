@@ -14,7 +14,6 @@ import pytest
 
 from claim_inputs import hanna, homogenization, judgement, story_table
 from llmcreativity.claims import sizing
-from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.claims.judge_validity import JudgeValidity
 from llmcreativity.claims.registration import read_terms, registered_min_n
 from llmcreativity.cli import main
@@ -29,6 +28,7 @@ from llmcreativity.output_files import JUDGE_RUNS
 from llmcreativity.pipeline import pilot as pl
 from llmcreativity.pipeline import preregistration as pr
 from llmcreativity.pipeline import registration_text as rt
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.projection import stage_parameters
 from llmcreativity.pipeline.stages import writer_of
 from llmcreativity.stats.paired import prompt_means

@@ -11,9 +11,9 @@ import jupytext
 import pytest
 
 from llmcreativity import output_files, outputs
-from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.output_files import OutputFile
 from llmcreativity.paths import REPO_ROOT
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.stages import STAGES, Scale, Stage, recorder_of, writer_of
 from locations import TEST_DATA
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from llmcreativity.claims.claim_table import CLAIMS
 from llmcreativity.claims.registration import registered_min_n
 from llmcreativity.context import variable
 from llmcreativity.paths import PUBLISHED_REGISTRATION, REPO_ROOT
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.record_compare import resolved_parameters
 
@@ -57,14 +57,14 @@ def test_the_published_profile_reaches_every_registered_minimum():
 
 def test_the_claims_redecision_decides_at_its_own_registrations_minimums_and_the_published_run_at_the_first(
         monkeypatch, tmp_path):
-    """`claim_table.min_n`: under the decisive profile a claim its registration sized is decided at that minimum;
+    """`registry.min_n`: under the decisive profile a claim its registration sized is decided at that minimum;
     a claim it did not size, and every claim of any other profile, at the claim table's (the first registration's),
     so the published record's verdicts replay unchanged."""
     import json
 
     from llmcreativity import paths
-    from llmcreativity.claims import claim_table
-    from llmcreativity.claims.claim_table import CLAIMS, min_n
+    from llmcreativity.claims import registry
+    from llmcreativity.claims.registry import min_n
 
     folder = tmp_path / "published" / "preregistration-2"
     folder.mkdir(parents=True)
@@ -77,13 +77,13 @@ def test_the_claims_redecision_decides_at_its_own_registrations_minimums_and_the
     assert min_n("B1", "published") == CLAIMS["B1"].min_n and min_n("B1", "default") == CLAIMS["B1"].min_n
     monkeypatch.setenv(variable("profile"), "decisive")
     assert min_n("B1") == 23
-    assert claim_table.min_n("B2") == CLAIMS["B2"].min_n  # not in its registration
+    assert registry.min_n("B2") == CLAIMS["B2"].min_n  # not in its registration
 
 
 def test_the_redecisions_sizes_reach_every_minimum_its_registration_set():
     """The decisive profile's sizes against the committed second registration: semantic entropy's problems over
     both domains reach B1-B4's and B8's minimums, the prompts reach A2's and A4's, B7's sets the claim's."""
-    from llmcreativity.claims.claim_table import min_n
+    from llmcreativity.claims.registry import min_n
     from llmcreativity.paths import DECISIVE_REGISTRATION, REPO_ROOT
     from llmcreativity.pipeline.stages import DECISIVE_SIZES
 

@@ -1,6 +1,6 @@
 """How far each LLM judge agrees with human labels, recorded by the stages that measure it, and the gate it sets.
 
-A claim that rests on an LLM judge (`claim_table.ClaimSpec.judge`) is only as good as that judge. The
+A claim that rests on an LLM judge (`claim_spec.ClaimSpec.judge`) is only as good as that judge. The
 stages that compare a judge with people record its agreement here: Cohen's kappa against MacGyver's
 labels for the convergent judges (judge_validation), Spearman's rho against HANNA's human ratings for
 the rubric judge (evaluation), the adjusted Rand index against MuseScorer's coders for the entailment
@@ -22,7 +22,7 @@ Records go to `results_dir()/judge_validity.jsonl`, one per (kind, judge), repla
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from ..context import INTERACTIVE_RUN, kernel_context
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import records_claims, results_dir
 from ..stats.bootstrap import ConfidenceInterval
-from .claim_table import CLAIMS, JudgeKind
+from .claim_spec import JudgeKind
 
 KINDS: dict[str, str] = {"rubric": "Spearman rho vs HANNA human ratings",
                          "convergent": "Cohen's kappa vs MacGyver labels",
@@ -153,33 +153,6 @@ def record_judge_validity(kind: JudgeKind, judge: str, statistic: str, ci: Confi
 def read_judge_validity(path: Path | None = None) -> list[JudgeValidity]:
     """Recorded judge agreements; a malformed line raises naming the file and line."""
     return read_records(validity_path() if path is None else path, JudgeValidity, "judge-validity")
-
-
-def validity_finding(records: Sequence[JudgeValidity]) -> str:
-    """The chapter's plain statement of the agreements it measured (`records`, as `record_judge_validity` returns
-    them; of one kind): how many judges beat chance, each one's statistic with its interval and n, and the claims
-    that rest on that kind of judge (`ClaimSpec.gated`), which the claims page shows "judge not validated" when
-    their judge does not beat chance."""
-    kinds = sorted({v.kind for v in records})
-    if len(kinds) != 1:
-        raise ValueError(f"validity_finding: give the records of one judge kind, not {kinds or 'none'}")
-    kind = kinds[0]
-    passed = [v for v in records if v.validated]
-    each = "; ".join(v.describe() for v in records)
-    claims = ", ".join(c.claim_id for c in CLAIMS.values() if c.judge == kind and c.gated and not c.not_testable)
-    if len(records) == 1:
-        head = (f"**Finding: the {kind} judge measured here does not agree with the human labels better than "
-                f"chance** (its 95 % interval reaches 0): {each}." if not passed else
-                f"The {kind} judge measured here agrees with the human labels better than chance (its 95 % "
-                f"interval lies above 0): {each}.")
-    elif not passed:
-        head = (f"**Finding: none of the {len(records)} {kind} judges measured here agrees with the human labels "
-                f"better than chance** (each 95 % interval reaches 0): {each}.")
-    else:
-        head = (f"{len(passed)} of the {len(records)} {kind} judges measured here agree with the human labels "
-                f"better than chance (the 95 % interval above 0): {each}.")
-    return head + (f" The claims that rest on the {kind} judge ({claims}) are shown \"judge not validated\" on the "
-                   "claims page when their judge is not one that beats chance." if claims else "")
 
 
 LAB_STAGE = "judge_lab"

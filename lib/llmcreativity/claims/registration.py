@@ -1,6 +1,6 @@
 """A committed registration's terms as the code reads them back: each claim's minimum sample, estimator and verdict
 rule, the story parser and the claims tested (`pipeline.preregistration` writes the registration and checks its
-deviations; `claim_table.min_n` reads a registered minimum from here).
+deviations; `registry.min_n` reads a registered minimum from here).
 """
 
 from __future__ import annotations

@@ -13,10 +13,47 @@ from dataclasses import replace
 
 import pandas as pd
 
+from ..claims.claim_spec import PAPER_B, ClaimSpec
+from ..claims.registry import register
 from ..llm.backend import TextEmbedder
 from ..verdicts import Verdict, not_testable, sign_verdict
 from .analysis import correlation_table
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge
+
+# Claims B1-B4, declared beside the code that decides them (`claims.registry`), with B14, not testable here, beside
+# B2, which tests its weaker form.
+register(
+    ClaimSpec("B1", PAPER_B, "Semantic entropy rises with sampling temperature.", "SE rises with temperature",
+              "SE increases with temperature (qualitative)", None, "", 5, "problems", "entailment",
+              estimator="Spearman rho(temperature, per-chain probability-weighted SE), cluster-bootstrap 95 % CI over "
+                        "problems; supported when the CI lies above 0 (`sign_verdict`)",
+              text="SE rises with sampling temperature ({who})."),
+    ClaimSpec("B2", PAPER_B, "Semantic entropy does not grow with model scale.", "SE not monotone in scale",
+              "SE is not monotone in model size (qualitative)", None, "", 5, "problems", "entailment",
+              estimator="Spearman rho(model parameters, per-chain probability-weighted SE), cluster-bootstrap CI over "
+                        "problems; supported when the CI lies at or below 0 (`sign_verdict`, expected 0)",
+              text="SE does not grow with model size ({who}; the models are not one family)."),
+    ClaimSpec("B3", PAPER_B, "Semantic entropy correlates strongly and positively with the number of semantic "
+              "clusters.", "SE ~ number of clusters (strong +)", "strong positive correlation (qualitative)", None, "",
+              5, "problems", "entailment",
+              estimator="Spearman rho(number of clusters, per-step probability-weighted SE), cluster-bootstrap CI "
+                        "over problems; supported when the CI lies above 0 (`sign_verdict`; the sign, not the "
+                        "strength, is tested)",
+              text="SE correlates positively with the number of clusters ({who})."),
+    ClaimSpec("B4", PAPER_B, "Semantic entropy correlates negatively with the similarity of the candidates.",
+              "SE ~ candidate similarity (-)", "negative correlation (qualitative)", None, "", 5, "problems",
+              "entailment",
+              estimator="Spearman rho(mean pairwise cosine of the candidates, per-step probability-weighted SE), "
+                        "cluster-bootstrap CI over problems; supported when the CI lies below 0 (`sign_verdict`)",
+              text="SE correlates negatively with candidate similarity ({who})."),
+    ClaimSpec("B14", PAPER_B, "Semantic entropy falls slightly for larger or newer models.",
+              "SE falls slightly for larger/newer models", "SE falls slightly for larger or newer models "
+              "(qualitative)", None, "", 5, "problems", "entailment",
+              not_testable="no newer release of a model of one size runs here; the larger-model half is only "
+                           "tested in B2's weaker form (SE does not grow with scale)"),
+    module=__name__,
+)
+
 
 PRIMARY = "se_probability"
 """The SE column the verdicts rest on: probability-weighted, every sample counted."""

@@ -3,8 +3,8 @@
 A1 and A3 rest on the rubric judge's sampled mean (the paper's estimator: `repeats` sampled scores per
 story and dimension, averaged); the expected score is an alternative shown beside them
 (`llmcreativity.evaluation.estimators`). Every comparison is paired by prompt and resamples prompts. Each
-claim's minimum sample and the text it is recorded with are its row of the claim table
-(`claims.claim_table.CLAIMS`); the functions here return `Verdict`s with the facts that text names.
+claim's minimum sample and the text it is recorded with are its declaration below, registered in `claims.registry`;
+the functions here return `Verdict`s with the facts that text names.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..claims.claim_table import min_n
+from ..claims.claim_spec import PAPER_A, ClaimSpec
+from ..claims.registry import min_n, register
 from ..data.hanna import HannaHuman
 from ..llm.registry import MODELS, local_model
 from ..stats.agreement import spearman
@@ -24,6 +25,51 @@ from ..stats.paired import paired_comparisons
 from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
 from ..writing import BASELINES
 from .scores import JUDGE_COLUMNS, KL_MODES, NOVELTY_COLUMNS, kl_column
+
+# Claims A1-A3 and A5: declared beside the code that decides them (`claims.registry`).
+register(
+    ClaimSpec("A1", PAPER_A, "LLM Review beats every baseline framework on the LLM judge's creativity dimensions.",
+              "Review > every baseline, judge scores",
+              "Review consistently outperforms the multi-agent baselines (abstract, qualitative)", None, "",
+              5, "prompts", "rubric",
+              estimator="per prompt and rubric dimension, Review's score minus each baseline's (the judge's sampled "
+                        "mean of `repeats` scores); bootstrap 95 % CI over prompts, paired t-test Holm-adjusted over "
+                        "every dimension x baseline; supported when all are significantly positive "
+                        "(`beats_every_baseline`); statistic: the weakest comparison",
+              text="Review beats every baseline on the five rubric dimensions (judge {judge}, {estimator}; writer "
+                   "{writer_model}). {Reason}."),
+    ClaimSpec("A2", PAPER_A, "LLM Review beats every baseline framework on the four rule-based novelty metrics "
+              "(surprisal, KL divergence, semantic novelty, volume gain).",
+              "Review > every baseline, novelty metrics",
+              "Review scores highest on the rule-based novelty metrics (qualitative)", None, "", 14, "prompts", "none",
+              estimator="per prompt and metric, Review's value minus each baseline's on surprisal, lexical KL (the "
+                        "paper's whole-story KL in the paper profile, the windowed KL otherwise: the evaluation "
+                        "chapter's `a2_kl`), semantic novelty and volume gain; bootstrap CI over prompts, paired "
+                        "t-test Holm-adjusted over every metric x baseline (`beats_every_baseline`)",
+              text="Review beats every baseline on surprisal, lexical KL ({kl}), semantic novelty and volume gain "
+                   "(writer {writer_model}). {Reason}."),
+    ClaimSpec("A3", PAPER_A, "A small model writing with LLM Review beats a larger model writing as a single agent.",
+              "small + Review > larger single agent",
+              "smaller models with Review can surpass larger single agents (abstract, qualitative)", None, "",
+              5, "prompts", "rubric",
+              estimator="per prompt, Review's mean judge score (sampled mean, five dimensions) minus the larger "
+                        "Single Agent's; bootstrap CI over prompts, paired t-test (`beats_every_baseline`); not "
+                        "testable when the 'larger' model is not larger or the judge wrote a story",
+              text="Review with {writer_model} beats a Single Agent with {large_model} on the judge's mean score "
+                   "(judge {judge}, {estimator}). {Reason}."),
+    ClaimSpec("A5", PAPER_A, "The rubric LLM judge agrees with human consensus scores.", "rubric judge ~ humans",
+              "the judge's scores agree with human consensus ratings (qualitative)", None, "", 44, "stories", "rubric",
+              gated=False, kind="project check",
+              stand_in="HANNA's human ratings of its own stories (3 raters x 6 criteria), standing in for the paper's "
+                       "human check, in which 9 annotators scored SciFi-100 stories on its 5 dimensions",
+              estimator="Spearman rho(judge mean score, mean human rating over 3 raters x 6 criteria) on HANNA's "
+                        "stories, bootstrap 95 % CI over stories; supported when the CI lies above 0 "
+                        "(`sign_verdict`); the gate of the rubric judge for A1 and A3",
+              text="The rubric judge {judge} ({estimator}) ranks HANNA's human stories like the human raters' "
+                   "consensus. {Reason}."),
+    module=__name__,
+)
+
 
 REFERENCE = "review"
 """The system every claim sets against the others."""

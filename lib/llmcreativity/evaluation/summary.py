@@ -4,12 +4,44 @@ papers' reference figures beside this run's (`reference_table`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..claims.claim_table import REFERENCE_FIGURES, ReferenceFigure
+from ..claims.claim_spec import PAPER_A
 from ..stats.bootstrap import bootstrap_ci
+
+
+@dataclass(frozen=True)
+class ReferenceFigure:
+    """A reference number a paper reports that is no claim (e.g. its single agent's scores), to set beside this
+    run's value of the same quantity as a calibration, never as a verdict."""
+
+    paper: str
+    """`PAPER_A` or `PAPER_B`."""
+    quantity: str
+    """What the number is, in the paper's words."""
+    paper_figure: str
+    """The paper's figure, as it reports it."""
+    column: str
+    """The column of this run's story table that measures the same quantity ("" when this run has none)."""
+    system: str
+    """The system (framework) of this run whose stories the column is averaged over."""
+
+
+REFERENCE_FIGURES: tuple[ReferenceFigure, ...] = (
+    ReferenceFigure(PAPER_A, "single agent: judge score, Integration of Scientific Concepts", "3.62 ± 1.14",
+                    "integration", "single"),
+    ReferenceFigure(PAPER_A, "single agent: judge scores of two other rubric dimensions (which two: the paper's "
+                    "table, not checked here)", "3.62 ± 1.13; 3.41 ± 1.11", "", "single"),
+    ReferenceFigure(PAPER_A, "single agent: surprisal", "0.476 ± 0.271", "surprisal", "single"),
+    ReferenceFigure(PAPER_A, "single agent: KL divergence (whole story)", "2.233 ± 0.012", "lexical_kl_whole",
+                    "single"),
+    ReferenceFigure(PAPER_A, "single agent: semantic novelty (1 - cos)", "0.345 ± 0.002", "novelty", "single"),
+    ReferenceFigure(PAPER_A, "single agent: volume gain", "0.0138 ± 0.0002", "volume_gain", "single"),
+)
+"""The papers' reference figures that are no claims: the LLM Review paper's single-agent scores."""
 
 
 def framework_summary(table: pd.DataFrame, measures: Sequence[str], *, by: str = "system", confidence: float = 0.95,
@@ -44,7 +76,7 @@ def paper_table(summary: pd.DataFrame, measures: Sequence[str], *, by: str = "sy
 
 def reference_table(summary: pd.DataFrame, figures: Sequence[ReferenceFigure] = REFERENCE_FIGURES, *,
                     by: str = "system", digits: int = 3) -> pd.DataFrame:
-    """The papers' reference figures (`claim_table.REFERENCE_FIGURES`) beside this run's value of the same quantity.
+    """The papers' reference figures (`REFERENCE_FIGURES`) beside this run's value of the same quantity.
 
     `summary` is `framework_summary`'s output; a figure's run value is "mean ± sd (n = N)" of its `column` over its
     `system`'s stories, or "not measured here" when the figure names no column or the summary lacks it. A

@@ -5,7 +5,8 @@ A chain's judge item has id `chain_item_id(chain)`, the chain's problem as its t
 steps (`entropy.tables.solution_text`) as the response; this module is the one place both are made.
 Every domain of the per-chain table (its `domain` column) is analysed on its own; correlations
 resample problems, not chains (`resample.problem_spearman`); a verdict's n counts problems. The claims' texts
-and minimum numbers of problems are their rows of the claim table (`claims.claim_table.CLAIMS`).
+and minimum numbers of problems are their declarations below (B6, B8, B11; B13 and B15, not testable here),
+registered in `claims.registry`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from ..claims.claim_table import min_n
+from ..claims.claim_spec import PAPER_B, ClaimSpec
+from ..claims.registry import min_n, register
 from ..entropy.analysis import spearman_with_ci
 from ..entropy.tables import solution_text
 from ..llm.backend import Backend
@@ -24,6 +26,43 @@ from . import JudgeItem, Judgement, validity_score
 from .criteria import PAPER_CRITERIA
 from .records import Criterion
 from .resample import problem_spearman
+
+# Claims B6, B8 and B11, declared beside the code that decides them (`claims.registry`), with B13 and B15, not
+# testable here: B13 beside B8 (the same novelty judge, against people), B15 beside B11 (convergent scores by model).
+register(
+    ClaimSpec("B6", PAPER_B, "Divergent (semantic entropy) and convergent (judge) scores correlate only weakly.",
+              "divergent ~ convergent only weakly", "weak correlation (qualitative)", None, "", 5, "problems",
+              "convergent",
+              estimator="per domain, Spearman rho(chain SE, the judge's p_valid of the chain's own solution), "
+                        "bootstrap CI over problems; weak when the CI lies inside (-0.3, 0.3) (`weak_verdict`); "
+                        "every domain must hold",
+              text="Per domain, each chain's {se_column} vs the {judge_name} judge's probability that the chain's own "
+                   "solution is valid ({judge_model}; problems resampled): {per_domain}."),
+    ClaimSpec("B8", PAPER_B, "Solution-level semantic entropy correlates with an LLM judgement of novelty.",
+              "solution SE ~ LLM novelty", "positive correlation with the LLM novelty judgement (qualitative)",
+              None, "", 5, "problems", "entailment",
+              estimator="Spearman rho(solution-level SE = the chain's mean step SE, the novelty judge's expected "
+                        "1-5 rating), bootstrap CI over problems; supported when the CI lies above 0 "
+                        "(`sign_verdict`)",
+              text="Over {chains} chains ({domains}; {problems} problems), the chain's mean {se_column} vs "
+                   "{judge_model}'s expected 1-5 novelty rating of the chain's own solution."),
+    ClaimSpec("B11", PAPER_B, "Convergent scores rise with model scale while divergent ones do not.",
+              "convergent rises with scale, divergent not", "convergent scores rise with model size (qualitative)",
+              None, "", 5, "problems", "convergent",
+              estimator="per domain, Spearman rho(model parameters, p_valid) above 0 and rho(model parameters, SE) "
+                        "at or below 0 (`sign_verdict`), bootstrap CI over problems; every part must hold",
+              text="Spearman rho of model parameters with the {judge_name} judge's p_valid ({judge_model}) and with "
+                   "SE, per domain ({model_sizes}; problems resampled)."),
+    ClaimSpec("B13", PAPER_B, "The LLM novelty judge agrees with human novelty rankings.",
+              "novelty judge ~ human rankings", "Spearman rho 0.80 on 30 problems", 0.80, "rho", 30, "problems",
+              "none", not_testable="no human novelty rankings of solutions here"),
+    ClaimSpec("B15", PAPER_B, "Convergent scores rise for newer and reasoning models.",
+              "convergent rises for newer/reasoning models", "convergent scores rise for newer and reasoning models "
+              "(qualitative)", None, "", 5, "problems", "convergent",
+              not_testable="no newer or reasoning models run here"),
+    module=__name__,
+)
+
 
 NOVELTY_DIGITS = ("1", "2", "3", "4", "5")
 """The novelty rating's answers, from 1 (a standard solution) to 5 (highly novel)."""

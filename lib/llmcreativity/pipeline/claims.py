@@ -3,7 +3,7 @@
 Each stage records the `Verdict` (from `llmcreativity.verdicts`) of every claim it tests with
 `record_claims`; records go to `results_dir()/claims.jsonl`, one JSON object per line, replaced (not
 duplicated) when the same claim id is recorded again (`jsonl.upsert`). A claim's text comes from its row
-of the claim table (`claim_table.ClaimSpec.text`, filled with the verdict's facts: `claim_text`). Every
+of the claim table (`claim_table.CLAIMS`: `ClaimSpec.text`, filled with the verdict's facts: `claim_text`). Every
 record carries the run it came from (`provenance.current_run`: run id, profile, parameter hash, models),
 so the page can tell a claim of the latest run of its stage from a stale one (`ledger.stale_reason`). A
 verdict whose n is below the claim's minimum sample size (`ClaimSpec.min_n`) is recorded as "inconclusive"
@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..claims.claim_table import CLAIMS, min_n
+from ..claims.registry import min_n
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import current_profile, records_claims, results_dir
 from ..verdicts import LABELS, Label, Verdict
+from .claim_table import CLAIMS
 from .provenance import current_run
 
 VERDICTS = LABELS
@@ -118,7 +119,8 @@ def claim_text(claim_id: str, verdict: Verdict) -> str:
     """
     spec = CLAIMS.get(claim_id)
     if spec is None:
-        raise ValueError(f"claim {claim_id!r} is not in the claim table; add its ClaimSpec to claim_table.CLAIMS")
+        raise ValueError(f"claim {claim_id!r} is not in the claim table; declare its ClaimSpec beside the code that "
+                         "decides it (`claims.registry.register`) in a module of `claim_table.DECLARING_MODULES`")
     template = spec.untested_text if verdict.label == "not testable here" and spec.untested_text else spec.text
     if not verdict.facts or not template:
         return spec.claim

@@ -25,14 +25,16 @@ estimator decides it (`ClaimSpec.estimator`). `claims_markdown` writes a compact
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..claims.claim_table import CLAIMS, ClaimSpec, min_n
+from ..claims.claim_spec import ClaimSpec
 from ..claims.judge_validity import KINDS, JudgeValidity, judges_for
+from ..claims.registry import min_n
 from ..llm.registry import short_label
 from ..record_file import Record
+from .claim_table import CLAIMS
 from .claims import SAMPLE_TOO_SMALL, Claim
 from .excerpts import figure_source
 from .manifest import ManifestEntry
@@ -73,8 +75,8 @@ class LedgerRow:
 
 
 def _minimum(claim_id: str, claim: Claim | None) -> int:
-    """The minimum sample a recorded claim is decided at: its profile's registration's (`claim_table.min_n`), the
-    claim table's for a claim not recorded."""
+    """The minimum sample a recorded claim is decided at: its profile's registration's (`claims.registry.min_n`),
+    the claim table's for a claim not recorded."""
     return min_n(claim_id, claim.profile) if claim is not None else CLAIMS[claim_id].min_n
 
 
@@ -104,6 +106,33 @@ def current_validity(validity: list[JudgeValidity],
     about the judges of this run)."""
     return [v for v in validity if (e := manifest_stages.get(v.stage)) is not None and e.run_id == v.run_id
             and e.status == "ok"]
+
+
+def validity_finding(records: Sequence[JudgeValidity]) -> str:
+    """The chapter's plain statement of the agreements it measured (`records`, as `record_judge_validity` returns
+    them; of one kind): how many judges beat chance, each one's statistic with its interval and n, and the claims
+    that rest on that kind of judge (`ClaimSpec.gated`), which the claims page shows "judge not validated" when
+    their judge does not beat chance."""
+    kinds = sorted({v.kind for v in records})
+    if len(kinds) != 1:
+        raise ValueError(f"validity_finding: give the records of one judge kind, not {kinds or 'none'}")
+    kind = kinds[0]
+    passed = [v for v in records if v.validated]
+    each = "; ".join(v.describe() for v in records)
+    claims = ", ".join(c.claim_id for c in CLAIMS.values() if c.judge == kind and c.gated and not c.not_testable)
+    if len(records) == 1:
+        head = (f"**Finding: the {kind} judge measured here does not agree with the human labels better than "
+                f"chance** (its 95 % interval reaches 0): {each}." if not passed else
+                f"The {kind} judge measured here agrees with the human labels better than chance (its 95 % "
+                f"interval lies above 0): {each}.")
+    elif not passed:
+        head = (f"**Finding: none of the {len(records)} {kind} judges measured here agrees with the human labels "
+                f"better than chance** (each 95 % interval reaches 0): {each}.")
+    else:
+        head = (f"{len(passed)} of the {len(records)} {kind} judges measured here agree with the human labels "
+                f"better than chance (the 95 % interval above 0): {each}.")
+    return head + (f" The claims that rest on the {kind} judge ({claims}) are shown \"judge not validated\" on the "
+                   "claims page when their judge is not one that beats chance." if claims else "")
 
 
 def not_run_reason(claim_id: str, manifest_stages: Mapping[str, ManifestEntry]) -> str:

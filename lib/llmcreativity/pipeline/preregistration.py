@@ -33,7 +33,7 @@ from importlib.util import resolve_name
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..claims.claim_table import CLAIMS, ClaimSpec
+from ..claims.claim_spec import ClaimSpec
 from ..claims.judge_validity import JudgeValidity, judges_for, read_judge_validity
 from ..claims.registration import REGISTRATION_JSON, ClaimTerms, Terms, read_terms
 from ..claims.sizing import (
@@ -46,6 +46,7 @@ from ..claims.sizing import (
     PrecisionRule,
     Target,
 )
+from .claim_table import CLAIMS
 from .pilot import TARGETS, Pilot, manifest_runs
 
 if TYPE_CHECKING:

@@ -21,9 +21,29 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..claims.claim_table import min_n
+from ..claims.claim_spec import PAPER_A, ClaimSpec
+from ..claims.registry import min_n, register
 from ..stats.bootstrap import bootstrap_ci
 from ..verdicts import Verdict, all_of_verdict, beats_every_baseline, not_testable, sign_verdict
+
+# Claim A4: declared beside the code that decides it (`claims.registry`).
+register(
+    ClaimSpec("A4", PAPER_A, "Interaction homogenizes stories: Debate and Discussion converge over rounds, Review "
+              "does not.", "Debate/Discussion converge, Review not",
+              "interaction induces homogenization; blind review keeps trajectories divergent (abstract, qualitative)",
+              None, "", 10, "prompts", "none", kind="project check",
+              estimator="convergence Delta = homogenization (mean pairwise cosine, Self-BLEU of the writers' latest "
+                        "stories) at the last round minus round 0, per prompt: Debate's and Discussion's mean Delta "
+                        "above 0 (bootstrap CI over prompts) and Review's Delta paired below each (Holm); every part "
+                        "must hold (`a4_verdict`)",
+              text="Debate and Discussion stories converge from the drafts to the last round while Review's converge "
+                   "less (homogenization by {measures}, paired by prompt). {Reason}.",
+              untested_text="Debate and Discussion stories converge from the drafts to the last round while Review's "
+                            "converge less (homogenization by {measures}, paired by prompt). Not testable here: "
+                            "{reason}."),
+    module=__name__,
+)
+
 
 INTERACTIVE: tuple[str, ...] = ("debate", "discussion")
 """The frameworks whose writers read each other's stories (or challenges of them), claimed to converge."""

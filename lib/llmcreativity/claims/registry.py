@@ -1,0 +1,86 @@
+"""The claims each domain declares, gathered at import: a domain module registers the claims it computes, beside the
+code that computes them (`register`), and reads its own claims' minimum samples here (`min_n`).
+
+A claim is registered once its declaring module is imported; the pipeline imports every such module and reads the
+complete table in page order (`pipeline.claim_table.CLAIMS`, the mapping `registered` returns). Registering an id
+twice is refused, so each claim's words, figure and minimum stand in one declaration.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from .. import paths
+from .claim_spec import ClaimSpec
+from .registration import REGISTRATION_JSON, registered_min_n
+
+_SPECS: dict[str, ClaimSpec] = {}
+"""Claim id -> its spec, in page order (`page_order`); the one mapping every reader shares."""
+_MODULES: dict[str, str] = {}
+"""Claim id -> the module that declared it."""
+
+
+def page_order(claim_id: str) -> tuple[str, int]:
+    """The sort key of the claims page: the paper's letter, then the claim's number ("B2" before "B10")."""
+    letters = claim_id.rstrip("0123456789")
+    digits = claim_id[len(letters):]
+    return letters, int(digits) if digits else 0
+
+
+def register(*specs: ClaimSpec, module: str) -> None:
+    """Declare `specs` as computed by `module` (the caller's `__name__`). An id already declared, by any module, or
+    twice among `specs`, raises `ValueError` naming both declarations; nothing is registered then."""
+    ids = [s.claim_id for s in specs]
+    for claim_id in ids:
+        if claim_id in _SPECS or ids.count(claim_id) > 1:
+            first = _MODULES.get(claim_id, module)
+            raise ValueError(f"claim {claim_id!r} is declared twice: by {first} and by {module}; "
+                             "each claim has one declaration, beside the code that computes it")
+    merged = {**_SPECS, **{s.claim_id: s for s in specs}}
+    _SPECS.clear()
+    _SPECS.update(sorted(merged.items(), key=lambda item: page_order(item[0])))
+    _MODULES.update({claim_id: module for claim_id in ids})
+
+
+def registered() -> dict[str, ClaimSpec]:
+    """Every claim registered so far, in page order: the live mapping itself (a test that replaces a spec in it
+    replaces it for every reader). Complete only once every declaring module is imported
+    (`pipeline.claim_table`)."""
+    return _SPECS
+
+
+def declaring_module(claim_id: str) -> str:
+    """The module that declared `claim_id`; `KeyError` when none has (yet)."""
+    return _MODULES[claim_id]
+
+
+def declaration(claim_id: str) -> ClaimSpec:
+    """The spec of a registered claim; a clear `KeyError` for one no imported module declared."""
+    if claim_id not in _SPECS:
+        raise KeyError(f"claim {claim_id!r} is not declared: import the module that declares it (every one: "
+                       f"`pipeline.claim_table`); declared: {', '.join(_SPECS) or 'none'}")
+    return _SPECS[claim_id]
+
+
+def min_n(claim_id: str, profile: str | None = None) -> int:
+    """The minimum sample `claim_id` is decided at under `profile` (default: this process's, `paths.current_profile`):
+    the registered minimum of the profile's own registration where it sized the claim (the claims' re-decision,
+    profile `decisive`: `published/preregistration-2`), else the declaration's `ClaimSpec.min_n` (the first
+    registration's, which the declaration carries). The published run's verdicts therefore replay unchanged. A
+    domain asks only for the claims it declares, registered once its module is imported."""
+    profile = paths.current_profile() if profile is None else profile
+    table = declaration(claim_id).min_n
+    if profile != "decisive":
+        return table
+    file = paths.REPO_ROOT / paths.RECORDS[profile][1] / REGISTRATION_JSON  # read at call time: tests move the root
+    if not file.exists():
+        return table
+    return _registered_minimums(str(file), file.stat().st_mtime_ns).get(claim_id, table)
+
+
+@lru_cache(maxsize=4)
+def _registered_minimums(file: str, mtime_ns: int) -> dict[str, int]:
+    """A registration's minimums, read once per version of its file (`mtime_ns` keys the cache): the ledger asks
+    `min_n` several times a row."""
+    return registered_min_n(Path(file))
