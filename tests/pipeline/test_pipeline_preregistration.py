@@ -20,6 +20,7 @@ from llmcreativity.cli import main
 from llmcreativity.evaluation.scores import JUDGE_COLUMNS, NOVELTY_COLUMNS
 from llmcreativity.json_records import to_json
 from llmcreativity.jsonl import append_jsonl, upsert
+from llmcreativity.judges import pilot_readers as jpr
 from llmcreativity.judges.records import CriterionVerdict, Judgement
 from llmcreativity.judges.rubric.scores import RubricScore
 from llmcreativity.judges.settings import PanelSettings
@@ -343,22 +344,22 @@ def test_the_parameters_the_pilot_ran_with_name_its_reference_judge(tmp_path):
     (tmp_path / "executed").mkdir()
     ran = ManifestEntry(status="ok", parameters={"k_sweep": [1], "t_sweep": [0.8, 1.01]})
     (tmp_path / "executed" / "run.json").write_text(json.dumps(to_json(Manifest({"judge_validation": ran}))))
-    parts = [p.label for p in pl.read_b9(pl.Pilot(tmp_path, labels))]
+    parts = [p.label for p in jpr.read_b9(pl.Pilot(tmp_path, labels))]
     assert parts[-1] == f"accuracy of {REFERENCE}" and f"accuracy, {REFERENCE} - {CHATEVAL}" in parts
     ran = ManifestEntry(status="ok", parameters={"k": 1})
     (tmp_path / "executed" / "run.json").write_text(json.dumps(to_json(Manifest({"judge_validation": ran}))))
-    assert pl.read_b9(pl.Pilot(tmp_path, labels))[-1].label == f"accuracy of {sweep[0]}"
+    assert jpr.read_b9(pl.Pilot(tmp_path, labels))[-1].label == f"accuracy of {sweep[0]}"
 
 
 def test_without_a_manifest_every_profiles_parameters_name_the_candidates(tmp_path):
     labels = _judge_runs(tmp_path / "all", [REFERENCE, TWIN, CHATEVAL, "single", "cot"])
-    assert pl.read_b5(pl.Pilot(tmp_path / "all", labels))[0].label == f"token saving, {REFERENCE} vs {CHATEVAL}"
+    assert jpr.read_b5(pl.Pilot(tmp_path / "all", labels))[0].label == f"token saving, {REFERENCE} vs {CHATEVAL}"
     _judge_runs(tmp_path / "no-cot", [REFERENCE, TWIN, CHATEVAL, "single"])
     with pytest.raises(sizing.NotEstimable, match="no cot judge ran"):
-        pl.read_b9(pl.Pilot(tmp_path / "no-cot", labels))
+        jpr.read_b9(pl.Pilot(tmp_path / "no-cot", labels))
     _judge_runs(tmp_path / "no-twin", [REFERENCE, CHATEVAL])
     with pytest.raises(sizing.NotEstimable, match="0 full-view retrieval judges"):
-        pl.read_b5(pl.Pilot(tmp_path / "no-twin", labels))
+        jpr.read_b5(pl.Pilot(tmp_path / "no-twin", labels))
 
 
 def test_a_rule_that_imports_a_moved_module_is_hashed_as_registered_and_a_changed_line_is_not():

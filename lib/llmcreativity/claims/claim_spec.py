@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .sizing import Target
+
 JudgeKind = Literal["rubric", "convergent", "entailment", "none"]
 """Which LLM judge a claim's statistic rests on: the rubric story judge (validated by Spearman rho against
 HANNA's human ratings), the convergent MacGyver judges (Cohen's kappa against MacGyver's labels), the
@@ -85,3 +87,6 @@ class ClaimSpec:
     claim not testable here, which no stage records."""
     untested_text: str = ""
     """The text of a verdict "not testable here" when it differs from `text` (same slots); empty: `text`."""
+    target: Target | None = None
+    """How the pre-registration sizes it from a pilot: its per-unit quantity, precision, reason, pilot reader and
+    sample-size functions; None for a claim not testable here."""

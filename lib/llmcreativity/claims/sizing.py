@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any, Literal, Protocol, get_args
 
 import numpy as np
 
+from ..output_files import OutputFile
 from ..stats.agreement import spearman
 from ..stats.sample_size import (
     NotReachable,
@@ -273,23 +275,49 @@ class ProportionPart:
 
 
 SIGN = "the rule needs the interval on one side of 0: one this narrow around the pilot's estimate excludes 0"
+"""A target's reason for a claim decided by a sign."""
+MEAN_PRECISION = "half-width <= |pilot mean difference| per comparison (z Bonferroni over the family)"
+"""The precision of a claim decided by mean differences, under "pilot distance"."""
+RHO_PRECISION = "Fisher-z half-width <= |z(pilot rho)|"
+"""The precision of a claim decided by a correlation's sign."""
+PROBLEMS_WHOLE = " with the pilot's design effect (problems resampled whole)"
+"""Appended to the precision of a claim whose units (chains, steps) are resampled by problem."""
+
+
+class PilotFolder(Protocol):
+    """What a claim's pilot reader (`Target.read`) may ask of the pilot's results folder (`pipeline.pilot.Pilot`)."""
+
+    def path(self, output: OutputFile, stage: str | None = None) -> Path:
+        """Where the stage that writes `output` (`stage`, of an output two stages write) put it; NotEstimable when
+        it is not there."""
+        ...
+
+    def ran_parameters(self, output: OutputFile) -> list[dict[str, Any]]:
+        """The parameters the stage that writes `output` ran with (every one its notebook declares): those its
+        manifest entry records, else each of its profiles' (each a candidate)."""
+        ...
+
+    def item_labels(self) -> Mapping[str, bool]:
+        """MacGyver's human labels by item id."""
+        ...
+
+    def hanna_human(self) -> Any:
+        """HANNA's human stories and ratings (`data.hanna.HannaHuman`)."""
+        ...
 
 
 @dataclass(frozen=True)
 class Target:
-    """How one claim's minimum sample is derived from the pilot."""
+    """How one claim's minimum sample is derived from the pilot: declared with the claim (`ClaimSpec.target`)."""
 
-    claim_id: str
-    """The claim (a key of `CLAIMS`)."""
     quantity: str
     """The per-unit quantity the claim's estimator resamples."""
     target: str
     """The precision its interval must reach under "pilot distance", in the statistic's units."""
     reason: str
     """Why that target, tied to the claim's verdict rule."""
-    read: Callable[[Any], list[Part]]
-    """Reads the pilot's per-unit values (from a `pipeline.pilot.Pilot`), one `Part` per comparison the rule needs;
-    NotEstimable when it cannot."""
+    read: Callable[[PilotFolder], list[Part]]
+    """Reads the pilot's per-unit values, one `Part` per comparison the rule needs; NotEstimable when it cannot."""
     sample_size: tuple[Callable[..., object], ...]
     """The `stats.sample_size` functions its parts are sized with."""
     available: int | None = None

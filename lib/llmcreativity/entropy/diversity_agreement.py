@@ -25,16 +25,19 @@ import pandas as pd
 
 from ..claims.claim_spec import PAPER_B, ClaimSpec
 from ..claims.registry import min_n, register
+from ..claims.sizing import SIGN, Target
 from ..data.musescorer import CODERS, ROUND_OBJECTS
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
 from ..stats import spearman
 from ..stats.bootstrap import bootstrap_difference
 from ..stats.holm import holm_table
+from ..stats.sample_size import n_for_mean
 from ..verdicts import Verdict, beats_every_baseline
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
 from .estimators import discrete_semantic_entropy
+from .pilot_readers import read_b7
 
 # Claim B7: declared beside the code that decides it (`claims.registry`).
 register(
@@ -52,7 +55,14 @@ register(
                        "is not plotted",
               text="Over {sets} disjoint sets of {set_size} MuseScorer ideas (round {round}), Spearman rho with the "
                    "coders' bucket entropy: SE ({judge}) vs {embedder} cosine, Distinct-1/2, Self-BLEU (a stand-in "
-                   "for the paper's Cohen's kappa against its annotators)."),
+                   "for the paper's Cohen's kappa against its annotators).",
+              target=Target(
+                  "per disjoint set of MuseScorer ideas: SE's and each baseline's measure against the coders' bucket "
+                  "entropy",
+                  "half-width <= |pilot difference of the rhos| (z Bonferroni over 4)",
+                  "every difference must be significantly positive after Holm: " + SIGN,
+                  read_b7,
+                  (n_for_mean,))),
     module=__name__,
 )
 

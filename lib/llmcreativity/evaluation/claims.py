@@ -17,13 +17,17 @@ import pandas as pd
 
 from ..claims.claim_spec import PAPER_A, ClaimSpec
 from ..claims.registry import min_n, register
-from ..data.hanna import HannaHuman
+from ..claims.sizing import MEAN_PRECISION, RHO_PRECISION, SIGN, Target
+from ..data.hanna import N_STORIES, HannaHuman
 from ..llm.registry import MODELS, local_model
 from ..stats.agreement import spearman
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.paired import paired_comparisons
+from ..stats.sample_size import n_for_correlation, n_for_mean
 from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
 from ..writing import BASELINES
+from ..writing.dataset import SCIFI100_PROMPTS
+from .pilot_readers import read_a1, read_a2, read_a3, read_a5
 from .scores import JUDGE_COLUMNS, KL_MODES, NOVELTY_COLUMNS, kl_column
 
 # Claims A1-A3 and A5: declared beside the code that decides them (`claims.registry`).
@@ -37,7 +41,14 @@ register(
                         "every dimension x baseline; supported when all are significantly positive "
                         "(`beats_every_baseline`); statistic: the weakest comparison",
               text="Review beats every baseline on the five rubric dimensions (judge {judge}, {estimator}; writer "
-                   "{writer_model}). {Reason}."),
+                   "{writer_model}). {Reason}.",
+              target=Target(
+                  "per prompt: Review's judge score minus each baseline's, per dimension (5 x 4 comparisons)",
+                  MEAN_PRECISION,
+                  "every comparison must be significantly positive after Holm: " + SIGN,
+                  read_a1,
+                  (n_for_mean,),
+                  SCIFI100_PROMPTS)),
     ClaimSpec("A2", PAPER_A, "LLM Review beats every baseline framework on the four rule-based novelty metrics "
               "(surprisal, KL divergence, semantic novelty, volume gain).",
               "Review > every baseline, novelty metrics",
@@ -47,7 +58,14 @@ register(
                         "chapter's `a2_kl`), semantic novelty and volume gain; bootstrap CI over prompts, paired "
                         "t-test Holm-adjusted over every metric x baseline (`beats_every_baseline`)",
               text="Review beats every baseline on surprisal, lexical KL ({kl}), semantic novelty and volume gain "
-                   "(writer {writer_model}). {Reason}."),
+                   "(writer {writer_model}). {Reason}.",
+              target=Target(
+                  "per prompt: Review's novelty metric minus each baseline's (4 metrics x 4 baselines; whole-story KL)",
+                  MEAN_PRECISION,
+                  "every comparison must be significantly positive after Holm: " + SIGN,
+                  read_a2,
+                  (n_for_mean,),
+                  SCIFI100_PROMPTS)),
     ClaimSpec("A3", PAPER_A, "A small model writing with LLM Review beats a larger model writing as a single agent.",
               "small + Review > larger single agent",
               "smaller models with Review can surpass larger single agents (abstract, qualitative)", None, "",
@@ -56,7 +74,14 @@ register(
                         "Single Agent's; bootstrap CI over prompts, paired t-test (`beats_every_baseline`); not "
                         "testable when the 'larger' model is not larger or the judge wrote a story",
               text="Review with {writer_model} beats a Single Agent with {large_model} on the judge's mean score "
-                   "(judge {judge}, {estimator}). {Reason}."),
+                   "(judge {judge}, {estimator}). {Reason}.",
+              target=Target(
+                  "per prompt: Review's mean judge score minus the larger Single Agent's",
+                  MEAN_PRECISION,
+                  SIGN,
+                  read_a3,
+                  (n_for_mean,),
+                  SCIFI100_PROMPTS)),
     ClaimSpec("A5", PAPER_A, "The rubric LLM judge agrees with human consensus scores.", "rubric judge ~ humans",
               "the judge's scores agree with human consensus ratings (qualitative)", None, "", 44, "stories", "rubric",
               gated=False, kind="project check",
@@ -66,7 +91,14 @@ register(
                         "stories, bootstrap 95 % CI over stories; supported when the CI lies above 0 "
                         "(`sign_verdict`); the gate of the rubric judge for A1 and A3",
               text="The rubric judge {judge} ({estimator}) ranks HANNA's human stories like the human raters' "
-                   "consensus. {Reason}."),
+                   "consensus. {Reason}.",
+              target=Target(
+                  "per HANNA story: (the judge's mean score, the human consensus)",
+                  RHO_PRECISION,
+                  SIGN,
+                  read_a5,
+                  (n_for_correlation,),
+                  N_STORIES)),
     module=__name__,
 )
 

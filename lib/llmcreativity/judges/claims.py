@@ -15,10 +15,12 @@ from scipy.stats import binomtest
 
 from ..claims.claim_spec import PAPER_B, ClaimSpec
 from ..claims.registry import min_n, register
+from ..claims.sizing import SIGN, Target
 from ..llm.registry import MODELS, local_model
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.holm import holm_table
 from ..stats.paired import cohen_dz
+from ..stats.sample_size import n_for_paired_proportions, n_for_proportion, n_for_ratio
 from ..verdicts import (
     Verdict,
     all_of_verdict,
@@ -28,6 +30,7 @@ from ..verdicts import (
     not_testable,
     sign_verdict,
 )
+from .pilot_readers import read_b5, read_b9, read_b10
 from .summary import accuracy_difference, token_saving
 
 # Claims B5, B9 and B10, declared beside the code that decides them (`claims.registry`), with B12, not testable
@@ -43,7 +46,14 @@ register(
                         "difference's above -5 points (`efficiency_verdict`)",
               text="{judge} vs {baseline} on {n} labelled items, judge model {judge_model}, matched rounds and reply "
                    "length: token saving {saving:.0%} [{saving_low:.0%}, {saving_high:.0%}]{no_stop}, accuracy "
-                   "difference {accuracy:+.2f} [{accuracy_low:+.2f}, {accuracy_high:+.2f}]; {reason}."),
+                   "difference {accuracy:+.2f} [{accuracy_low:+.2f}, {accuracy_high:+.2f}]; {reason}.",
+              target=Target(
+                  "per item: the retrieval judge's and ChatEval's tokens; whether each judged right",
+                  "saving: half-width <= |pilot saving - 50 %|; accuracy difference: <= |pilot difference + 5 points|",
+                  "the saving's interval must clear 50 % and the accuracy difference's clear -5 points "
+                  "(`efficiency_verdict`)",
+                  read_b5,
+                  (n_for_ratio, n_for_paired_proportions))),
     ClaimSpec("B9", PAPER_B, "The retrieval-based judge reaches human-level accuracy and beats ChatEval, single-call "
               "and chain-of-thought judges.", "retrieval judge accuracy, beats others",
               "84.7 % (retrieval) vs 76.7 % (ChatEval), 64.7 % (one-shot), 67.3 % (CoT); human annotators "
@@ -55,7 +65,15 @@ register(
               text="{reference} ({judge_model}) on {items} labelled items: accuracy {accuracy:.0%} vs {baselines}; "
                    "Cohen's kappa with the human labels {kappa:.2f}. Human-level: accuracy {level:.0%} "
                    "[{level_low:.0%}, {level_high:.0%}] against the paper's annotators' {human_low:.1%}-"
-                   "{human_high:.1%} (on the paper's items); {reason}."),
+                   "{human_high:.1%} (on the paper's items); {reason}.",
+              target=Target(
+                  "per item: whether the retrieval judge and each of ChatEval, one-shot and CoT judged right",
+                  "each accuracy difference: half-width <= |pilot difference| (z Bonferroni over 3); accuracy: <= "
+                  "|pilot accuracy - 80.0 %|",
+                  "both parts must hold: each difference significant after Holm, and the Wilson interval clear of the "
+                  "annotators' 80.0 %",
+                  read_b9,
+                  (n_for_paired_proportions, n_for_proportion))),
     ClaimSpec("B10", PAPER_B, "The judge's accuracy collapses with a weaker base model.",
               "weaker base model: accuracy collapses",
               "55.3 % with GPT-4o-mini (vs 84.7 %); plotted: the difference, 0.294", 0.294, "accuracy difference",
@@ -64,7 +82,13 @@ register(
                         "bootstrap CI over items; supported when the CI lies above 0 (`sign_verdict`)",
               text="The retrieval judge on {n} labelled items with {strong_model} vs {weak_model}: accuracy difference "
                    "{accuracy:+.2f} [{accuracy_low:+.2f}, {accuracy_high:+.2f}]; {reason}.",
-              untested_text="The retrieval judge with {judge_model} only."),
+              untested_text="The retrieval judge with {judge_model} only.",
+              target=Target(
+                  "per item: whether the retrieval judge judged right with the stronger and with the weaker model",
+                  "half-width <= |pilot accuracy difference|",
+                  SIGN,
+                  read_b10,
+                  (n_for_paired_proportions,))),
     ClaimSpec("B12", PAPER_B, "On BookMIA the retrieval-based judge is more accurate than ChatEval.",
               "BookMIA: retrieval > ChatEval", "83.0 % vs 73.3 % (ChatEval); people 74.7-87.0 %", 0.83, "accuracy",
               30, "items", "convergent", not_testable="no BookMIA data here"),

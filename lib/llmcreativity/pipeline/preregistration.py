@@ -274,9 +274,10 @@ def _gate_record(spec: ClaimSpec, validity: list[JudgeValidity] | None, judge: s
     return {k: getattr(records[0], k) for k in GATE_FIELDS if hasattr(records[0], k)}
 
 
-def _register(target: Target, pilot: Pilot, rule: PrecisionRule, confidence: float, gate: str) -> ClaimRegistration:
-    """One claim's registration: gated, not estimable, beyond the units here, or sized."""
-    spec = CLAIMS[target.claim_id]
+def _register(spec: ClaimSpec, target: Target, pilot: Pilot, rule: PrecisionRule, confidence: float,
+              gate: str) -> ClaimRegistration:
+    """One claim's registration (`spec`, sized by its `target`): gated, not estimable, beyond the units here, or
+    sized."""
     blank = ClaimRegistration(spec.claim_id, spec.unit, NOT_ESTIMABLE, "", target.quantity, target.target,
                               target.reason, None, None, "", None, spec.min_n, None, None, None, target.available,
                               spec.judge, claim_terms(spec))
@@ -327,7 +328,7 @@ def preregister(results: Path, *, rule: PrecisionRule = "pilot distance", confid
     validity_file = results / "judge_validity.jsonl"
     validity = read_judge_validity(validity_file) if gate and validity_file.exists() else None
     names = dict(gate_judges or {})
-    sized = (replace(_register(TARGETS[c], pilot, rule, confidence,
+    sized = (replace(_register(CLAIMS[c], TARGETS[c], pilot, rule, confidence,
                                _gate(CLAIMS[c], validity, names.get(CLAIMS[c].judge, "")) if gate else ""),
                      gate_judge=_gate_record(CLAIMS[c], validity, names.get(CLAIMS[c].judge, "")) if gate else None)
              for c in CLAIMS if c in TARGETS)

@@ -23,8 +23,12 @@ import pandas as pd
 
 from ..claims.claim_spec import PAPER_A, ClaimSpec
 from ..claims.registry import min_n, register
+from ..claims.sizing import SIGN, Target
 from ..stats.bootstrap import bootstrap_ci
+from ..stats.sample_size import n_for_mean
 from ..verdicts import Verdict, all_of_verdict, beats_every_baseline, not_testable, sign_verdict
+from .dataset import SCIFI100_PROMPTS
+from .pilot_readers import read_a4
 
 # Claim A4: declared beside the code that decides it (`claims.registry`).
 register(
@@ -40,7 +44,15 @@ register(
                    "less (homogenization by {measures}, paired by prompt). {Reason}.",
               untested_text="Debate and Discussion stories converge from the drafts to the last round while Review's "
                             "converge less (homogenization by {measures}, paired by prompt). Not testable here: "
-                            "{reason}."),
+                            "{reason}.",
+              target=Target(
+                  "per prompt: Debate's and Discussion's convergence Delta (cosine, Self-BLEU), and each one's Delta "
+                  "minus Review's",
+                  "each part: half-width <= |its pilot mean| (the paired parts: z Bonferroni over 4)",
+                  "every part is a sign (Delta above 0; Review's Delta below each): " + SIGN,
+                  read_a4,
+                  (n_for_mean,),
+                  SCIFI100_PROMPTS)),
     module=__name__,
 )
 

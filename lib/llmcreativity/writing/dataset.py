@@ -16,6 +16,8 @@ from ..paths import data_dir, require_file
 
 SCIFI100_RELATIVE = Path("scifi100") / "scientific_writing.json"
 """Where the paper's file lies under the data folder."""
+SCIFI100_PROMPTS = 100
+"""Prompts in SciFi-100: the most prompts a claim of the LLM Review paper (A1-A4) can use here."""
 
 
 @dataclass(frozen=True)
