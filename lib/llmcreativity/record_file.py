@@ -30,6 +30,9 @@ RECORD_FILE = "record.json"
 
 CallCounts = dict[str, dict[str, int]]
 """Distinct calls per role and method: {role: {method: n}} (`pipeline.record.calls_by_role`)."""
+JsonObject = dict[str, Any]
+"""A JSON object kept as it was written, not a record of this project: a stage's parameter values (name -> value, as
+its notebook declares them), a claims or judge-validity row compared byte for byte, a model's usage row."""
 
 
 class RecordError(ValueError):
@@ -66,17 +69,17 @@ class RecordedStage:
     """SHA-256 of the notebook's source when it ran."""
     commit: str
     """The code commit of its last sitting."""
-    parameters: dict[str, Any]
+    parameters: JsonObject
     """The parameters its run was given (`-p` and the profile's), as run."""
     parameters_sha256: str
     """The hash of `parameters` (`provenance.parameters_hash`)."""
-    resolved_parameters: dict[str, Any]
+    resolved_parameters: JsonObject
     """Every parameter its notebook declares, with the value it ran with."""
     resolved_sha256: str
     """The hash of `resolved_parameters`."""
     seconds: float | None
     """The last sitting's wall time."""
-    usage: list[dict[str, Any]]
+    usage: list[JsonObject]
     """Its models' usage rows (`llm.usage_file.ModelUsage` as JSON)."""
     items: int | None
     """How many items it made (None when they could not be counted)."""
@@ -94,9 +97,9 @@ class RecordedStage:
     """The files holding the answers it first stored."""
     exported: str
     """When it was last exported."""
-    claims: tuple[dict[str, Any], ...] = ()
+    claims: tuple[JsonObject, ...] = ()
     """The claims records it wrote (`pipeline.claims`)."""
-    judge_validity: tuple[dict[str, Any], ...] = ()
+    judge_validity: tuple[JsonObject, ...] = ()
     """The judge-validity records it wrote (`claims.judge_validity`)."""
     sittings: tuple[Sitting, ...] | None = None
     """The sittings that built it, oldest first; None in an entry exported before sittings were kept (its file then

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ..json_records import from_json, to_json
 from ..llm.spot_check import SpotSummary
 from ..paths import results_dir
-from ..record_file import CallCounts
+from ..record_file import CallCounts, JsonObject
 from .stages import Stage
 
 MANIFEST_FILE = "run.json"
@@ -79,7 +79,7 @@ class ManifestEntry:
     """The profile it ran under."""
     notebook: str = ""
     """Its notebook, relative to the repository root."""
-    parameters: dict[str, Any] = field(default_factory=dict)
+    parameters: JsonObject = field(default_factory=dict)
     """The parameters it was given (the profile's and `-p`'s)."""
     source_sha256: str = ""
     """SHA-256 of the notebook's source when it ran."""
@@ -105,7 +105,7 @@ class ManifestEntry:
     """The error it failed with."""
     outputs: dict[str, str] = field(default_factory=dict)
     """Output file (relative to the results folder) -> SHA-256, for the files it wrote or changed."""
-    usage: list[dict[str, Any]] = field(default_factory=list)
+    usage: list[JsonObject] = field(default_factory=list)
     """Its models' usage rows (`llm.usage_file.ModelUsage` as JSON)."""
     usage_error: str = ""
     """Why its usage file could not be read (the entry then counts no usage)."""

@@ -12,11 +12,11 @@ from typing import Any
 
 from ..hashing import sha256_file
 from ..jsonl import read_jsonl
-from ..record_file import RECORD_FILE, Record, RecordError, read_record
+from ..record_file import RECORD_FILE, JsonObject, Record, RecordError, read_record
 from .planning import Plan
 
 
-def resolved_parameters(p: Plan, ran: dict[str, Any] | None = None) -> dict[str, Any]:
+def resolved_parameters(p: Plan, ran: JsonObject | None = None) -> JsonObject:
     """Every parameter the stage's notebook declares, with the value it runs with (defaults included); with `ran`
     (a manifest entry's parameters), the values that run used instead of the plan's: a sitting that ran a stage at
     an interim size (-p) is so recorded at that size, not at the profile's."""
@@ -28,7 +28,7 @@ Change = tuple[Any, Any]
 """A parameter that differs from the record: (recorded value, value now)."""
 
 
-def parameter_differences(recorded: dict[str, Any], p: Plan) -> tuple[dict[str, Change], dict[str, Change]]:
+def parameter_differences(recorded: JsonObject, p: Plan) -> tuple[dict[str, Change], dict[str, Change]]:
     """(generating, analysis): the parameters plan `p`'s notebook declares whose value differs from `recorded` (the
     stage's recorded resolved parameters), name -> (recorded, now), split by kind (`Parameter.analysis`).
 
@@ -133,7 +133,7 @@ def replay_differences(record: Record, stages: Collection[str], results: Path) -
     return out
 
 
-def comparable_records(rows: Iterable[dict[str, Any]], stage: str) -> list[str]:
+def comparable_records(rows: Iterable[JsonObject], stage: str) -> list[str]:
     """A stage's claims or judge-validity records without their wall-clock fields, as sorted JSON texts."""
     return sorted(json.dumps({k: v for k, v in r.items() if k not in WALL_CLOCK_CLAIM_FIELDS}, sort_keys=True)
                   for r in rows if r.get("stage") == stage)
