@@ -31,23 +31,16 @@ register(
               estimator="Spearman rho(temperature, per-chain probability-weighted SE), cluster-bootstrap 95 % CI over "
                         "problems; supported when the CI lies above 0 (`sign_verdict`)",
               text="SE rises with sampling temperature ({who}).",
-              target=Target(
-                  "per chain: (temperature, probability-weighted SE)",
-                  RHO_PRECISION + PROBLEMS_WHOLE,
-                  SIGN,
-                  read_b1,
-                  (n_for_correlation, design_effect))),
+              target=Target("per chain: (temperature, probability-weighted SE)", RHO_PRECISION + PROBLEMS_WHOLE, SIGN,
+                     read_b1, (n_for_correlation, design_effect))),
     ClaimSpec("B2", PAPER_B, "Semantic entropy does not grow with model scale.", "SE not monotone in scale",
               "SE is not monotone in model size (qualitative)", None, "", 5, "problems", "entailment",
               estimator="Spearman rho(model parameters, per-chain probability-weighted SE), cluster-bootstrap CI over "
                         "problems; supported when the CI lies at or below 0 (`sign_verdict`, expected 0)",
               text="SE does not grow with model size ({who}; the models are not one family).",
-              target=Target(
-                  "per chain: (model parameters, probability-weighted SE)",
-                  RHO_PRECISION + PROBLEMS_WHOLE,
-                  "'does not grow' is decided by the side of 0 the interval lies on: " + SIGN,
-                  read_b2,
-                  (n_for_correlation, design_effect))),
+              target=Target("per chain: (model parameters, probability-weighted SE)", RHO_PRECISION + PROBLEMS_WHOLE,
+                     "'does not grow' is decided by the side of 0 the interval lies on: " + SIGN, read_b2,
+                     (n_for_correlation, design_effect))),
     ClaimSpec("B3", PAPER_B, "Semantic entropy correlates strongly and positively with the number of semantic "
               "clusters.", "SE ~ number of clusters (strong +)", "strong positive correlation (qualitative)", None, "",
               5, "problems", "entailment",
@@ -55,24 +48,16 @@ register(
                         "over problems; supported when the CI lies above 0 (`sign_verdict`; the sign, not the "
                         "strength, is tested)",
               text="SE correlates positively with the number of clusters ({who}).",
-              target=Target(
-                  "per step: (number of clusters, probability-weighted SE)",
-                  RHO_PRECISION + PROBLEMS_WHOLE,
-                  SIGN,
-                  read_b3,
-                  (n_for_correlation, design_effect))),
+              target=Target("per step: (number of clusters, probability-weighted SE)", RHO_PRECISION + PROBLEMS_WHOLE,
+                     SIGN, read_b3, (n_for_correlation, design_effect))),
     ClaimSpec("B4", PAPER_B, "Semantic entropy correlates negatively with the similarity of the candidates.",
               "SE ~ candidate similarity (-)", "negative correlation (qualitative)", None, "", 5, "problems",
               "entailment",
               estimator="Spearman rho(mean pairwise cosine of the candidates, per-step probability-weighted SE), "
                         "cluster-bootstrap CI over problems; supported when the CI lies below 0 (`sign_verdict`)",
               text="SE correlates negatively with candidate similarity ({who}).",
-              target=Target(
-                  "per step: (mean pairwise cosine, probability-weighted SE)",
-                  RHO_PRECISION + PROBLEMS_WHOLE,
-                  SIGN,
-                  read_b4,
-                  (n_for_correlation, design_effect))),
+              target=Target("per step: (mean pairwise cosine, probability-weighted SE)", RHO_PRECISION + PROBLEMS_WHOLE,
+                     SIGN, read_b4, (n_for_correlation, design_effect))),
     ClaimSpec("B14", PAPER_B, "Semantic entropy falls slightly for larger or newer models.",
               "SE falls slightly for larger/newer models", "SE falls slightly for larger or newer models "
               "(qualitative)", None, "", 5, "problems", "entailment",

@@ -57,12 +57,9 @@ register(
                    "coders' bucket entropy: SE ({judge}) vs {embedder} cosine, Distinct-1/2, Self-BLEU (a stand-in "
                    "for the paper's Cohen's kappa against its annotators).",
               target=Target(
-                  "per disjoint set of MuseScorer ideas: SE's and each baseline's measure against the coders' bucket "
-                  "entropy",
-                  "half-width <= |pilot difference of the rhos| (z Bonferroni over 4)",
-                  "every difference must be significantly positive after Holm: " + SIGN,
-                  read_b7,
-                  (n_for_mean,))),
+                     "per disjoint set of MuseScorer ideas: SE's and each baseline's measure against the coders' "
+                     "bucket entropy", "half-width <= |pilot difference of the rhos| (z Bonferroni over 4)",
+                     "every difference must be significantly positive after Holm: " + SIGN, read_b7, (n_for_mean,))),
     module=__name__,
 )
 

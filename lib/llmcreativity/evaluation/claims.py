@@ -42,13 +42,9 @@ register(
                         "(`beats_every_baseline`); statistic: the weakest comparison",
               text="Review beats every baseline on the five rubric dimensions (judge {judge}, {estimator}; writer "
                    "{writer_model}). {Reason}.",
-              target=Target(
-                  "per prompt: Review's judge score minus each baseline's, per dimension (5 x 4 comparisons)",
-                  MEAN_PRECISION,
-                  "every comparison must be significantly positive after Holm: " + SIGN,
-                  read_a1,
-                  (n_for_mean,),
-                  SCIFI100_PROMPTS)),
+              target=Target("per prompt: Review's judge score minus each baseline's, per dimension (5 x 4 comparisons)",
+                     MEAN_PRECISION, "every comparison must be significantly positive after Holm: " + SIGN, read_a1,
+                     (n_for_mean,), SCIFI100_PROMPTS)),
     ClaimSpec("A2", PAPER_A, "LLM Review beats every baseline framework on the four rule-based novelty metrics "
               "(surprisal, KL divergence, semantic novelty, volume gain).",
               "Review > every baseline, novelty metrics",
@@ -60,28 +56,20 @@ register(
               text="Review beats every baseline on surprisal, lexical KL ({kl}), semantic novelty and volume gain "
                    "(writer {writer_model}). {Reason}.",
               target=Target(
-                  "per prompt: Review's novelty metric minus each baseline's (4 metrics x 4 baselines; whole-story KL)",
-                  MEAN_PRECISION,
-                  "every comparison must be significantly positive after Holm: " + SIGN,
-                  read_a2,
-                  (n_for_mean,),
-                  SCIFI100_PROMPTS)),
+                     "per prompt: Review's novelty metric minus each baseline's (4 metrics x 4 baselines; whole-story "
+                     "KL)", MEAN_PRECISION, "every comparison must be significantly positive after Holm: " + SIGN,
+                     read_a2, (n_for_mean,), SCIFI100_PROMPTS)),
     ClaimSpec("A3", PAPER_A, "A small model writing with LLM Review beats a larger model writing as a single agent.",
               "small + Review > larger single agent",
-              "smaller models with Review can surpass larger single agents (abstract, qualitative)", None, "",
-              5, "prompts", "rubric",
+              "smaller models with Review can surpass larger single agents (abstract, qualitative)", None, "", 5,
+              "prompts", "rubric",
               estimator="per prompt, Review's mean judge score (sampled mean, five dimensions) minus the larger "
                         "Single Agent's; bootstrap CI over prompts, paired t-test (`beats_every_baseline`); not "
                         "testable when the 'larger' model is not larger or the judge wrote a story",
               text="Review with {writer_model} beats a Single Agent with {large_model} on the judge's mean score "
                    "(judge {judge}, {estimator}). {Reason}.",
-              target=Target(
-                  "per prompt: Review's mean judge score minus the larger Single Agent's",
-                  MEAN_PRECISION,
-                  SIGN,
-                  read_a3,
-                  (n_for_mean,),
-                  SCIFI100_PROMPTS)),
+              target=Target("per prompt: Review's mean judge score minus the larger Single Agent's", MEAN_PRECISION,
+                     SIGN, read_a3, (n_for_mean,), SCIFI100_PROMPTS)),
     ClaimSpec("A5", PAPER_A, "The rubric LLM judge agrees with human consensus scores.", "rubric judge ~ humans",
               "the judge's scores agree with human consensus ratings (qualitative)", None, "", 44, "stories", "rubric",
               gated=False, kind="project check",
@@ -92,13 +80,8 @@ register(
                         "(`sign_verdict`); the gate of the rubric judge for A1 and A3",
               text="The rubric judge {judge} ({estimator}) ranks HANNA's human stories like the human raters' "
                    "consensus. {Reason}.",
-              target=Target(
-                  "per HANNA story: (the judge's mean score, the human consensus)",
-                  RHO_PRECISION,
-                  SIGN,
-                  read_a5,
-                  (n_for_correlation,),
-                  N_STORIES)),
+              target=Target("per HANNA story: (the judge's mean score, the human consensus)", RHO_PRECISION, SIGN,
+                     read_a5, (n_for_correlation,), N_STORIES)),
     module=__name__,
 )
 

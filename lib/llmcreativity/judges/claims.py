@@ -47,13 +47,11 @@ register(
               text="{judge} vs {baseline} on {n} labelled items, judge model {judge_model}, matched rounds and reply "
                    "length: token saving {saving:.0%} [{saving_low:.0%}, {saving_high:.0%}]{no_stop}, accuracy "
                    "difference {accuracy:+.2f} [{accuracy_low:+.2f}, {accuracy_high:+.2f}]; {reason}.",
-              target=Target(
-                  "per item: the retrieval judge's and ChatEval's tokens; whether each judged right",
-                  "saving: half-width <= |pilot saving - 50 %|; accuracy difference: <= |pilot difference + 5 points|",
-                  "the saving's interval must clear 50 % and the accuracy difference's clear -5 points "
-                  "(`efficiency_verdict`)",
-                  read_b5,
-                  (n_for_ratio, n_for_paired_proportions))),
+              target=Target("per item: the retrieval judge's and ChatEval's tokens; whether each judged right",
+                     "saving: half-width <= |pilot saving - 50 %|; accuracy difference: <= |pilot difference + 5 "
+                     "points|",
+                     "the saving's interval must clear 50 % and the accuracy difference's clear -5 points "
+                     "(`efficiency_verdict`)", read_b5, (n_for_ratio, n_for_paired_proportions))),
     ClaimSpec("B9", PAPER_B, "The retrieval-based judge reaches human-level accuracy and beats ChatEval, single-call "
               "and chain-of-thought judges.", "retrieval judge accuracy, beats others",
               "84.7 % (retrieval) vs 76.7 % (ChatEval), 64.7 % (one-shot), 67.3 % (CoT); human annotators "
@@ -66,14 +64,12 @@ register(
                    "Cohen's kappa with the human labels {kappa:.2f}. Human-level: accuracy {level:.0%} "
                    "[{level_low:.0%}, {level_high:.0%}] against the paper's annotators' {human_low:.1%}-"
                    "{human_high:.1%} (on the paper's items); {reason}.",
-              target=Target(
-                  "per item: whether the retrieval judge and each of ChatEval, one-shot and CoT judged right",
-                  "each accuracy difference: half-width <= |pilot difference| (z Bonferroni over 3); accuracy: <= "
-                  "|pilot accuracy - 80.0 %|",
-                  "both parts must hold: each difference significant after Holm, and the Wilson interval clear of the "
-                  "annotators' 80.0 %",
-                  read_b9,
-                  (n_for_paired_proportions, n_for_proportion))),
+              target=Target("per item: whether the retrieval judge and each of ChatEval, one-shot and CoT judged right",
+                     "each accuracy difference: half-width <= |pilot difference| (z Bonferroni over 3); "
+                     "accuracy: <= |pilot accuracy - 80.0 %|",
+                     "both parts must hold: each difference significant after Holm, and the Wilson interval clear of "
+                     "the annotators' 80.0 %",
+                     read_b9, (n_for_paired_proportions, n_for_proportion))),
     ClaimSpec("B10", PAPER_B, "The judge's accuracy collapses with a weaker base model.",
               "weaker base model: accuracy collapses",
               "55.3 % with GPT-4o-mini (vs 84.7 %); plotted: the difference, 0.294", 0.294, "accuracy difference",
@@ -84,11 +80,8 @@ register(
                    "{accuracy:+.2f} [{accuracy_low:+.2f}, {accuracy_high:+.2f}]; {reason}.",
               untested_text="The retrieval judge with {judge_model} only.",
               target=Target(
-                  "per item: whether the retrieval judge judged right with the stronger and with the weaker model",
-                  "half-width <= |pilot accuracy difference|",
-                  SIGN,
-                  read_b10,
-                  (n_for_paired_proportions,))),
+                     "per item: whether the retrieval judge judged right with the stronger and with the weaker model",
+                     "half-width <= |pilot accuracy difference|", SIGN, read_b10, (n_for_paired_proportions,))),
     ClaimSpec("B12", PAPER_B, "On BookMIA the retrieval-based judge is more accurate than ChatEval.",
               "BookMIA: retrieval > ChatEval", "83.0 % vs 73.3 % (ChatEval); people 74.7-87.0 %", 0.83, "accuracy",
               30, "items", "convergent", not_testable="no BookMIA data here"),

@@ -41,15 +41,12 @@ register(
                         "every domain must hold",
               text="Per domain, each chain's {se_column} vs the {judge_name} judge's probability that the chain's own "
                    "solution is valid ({judge_model}; problems resampled): {per_domain}.",
-              target=Target(
-                  "per chain of each domain: (probability-weighted SE, the convergent judge's p_valid)",
-                  "Fisher-z half-width <= the distance from z(pilot rho) to the nearer of z(-0.3), "
-                  "z(0.3)" + PROBLEMS_WHOLE,
-                  "the weak rule needs the interval inside (-0.3, 0.3) (or wholly beyond): around the pilot's rho an "
-                  "interval this narrow fits; alternative 'smallest effect': half-width z(0.3), which fits when "
-                  "centred at 0",
-                  read_b6,
-                  (n_for_correlation, design_effect))),
+              target=Target("per chain of each domain: (probability-weighted SE, the convergent judge's p_valid)",
+                     "Fisher-z half-width <= the distance from z(pilot rho) to the nearer of z(-0.3), "
+                     "z(0.3)" + PROBLEMS_WHOLE,
+                     "the weak rule needs the interval inside (-0.3, 0.3) (or wholly beyond): around the pilot's rho "
+                     "an interval this narrow fits; alternative 'smallest effect': half-width z(0.3), which fits when "
+                     "centred at 0", read_b6, (n_for_correlation, design_effect))),
     ClaimSpec("B8", PAPER_B, "Solution-level semantic entropy correlates with an LLM judgement of novelty.",
               "solution SE ~ LLM novelty", "positive correlation with the LLM novelty judgement (qualitative)",
               None, "", 5, "problems", "entailment",
@@ -58,12 +55,8 @@ register(
                         "(`sign_verdict`)",
               text="Over {chains} chains ({domains}; {problems} problems), the chain's mean {se_column} vs "
                    "{judge_model}'s expected 1-5 novelty rating of the chain's own solution.",
-              target=Target(
-                  "per chain: (solution-level SE, the novelty judge's expected rating)",
-                  RHO_PRECISION + PROBLEMS_WHOLE,
-                  SIGN,
-                  read_b8,
-                  (n_for_correlation, design_effect))),
+              target=Target("per chain: (solution-level SE, the novelty judge's expected rating)",
+                     RHO_PRECISION + PROBLEMS_WHOLE, SIGN, read_b8, (n_for_correlation, design_effect))),
     ClaimSpec("B11", PAPER_B, "Convergent scores rise with model scale while divergent ones do not.",
               "convergent rises with scale, divergent not", "convergent scores rise with model size (qualitative)",
               None, "", 5, "problems", "convergent",
@@ -71,12 +64,10 @@ register(
                         "at or below 0 (`sign_verdict`), bootstrap CI over problems; every part must hold",
               text="Spearman rho of model parameters with the {judge_name} judge's p_valid ({judge_model}) and with "
                    "SE, per domain ({model_sizes}; problems resampled).",
-              target=Target(
-                  "per chain of each domain: (model parameters, p_valid) and (model parameters, SE)",
-                  RHO_PRECISION + PROBLEMS_WHOLE + ", each part",
-                  "every part is a sign (p_valid rises; SE at or below 0): " + SIGN,
-                  read_b11,
-                  (n_for_correlation, design_effect))),
+              target=Target("per chain of each domain: (model parameters, p_valid) and (model parameters, SE)",
+                     RHO_PRECISION + PROBLEMS_WHOLE + ", each part",
+                     "every part is a sign (p_valid rises; SE at or below 0): " + SIGN, read_b11,
+                     (n_for_correlation, design_effect))),
     ClaimSpec("B13", PAPER_B, "The LLM novelty judge agrees with human novelty rankings.",
               "novelty judge ~ human rankings", "Spearman rho 0.80 on 30 problems", 0.80, "rho", 30, "problems",
               "none", not_testable="no human novelty rankings of solutions here"),

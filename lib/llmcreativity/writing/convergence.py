@@ -46,13 +46,11 @@ register(
                             "converge less (homogenization by {measures}, paired by prompt). Not testable here: "
                             "{reason}.",
               target=Target(
-                  "per prompt: Debate's and Discussion's convergence Delta (cosine, Self-BLEU), and each one's Delta "
-                  "minus Review's",
-                  "each part: half-width <= |its pilot mean| (the paired parts: z Bonferroni over 4)",
-                  "every part is a sign (Delta above 0; Review's Delta below each): " + SIGN,
-                  read_a4,
-                  (n_for_mean,),
-                  SCIFI100_PROMPTS)),
+                     "per prompt: Debate's and Discussion's convergence Delta (cosine, Self-BLEU), and each one's "
+                     "Delta minus Review's",
+                     "each part: half-width <= |its pilot mean| (the paired parts: z Bonferroni over 4)",
+                     "every part is a sign (Delta above 0; Review's Delta below each): " + SIGN, read_a4, (n_for_mean,),
+                     SCIFI100_PROMPTS)),
     module=__name__,
 )
 
