@@ -110,11 +110,12 @@ def test_no_domain_imports_the_pipeline():
 
 
 BOTTOM = frozenset({"claims", "context", "hashing", "json_records", "jsonl", "output_files", "paths", "record_file",
-                    "stats", "verdicts"})
+                    "stats"})
 """The bottom layer: the run's context and folders, files and hashes, a record's index file, the declaration of every
-file a stage writes (`output_files`, which a claim's pilot reader names), statistics, the verdict rules and the claim
-vocabulary (`claims`: the claim's type, the registry the domains declare their claims in, how a claim is sized from a
-pilot, the registration's reader, the judges' validity). Any layer may use it; it uses no other."""
+file a stage writes (`output_files`, which a claim's pilot reader names), statistics and the claim vocabulary
+(`claims`: the claim's type, the verdicts and their rules, the registry the domains declare their claims in, how a
+claim is sized from a pilot, the registration's reader, the judges' validity). Any layer may use it; it uses no
+other."""
 
 
 @pytest.mark.parametrize("unit", sorted(BOTTOM))

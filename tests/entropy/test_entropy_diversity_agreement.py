@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from entropy_helpers import FirstWordJudge
+from llmcreativity.claims.verdicts import beats_every_baseline
 from llmcreativity.entropy.diversity_agreement import (
     BASELINES,
     agreement_comparisons,
@@ -13,7 +14,6 @@ from llmcreativity.entropy.diversity_agreement import (
     set_diversity,
 )
 from llmcreativity.llm import ScriptedEmbedder
-from llmcreativity.verdicts import beats_every_baseline
 
 
 def ideas(n=120, seed=0):

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from llmcreativity.claims.verdicts import Verdict, all_of_verdict
 from llmcreativity.judges import CriterionVerdict, JudgeCall, Judgement, criteria_set, judgement_table
 from llmcreativity.judges.claims import (
     PAPER_HUMAN_ACCURACY,
@@ -18,7 +19,6 @@ from llmcreativity.judges.claims import (
 )
 from llmcreativity.judges.resample import problem_spearman
 from llmcreativity.pipeline.claims import claim_text
-from llmcreativity.verdicts import Verdict, all_of_verdict
 
 
 def test_paper_set_is_the_papers_four_convergent_criteria_and_macgyver_its_own_three():

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import claim_inputs as ci
+from llmcreativity.claims.verdicts import Verdict
 from llmcreativity.entropy.claims import se_verdicts
 from llmcreativity.entropy.diversity_agreement import agreement_comparisons, diversity_claim
 from llmcreativity.entropy.validity import mean_ari
@@ -26,7 +27,6 @@ from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import claim_text, record_claims
 from llmcreativity.stats import distinct_bootstrap_ci
 from llmcreativity.stats.paired import paired_comparisons
-from llmcreativity.verdicts import Verdict
 from llmcreativity.writing.convergence import a4_verdict
 from locations import REPO, TEST_DATA
 

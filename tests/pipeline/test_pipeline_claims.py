@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from llmcreativity.claims.verdicts import Verdict
 from llmcreativity.jsonl import upsert
 from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.claims import (
@@ -17,7 +18,6 @@ from llmcreativity.pipeline.claims import (
     record_claims,
 )
 from llmcreativity.pipeline.ledger import claims_markdown
-from llmcreativity.verdicts import Verdict
 
 
 def v(label, statistic=None, low=None, high=None, n=0, measure="", **facts):

@@ -9,6 +9,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from llmcreativity.claims.judge_validity import read_judge_validity, record_judge_validity, validity_path
+from llmcreativity.claims.verdicts import Verdict, not_testable
 from llmcreativity.jsonl import upsert
 from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
 from llmcreativity.pipeline.claim_table import CLAIMS
@@ -28,7 +29,6 @@ from llmcreativity.pipeline.ledger import (
 from llmcreativity.pipeline.manifest import ManifestEntry, read_manifest
 from llmcreativity.pipeline.stages import Stage
 from llmcreativity.stats import ConfidenceInterval
-from llmcreativity.verdicts import Verdict, not_testable
 from locations import REPO, TEST_DATA
 
 TINY = TEST_DATA / "book" / "tiny_stage.md"

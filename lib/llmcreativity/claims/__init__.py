@@ -1,4 +1,5 @@
-"""The claims' shared vocabulary, below every domain: what a claim is (`claim_spec`: its paper, figure, unit,
+"""The claims' shared vocabulary, below every domain: the verdict rules and the `Verdict` they return (`verdicts`),
+what a claim is (`claim_spec`: its paper, figure, unit,
 estimator, minimum sample and gating judge), the registry each domain declares the claims it decides in, beside the
 code that decides them, and reads its own claims' minimums from (`registry`; the complete table, which imports every
 domain, is `pipeline.claim_table`), a committed registration's terms as they are read back (`registration`), how a

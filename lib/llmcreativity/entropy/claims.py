@@ -16,9 +16,9 @@ import pandas as pd
 from ..claims.claim_spec import PAPER_B, ClaimSpec
 from ..claims.registry import register
 from ..claims.sizing import PROBLEMS_WHOLE, RHO_PRECISION, SIGN, Target
+from ..claims.verdicts import Verdict, not_testable, sign_verdict
 from ..llm.backend import TextEmbedder
 from ..stats.sample_size import design_effect, n_for_correlation
-from ..verdicts import Verdict, not_testable, sign_verdict
 from .analysis import correlation_table
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge
 from .pilot_readers import read_b1, read_b2, read_b3, read_b4

@@ -26,6 +26,7 @@ import pandas as pd
 from ..claims.claim_spec import PAPER_B, ClaimSpec
 from ..claims.registry import min_n, register
 from ..claims.sizing import SIGN, Target
+from ..claims.verdicts import Verdict, beats_every_baseline
 from ..data.musescorer import CODERS, ROUND_OBJECTS
 from ..llm.backend import TextEmbedder
 from ..metrics.diversity import distinct_n, mean_pairwise_cosine, self_bleu
@@ -33,7 +34,6 @@ from ..stats import spearman
 from ..stats.bootstrap import bootstrap_difference
 from ..stats.holm import holm_table
 from ..stats.sample_size import n_for_mean
-from ..verdicts import Verdict, beats_every_baseline
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
 from .estimators import discrete_semantic_entropy

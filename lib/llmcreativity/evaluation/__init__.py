@@ -1,5 +1,5 @@
 """Story evaluation: per-story scores (rubric judge + novelty metrics), framework summaries (the paired statistics
-are `llmcreativity.stats.paired`, the claim verdicts' rules `llmcreativity.verdicts`)."""
+are `llmcreativity.stats.paired`, the claim verdicts' rules `llmcreativity.claims.verdicts`)."""
 
 from .scores import (
     JUDGE_COLUMNS,

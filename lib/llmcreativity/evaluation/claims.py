@@ -18,13 +18,13 @@ import pandas as pd
 from ..claims.claim_spec import PAPER_A, ClaimSpec
 from ..claims.registry import min_n, register
 from ..claims.sizing import MEAN_PRECISION, RHO_PRECISION, SIGN, Target
+from ..claims.verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
 from ..data.hanna import N_STORIES, HannaHuman
 from ..llm.registry import MODELS, local_model
 from ..stats.agreement import spearman
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.paired import paired_comparisons
 from ..stats.sample_size import n_for_correlation, n_for_mean
-from ..verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
 from ..writing import BASELINES
 from ..writing.dataset import SCIFI100_PROMPTS
 from .pilot_readers import read_a1, read_a2, read_a3, read_a5

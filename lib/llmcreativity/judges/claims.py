@@ -16,12 +16,7 @@ from scipy.stats import binomtest
 from ..claims.claim_spec import PAPER_B, ClaimSpec
 from ..claims.registry import min_n, register
 from ..claims.sizing import SIGN, Target
-from ..llm.registry import MODELS, local_model
-from ..stats.bootstrap import bootstrap_ci
-from ..stats.holm import holm_table
-from ..stats.paired import cohen_dz
-from ..stats.sample_size import n_for_paired_proportions, n_for_proportion, n_for_ratio
-from ..verdicts import (
+from ..claims.verdicts import (
     Verdict,
     all_of_verdict,
     beats_every_baseline,
@@ -30,6 +25,11 @@ from ..verdicts import (
     not_testable,
     sign_verdict,
 )
+from ..llm.registry import MODELS, local_model
+from ..stats.bootstrap import bootstrap_ci
+from ..stats.holm import holm_table
+from ..stats.paired import cohen_dz
+from ..stats.sample_size import n_for_paired_proportions, n_for_proportion, n_for_ratio
 from .pilot_readers import read_b5, read_b9, read_b10
 from .summary import accuracy_difference, token_saving
 

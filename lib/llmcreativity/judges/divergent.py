@@ -19,11 +19,11 @@ import pandas as pd
 from ..claims.claim_spec import PAPER_B, ClaimSpec
 from ..claims.registry import min_n, register
 from ..claims.sizing import PROBLEMS_WHOLE, RHO_PRECISION, SIGN, Target
+from ..claims.verdicts import Verdict, all_of_verdict, barely_varies, not_testable, sign_verdict, weak_verdict
 from ..entropy.analysis import spearman_with_ci
 from ..entropy.tables import solution_text
 from ..llm.backend import Backend
 from ..stats.sample_size import design_effect, n_for_correlation
-from ..verdicts import Verdict, all_of_verdict, barely_varies, not_testable, sign_verdict, weak_verdict
 from . import JudgeItem, Judgement, validity_score
 from .criteria import PAPER_CRITERIA
 from .pilot_readers import read_b6, read_b8, read_b11

@@ -81,7 +81,7 @@ def _ran(judges: set[str], arms: list[ValidationArms], kind: str) -> str:
 def read_b5(pilot: PilotFolder) -> list[Part]:
     """B5: per item, the retrieval judge's and ChatEval's tokens (the saving) and correctness (the accuracy
     margin)."""
-    from ..verdicts import efficiency_verdict
+    from ..claims.verdicts import efficiency_verdict
 
     per_item, arms = _judgements(pilot), _arms(pilot)
     judges = set(per_item["judge"])
@@ -137,7 +137,7 @@ def _judged_chains(pilot: PilotFolder) -> dict[str, pd.DataFrame]:
 
 def _chain_part(label: str, chains: pd.DataFrame, x: str, y: str, boundaries: tuple[float, ...],
                 flat: Sequence[str]) -> CorrelationPart:
-    from ..verdicts import barely_varies
+    from ..claims.verdicts import barely_varies
 
     why = "; ".join(f"{c} barely varies: {w}" for c in flat if (w := barely_varies(chains[c])))
     return CorrelationPart(label, chains[x].to_numpy(float), chains[y].to_numpy(float),
@@ -145,8 +145,8 @@ def _chain_part(label: str, chains: pd.DataFrame, x: str, y: str, boundaries: tu
 
 def read_b6(pilot: PilotFolder) -> list[Part]:
     """B6: per chain of each domain, (SE, p_valid), problems whole; the rule's bounds are `weak_verdict`'s."""
+    from ..claims.verdicts import weak_verdict
     from ..entropy.claims import PRIMARY
-    from ..verdicts import weak_verdict
 
     bound = rule_default(weak_verdict, "bound")
     return [_chain_part(f"{domain}: rho(SE, p_valid)", c, PRIMARY, "p_valid", (-bound, bound), (PRIMARY, "p_valid"))

@@ -1,6 +1,6 @@
 """The papers' claims and the verdicts this run's data supports, for the book's claims page.
 
-Each stage records the `Verdict` (from `llmcreativity.verdicts`) of every claim it tests with
+Each stage records the `Verdict` (from `llmcreativity.claims.verdicts`) of every claim it tests with
 `record_claims`; records go to `results_dir()/claims.jsonl`, one JSON object per line, replaced (not
 duplicated) when the same claim id is recorded again (`jsonl.upsert`). A claim's text comes from its row
 of the claim table (`claim_table.CLAIMS`: `ClaimSpec.text`, filled with the verdict's facts: `claim_text`). Every
@@ -22,9 +22,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..claims.registry import min_n
+from ..claims.verdicts import LABELS, Label, Verdict
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import current_profile, records_claims, results_dir
-from ..verdicts import LABELS, Label, Verdict
 from .claim_table import CLAIMS
 from .provenance import current_run
 

@@ -65,7 +65,7 @@ CARRIED: Status = "carried from the first registration"
 STORY_PARSER = "llmcreativity.writing.parsing.extract_story"
 """The parser that cuts every story out of a writer's reply; its module's source is hashed (its regexes and helpers
 decide the story too)."""
-RULE_MODULES = ("llmcreativity.verdicts", "llmcreativity.writing.convergence", "llmcreativity.evaluation.claims",
+RULE_MODULES = ("llmcreativity.claims.verdicts", "llmcreativity.writing.convergence", "llmcreativity.evaluation.claims",
                 "llmcreativity.entropy.claims", "llmcreativity.entropy.diversity_agreement",
                 "llmcreativity.judges.claims", "llmcreativity.judges.divergent")
 """Modules searched for the functions a claim's estimator text names in backticks (its verdict rule's code)."""

@@ -24,9 +24,9 @@ import pandas as pd
 from ..claims.claim_spec import PAPER_A, ClaimSpec
 from ..claims.registry import min_n, register
 from ..claims.sizing import SIGN, Target
+from ..claims.verdicts import Verdict, all_of_verdict, beats_every_baseline, not_testable, sign_verdict
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.sample_size import n_for_mean
-from ..verdicts import Verdict, all_of_verdict, beats_every_baseline, not_testable, sign_verdict
 from .dataset import SCIFI100_PROMPTS
 from .pilot_readers import read_a4
 

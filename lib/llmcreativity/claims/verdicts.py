@@ -29,7 +29,7 @@ from typing import Any, Literal, TypedDict, get_args
 import numpy as np
 import pandas as pd
 
-from .stats.bootstrap import ConfidenceInterval
+from ..stats.bootstrap import ConfidenceInterval
 
 Label = Literal["supported", "not supported", "inconclusive", "not testable here"]
 """The verdicts a claim can get; "not testable here" when this run cannot test it (no data, or the setup

@@ -1,12 +1,11 @@
-"""The verdict rules of `llmcreativity.verdicts`: each rule's three outcomes and the Verdict type."""
+"""The verdict rules of `llmcreativity.claims.verdicts`: each rule's three outcomes and the Verdict type."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from llmcreativity.stats.bootstrap import ConfidenceInterval
-from llmcreativity.verdicts import (
+from llmcreativity.claims.verdicts import (
     LABELS,
     MIN_DISTINCT,
     MIN_SD,
@@ -19,6 +18,7 @@ from llmcreativity.verdicts import (
     sign_verdict,
     weak_verdict,
 )
+from llmcreativity.stats.bootstrap import ConfidenceInterval
 
 
 def test_verdict_rejects_an_unknown_label_naming_it():
