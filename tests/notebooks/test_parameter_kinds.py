@@ -48,7 +48,7 @@ def test_analysis_parameters_changed_replay_the_smoke_record_with_zero_misses(tm
         assert entry.record_calls.new == 0 and entry.record_calls.from_record > 0, name
         assert all(u["cache_hits"] == u["calls"] for u in entry.usage), name  # nothing was computed
         assert entry.spot_check.mismatches == (), name
-    assert entries["entailment_validation"]["against_record"]["analysis_changed"] == {
+    assert entries["entailment_validation"].against_record.analysis_changed == {
         "thresholds": [[0.5, 0.6], [0.3, 0.9]]}
     sweep = pd.read_csv(results_dir("smoke") / "entailment_validation" / "embedding_sweep.csv")
     assert {m for m in sweep["method"] if m.startswith("embedding")} == {"embedding cos>=0.3", "embedding cos>=0.9"}
