@@ -382,9 +382,9 @@ PUBLISHED_DEVIATIONS = {
                           "B2: minimum sample 5 in the claim table, 12 registered",
                           "B9: the code of `accuracy_claim` changed since registration"],
 }
-"""The deviations the claims page lists for each committed registration, as they stood when the structure work of
-issue 39 began (6840acf): moving code between modules must add none (`a4_verdict`'s paired comparisons moved to
-`stats.paired` after the second registration hashed it)."""
+"""The deviations the claims page lists for each committed registration, as they stood before the structure work of
+issue 39 (the same at 043cd4e and 6840acf): moving code between modules must add none (`a4_verdict`'s paired
+comparisons moved to `stats.paired` after the second registration hashed it)."""
 
 
 @pytest.mark.parametrize("folder", sorted(PUBLISHED_DEVIATIONS))
