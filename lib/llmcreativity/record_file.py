@@ -30,6 +30,12 @@ RECORD_FILE = "record.json"
 
 CallCounts = dict[str, dict[str, int]]
 """Distinct calls per role and method: {role: {method: n}} (`pipeline.record.calls_by_role`)."""
+
+
+def calls_total(calls: CallCounts) -> int:
+    """Distinct calls over every role and method of `calls`."""
+    return sum(n for by_method in calls.values() for n in by_method.values())
+
 JsonObject = dict[str, Any]
 """A JSON object kept as it was written, not a record of this project: a stage's parameter values (name -> value, as
 its notebook declares them), a claims or judge-validity row compared byte for byte, a model's usage row."""
@@ -116,7 +122,7 @@ class RecordedStage:
 
     def call_count(self) -> int:
         """Distinct calls it asked for, over its roles and methods."""
-        return sum(n for m in self.calls.values() for n in m.values())
+        return calls_total(self.calls)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The package's import graph, in-function imports included: which packages import which, and the cycles.
 
-Issue 39 asks for layers: no domain package imports `pipeline`, and no cycle at all. Both hold: the claims'
+The layers: no domain package imports `pipeline`, and no cycle at all. Both hold: the claims'
 vocabulary and the record's reader sit in the bottom layer, and the units import each other in one direction only,
 from the top: `cli` and `outputs` (every stage's files, found through the stage table); `pipeline`; the domains
 (evaluation reads judges, judges read entropy, entropy reads judgelab and writing; corpus, metrics, llm and data

@@ -1,4 +1,4 @@
-"""A claim is one object, declared beside the code that decides it (issue 39): its words stand in one place in `lib/`,
+"""A claim is one object, declared beside the code that decides it: its words stand in one place in `lib/`,
 the module that declares it, and the claims page, the pre-registration and the book read them from the registry.
 
 A text's places are the string literals of `lib/`'s source files that contain it whole (implicitly concatenated

@@ -382,8 +382,8 @@ PUBLISHED_DEVIATIONS = {
                           "B2: minimum sample 5 in the claim table, 12 registered",
                           "B9: the code of `accuracy_claim` changed since registration"],
 }
-"""The deviations the claims page lists for each committed registration, as they stood before the structure work of
-issue 39 (the same at 043cd4e and 6840acf): moving code between modules must add none (`a4_verdict`'s paired
+"""The deviations the claims page lists for each committed registration, as they stood before the structure work
+(the same at 043cd4e and 6840acf): moving code between modules must add none (`a4_verdict`'s paired
 comparisons moved to `stats.paired` after the second registration hashed it)."""
 
 

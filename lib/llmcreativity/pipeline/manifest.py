@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ..json_records import from_json, to_json
 from ..llm.spot_check import SpotSummary
 from ..paths import results_dir
-from ..record_file import CallCounts, JsonObject
+from ..record_file import CallCounts, JsonObject, calls_total
 from .stages import Stage
 
 MANIFEST_FILE = "run.json"
@@ -126,7 +126,7 @@ class ManifestEntry:
 
     def call_count(self) -> int:
         """Distinct calls it asked for, over its roles and methods."""
-        return sum(n for m in self.calls.values() for n in m.values())
+        return calls_total(self.calls)
 
     def made_against(self) -> str | None:
         """The record folder it ran against (a replay's, or a live run's), None for a plain run."""

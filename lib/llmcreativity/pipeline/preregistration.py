@@ -163,7 +163,7 @@ def _rounded(value: Any) -> Any:
 
 MODULE_MOVES: dict[str, str] = {"llmcreativity.stats.paired": "llmcreativity.evaluation.comparison"}
 """A module that moved since a registration hashed the verdict rules -> where it was: the paired comparisons by
-prompt moved from `evaluation.comparison` to `stats.paired` (issue 39: it broke the writing <-> evaluation import
+prompt moved from `evaluation.comparison` to `stats.paired` (the move broke the writing <-> evaluation import
 cycle). A rule that imports a moved module inside its body still computes what was registered; its source is hashed
 with the import written as it was (`registered_source`), so the move is no deviation. A change to the rule's own
 lines still is."""
