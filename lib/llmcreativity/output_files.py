@@ -133,6 +133,8 @@ LAB_HEADS = OutputFile("{job}.{role}.head.json", "a fitted head of a proposed ch
 # entailment_validation ----------------------------------------------------------------------------------------------
 EMBEDDING_SWEEP = OutputFile("embedding_sweep.csv", "agreement of the embedding judge with the coders per threshold")
 LLM_JUDGES = OutputFile("llm_judges.csv", "agreement of the LLM entailment judges with the coders")
+B7_SETS = OutputFile("b7_sets.parquet", "claim B7's idea sets, one row per set: the coders' diversity, SE, each "
+                     "baseline's measure (`entropy.diversity_agreement.set_diversity`)")
 
 # semantic_entropy ---------------------------------------------------------------------------------------------------
 CHAIN_RECORDS = OutputFile("chains.jsonl", "every sampled chain, one JSON record per line (resumable)",
@@ -140,6 +142,8 @@ CHAIN_RECORDS = OutputFile("chains.jsonl", "every sampled chain, one JSON record
 STEPS = OutputFile("steps.parquet", "one row per chain step with its SE and diversity measures")
 CHAIN_TABLE = OutputFile("chains.parquet", "one row per chain: mean SE, problem and the chosen steps")
 DRAFTS = OutputFile("drafts.parquet", "SE across writers of first drafts and final versions")
+NOVELTY = OutputFile("novelty.parquet", "claim B8's chains, one row per chain: solution-level SE and the novelty "
+                     "judge's rating (`judges.divergent.novelty_scores`)")
 
 # judge_validation ---------------------------------------------------------------------------------------------------
 JUDGE_RUNS = OutputFile("runs", "one resumable JSONL file per judge run", items="judgements")

@@ -221,6 +221,11 @@ def llm_judges_file() -> Path:
     return output_file(out.LLM_JUDGES)
 
 
+def b7_sets_file() -> Path:
+    """Where `output_files.B7_SETS` goes."""
+    return output_file(out.B7_SETS)
+
+
 # semantic_entropy ---------------------------------------------------------------------------------------------------
 
 def chain_records_file() -> Path:
@@ -248,6 +253,11 @@ def read_chain_table() -> pd.DataFrame | None:
 def drafts_file() -> Path:
     """Where `output_files.DRAFTS` goes."""
     return output_file(out.DRAFTS)
+
+
+def novelty_file() -> Path:
+    """Where `output_files.NOVELTY` goes."""
+    return output_file(out.NOVELTY)
 
 
 # judge_validation ---------------------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ def test_se_from_bucket_faithful_clusters_beats_every_surface_measure():
     sets = disjoint_sets(ideas(), 1, 20, 5, seed=2)
     table = set_diversity(sets, FirstWordJudge(), ScriptedEmbedder())
     assert len(table) == 20 and table["SE"].to_numpy() == pytest.approx(table["human"].to_numpy())
+    assert (table["round"] == 1).all()  # each set's MuseScorer round, kept in the stage's per-set table
     comparisons = agreement_comparisons(table, n_resamples=300)
     assert list(comparisons["baseline"]) == list(BASELINES)
     assert comparisons["reference_rho"].to_numpy() == pytest.approx(np.ones(4)) and (comparisons["diff"] > 0).all()

@@ -4,8 +4,9 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from llmcreativity.judges.divergent import novelty_claim, novelty_messages, novelty_scores
+from llmcreativity.judges.divergent import novelty_claim, novelty_messages, novelty_scores, novelty_table
 from llmcreativity.llm.types import AnswerDistribution, Usage
 from llmcreativity.pipeline.claims import claim_text
 
@@ -52,3 +53,14 @@ def test_novelty_claim_is_decided_only_on_entailment_clusters_with_problem_level
     assert "over 6 problems" in v.measure and claim_text("B8", v).startswith("Over 18 chains (macgyver; 6 problems)")
     approx = novelty_claim(scored, "se_probability", "rater", entailment=False, n_resamples=50)
     assert approx.label == "not testable here" and "embedding-similarity approximation" in approx.reason
+
+
+def test_the_kept_novelty_table_holds_each_chains_se_and_rating_and_decides_b8_alike():
+    scored = novelty_scores(chain_rows(), StepCountRater())
+    kept = novelty_table(scored)
+    assert len(kept) == len(scored) and {"problem", "solution_steps"}.isdisjoint(kept.columns)
+    assert {"chain", "problem_id", "domain", "se_probability", "novelty"} <= set(kept.columns)
+    assert (novelty_claim(kept, "se_probability", "rater", entailment=True, n_resamples=200)
+            == novelty_claim(scored, "se_probability", "rater", entailment=True, n_resamples=200))
+    with pytest.raises(ValueError, match="novelty_scores first"):
+        novelty_table(chain_rows())

@@ -17,10 +17,12 @@ from llmcreativity.claims import sizing
 from llmcreativity.claims.judge_validity import JudgeValidity
 from llmcreativity.claims.registration import read_terms, registered_min_n
 from llmcreativity.cli import main
+from llmcreativity.entropy.diversity_agreement import BASELINES as DIVERSITY_BASELINES
 from llmcreativity.evaluation.scores import JUDGE_COLUMNS, NOVELTY_COLUMNS
 from llmcreativity.json_records import to_json
 from llmcreativity.jsonl import append_jsonl, upsert
 from llmcreativity.judges import pilot_readers as jpr
+from llmcreativity.judges.divergent import novelty_table
 from llmcreativity.judges.records import CriterionVerdict, Judgement
 from llmcreativity.judges.rubric.scores import RubricScore
 from llmcreativity.judges.settings import PanelSettings
@@ -70,6 +72,14 @@ def _chains(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(chains), pd.DataFrame(steps)
 
 
+def _idea_sets(rng: np.random.Generator, n: int = 30) -> pd.DataFrame:
+    """B7's per-set table: SE tracks the coders' diversity closely, the surface measures loosely."""
+    human = rng.uniform(0, 1.5, n)
+    return pd.DataFrame({"set": range(n), "round": 4, "ideas": 5, "human": human,
+                         "SE": human + rng.normal(0, 0.2, n),
+                         **{b: human + rng.normal(0, 1.0, n) for b in DIVERSITY_BASELINES}})
+
+
 def _chain_judgement(chain: str, p_valid: float) -> Judgement:
     return Judgement(f"chain-{chain}", REFERENCE, True, [CriterionVerdict("valid", True, p_valid, "a", 1, False, 0)],
                      [])
@@ -90,6 +100,11 @@ def write_pilot(results: Path, *, convergent_validated: bool = False, seed: int 
     (results / "semantic_entropy").mkdir(parents=True, exist_ok=True)
     chains.to_parquet(results / "semantic_entropy" / "chains.parquet")
     steps.to_parquet(results / "semantic_entropy" / "steps.parquet")
+    own = np.random.default_rng(seed + 1)  # B7's and B8's tables, drawn apart from the other claims' inputs
+    novelty_table(chains.assign(novelty=1 + chains["se_probability"] + own.normal(0, 0.3, len(chains)))).to_parquet(
+        results / "semantic_entropy" / "novelty.parquet")
+    (results / "entailment_validation").mkdir(parents=True, exist_ok=True)
+    _idea_sets(own).to_parquet(results / "entailment_validation" / "b7_sets.parquet")
     runs = results / "judge_validation" / "runs"
     labels = {f"i{i}": i % 2 == 0 for i in range(N_ITEMS)}
     right = {REFERENCE: 0.9, TWIN: 0.9, CHATEVAL: 0.6, "single": 0.5, "cot": 0.7}
@@ -144,8 +159,8 @@ def test_a_synthetic_pilot_sizes_every_claim_its_files_allow(pilot):
     for cid in ("B5", "B6", "B11"):  # the convergent judge's kappa reaches chance
         assert claims[cid].status == pr.JUDGE_NOT_VALIDATED and claims[cid].min_n is None
         assert REFERENCE in claims[cid].note
-    assert claims["B7"].status == pr.NOT_ESTIMABLE and "per-set table" in claims["B7"].note
-    assert claims["B8"].status == pr.NOT_ESTIMABLE and "novelty" in claims["B8"].note
+    for cid, parts in (("B7", 4), ("B8", 1)):  # the per-set table and the chains' novelty ratings
+        assert claims[cid].status in (pr.SIZED, pr.BEYOND) and len(claims[cid].parts) == parts, claims[cid].note
     assert claims["B10"].status == pr.NOT_ESTIMABLE and "weaker" in claims["B10"].note
 
 
@@ -209,6 +224,7 @@ def test_one_prompt_and_missing_files_are_not_estimable(tmp_path):
     claims = _by_id(pr.preregister(tmp_path, gate=False, labels={}, hanna=hanna(3)[0]))
     assert "no variance" in claims["A1"].note and claims["A1"].status == pr.NOT_ESTIMABLE
     assert "is missing" in claims["A4"].note and "is missing" in claims["B1"].note
+    assert "b7_sets.parquet is missing" in claims["B7"].note and "novelty.parquet is missing" in claims["B8"].note
     assert all(c.min_n is None for c in claims.values())
 
 
@@ -378,15 +394,28 @@ def test_a_rule_that_imports_a_moved_module_is_hashed_as_registered_and_a_change
 PUBLISHED_DEVIATIONS = {
     "preregistration": ["A4: the code of `a4_verdict` changed since registration",
                         "B9: the code of `accuracy_claim` changed since registration"],
-    "preregistration-2": ["B1: minimum sample 5 in the claim table, 11 registered",
-                          "B2: minimum sample 5 in the claim table, 12 registered",
-                          "B9: the code of `accuracy_claim` changed since registration"],
+    "preregistration-2": ["B9: the code of `accuracy_claim` changed since registration"],
 }
-"""The deviations the claims page lists for each committed registration, as they stood before the structure work
-(the same at 043cd4e and 6840acf): moving code between modules must add none (`a4_verdict`'s paired
-comparisons moved to `stats.paired` after the second registration hashed it)."""
+"""The deviations the claims page lists for each committed registration. Moving code between modules adds none
+(`a4_verdict`'s paired comparisons moved to `stats.paired` after the second registration hashed it): as at 043cd4e
+and 6840acf, but for the second registration's B1 and B2, which compared the claim table's 5 with the registered 11
+and 12 while the decisive verdicts read the registered ones (`claims.registry.min_n`): no deviation."""
 
 
 @pytest.mark.parametrize("folder", sorted(PUBLISHED_DEVIATIONS))
 def test_the_published_registrations_show_only_the_deviations_they_had(folder):
     assert pr.deviations(REPO / "published" / folder) == PUBLISHED_DEVIATIONS[folder]
+
+
+def test_a_minimum_deviates_where_the_verdicts_read_another_than_the_registered_one():
+    second = REPO / "published" / "preregistration-2"
+    assert pr.registration_profile(second) == "decisive"
+    assert pr.registration_profile(REPO / "published" / "preregistration") == "published"
+    # against the claim table's floors, B1 and B2 (registered 11 and 12) would read as deviations
+    table = pr.deviations(second, pr.current_terms())
+    assert "B1: minimum sample 5 read by the verdicts now, 11 registered" in table
+    assert not any(d.startswith(("B1:", "B2:")) for d in pr.deviations(second))
+    # a verdict that read another minimum than the registered one is a deviation
+    applied = pr.current_terms("decisive")
+    moved = replace(applied, claims={**applied.claims, "B3": replace(applied.claims["B3"], min_n=9)})
+    assert "B3: minimum sample 9 read by the verdicts now, 5 registered" in pr.deviations(second, moved)

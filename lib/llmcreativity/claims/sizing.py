@@ -1,6 +1,7 @@
-"""How a claim's minimum sample is sized from a pilot: the parts of a claim (`Part`: a mean, a correlation, a ratio,
-a paired or a single proportion) that size themselves under a precision rule, the size of each (`PartSize`), and a
-claim's `Target` (its per-unit quantity, precision, reason, pilot reader and sample-size functions).
+"""How a claim's minimum sample is sized from a pilot: the parts of a claim (`Part`: a mean, a correlation, a
+difference of two paired statistics, a ratio, a paired or a single proportion) that size themselves under a precision
+rule, the size of each (`PartSize`), and a claim's `Target` (its per-unit quantity, precision, reason, pilot reader
+and sample-size functions).
 
 This is the claims' shared vocabulary for sizing, below every domain: it reads no results folder and no domain (a
 `Target`'s reader gets the pilot folder it is handed, `pipeline.pilot.Pilot`), so a claim's target may be declared
@@ -14,10 +15,11 @@ equals the pilot's estimate, an interval that narrow lies wholly on one side of 
 huge sample (reported as not reachable here when it exceeds the units that exist). The named alternative,
 "smallest effect", sets a fixed half-width instead: 0.8 of the pilot's standard deviation for a mean difference
 (Cohen's d_z = 0.8, a large paired effect), z(0.3) for a correlation (B6: an interval centred at 0 fits inside
-(-0.3, 0.3)), 20 points for a proportion, an accuracy difference or a saving; it sizes every claim but may leave a
-smaller true effect undecided ("inconclusive", never decided wrongly by it). Both are computed; the registration
-names which one sets `min_n`. The published run registers "smallest effect": its pilot's estimates lie near the
-boundaries, where "pilot distance" asks for thousands of prompts or stories.
+(-0.3, 0.3)), 0.3 itself for a difference of two correlations (B7), 20 points for a proportion, an accuracy
+difference or a saving; it sizes every claim but may leave a smaller true effect undecided ("inconclusive", never
+decided wrongly by it). Both are computed; the registration names which one sets `min_n`. The published run registers
+"smallest effect": its pilot's estimates lie near the boundaries, where "pilot distance" asks for thousands of prompts
+or stories.
 """
 
 from __future__ import annotations
@@ -200,6 +202,54 @@ class CorrelationPart:
         return _size(self.label, units, rho, spread, bounds, h,
                      n_for_correlation(rho, h, design_effect=deff, points_per_unit=len(x) / units,
                                        confidence=confidence, tests=self.tests))
+
+
+@dataclass(frozen=True)
+class DifferencePart:
+    """A difference of one statistic over two paired samples of the same units (SE's and a baseline's rank
+    correlation with the same human scores, over the same sets), tested against `boundary`.
+
+    Its spread is the paired bootstrap's: the resampled differences' standard deviation at the pilot's n units
+    (the resamples the claim's own interval draws, `stats.bootstrap_draws` with one seed for both sides), scaled to
+    one unit as sd * sqrt(n), so the units needed follow `n_for_mean`'s n = (z sd / h)^2. Under "smallest effect" the
+    half-width is `SMALLEST_EFFECT_RHO` on the statistic's own scale (a difference of two correlations of 0.3)."""
+
+    label: str
+    """What the part is."""
+    reference: tuple[np.ndarray, ...]
+    """The first side's columns, one value per unit each (the statistic's arguments)."""
+    other: tuple[np.ndarray, ...]
+    """The second side's columns on the same units."""
+    statistic: Callable[..., float]
+    """The statistic of each side (e.g. Spearman's rho of its two columns)."""
+    boundary: float = 0.0
+    """The difference the interval must clear."""
+    tests: int = 1
+    """The family's size: z is Bonferroni over it."""
+    n_resamples: int = 2000
+    """Bootstrap resamples for the spread."""
+    seed: int = 0
+    """The resamples' seed (both sides draw the same rows)."""
+
+    def size(self, rule: PrecisionRule, confidence: float) -> PartSize:
+        from ..stats.bootstrap import bootstrap_draws
+
+        n = len(self.reference[0])
+        if n < 3:
+            return _unsized(self.label, n, f"{n} unit(s): the statistic needs 3")
+        diff = float(self.statistic(*self.reference) - self.statistic(*self.other))
+        if not math.isfinite(diff):
+            return _unsized(self.label, n, "the difference is undefined on the pilot's units")
+        draws = (bootstrap_draws(self.reference, self.statistic, n_resamples=self.n_resamples, seed=self.seed)
+                 - bootstrap_draws(self.other, self.statistic, n_resamples=self.n_resamples, seed=self.seed))
+        draws = draws[np.isfinite(draws)]
+        if len(draws) < 2:
+            return _unsized(self.label, n, "fewer than 2 resamples define the difference", diff)
+        sd = float(draws.std(ddof=1)) * math.sqrt(n)
+        h = abs(diff - self.boundary) if rule == "pilot distance" else SMALLEST_EFFECT_RHO
+        family = f", z for {self.tests} tests" if self.tests > 1 else ""
+        return _size(self.label, n, diff, f"bootstrap se {sd / math.sqrt(n):.3g} at {n} units{family}",
+                     f"{self.boundary:g}", h, n_for_mean(sd, h, confidence=confidence, tests=self.tests))
 
 
 @dataclass(frozen=True)

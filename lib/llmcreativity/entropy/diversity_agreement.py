@@ -97,14 +97,15 @@ def _or_nan(f: Callable[..., float], *args: object) -> float:
 
 def set_diversity(sets: Sequence[pd.DataFrame], judge: EntailmentJudge, embedder: TextEmbedder, *,
                   batch_size: int = 4) -> pd.DataFrame:
-    """One row per set: `human` diversity, `REFERENCE` (SE of `judge`'s clusters, with the round's object as
-    context), the `BASELINES`, the cluster count and the judge calls it took."""
+    """One row per set: its MuseScorer `round`, `human` diversity, `REFERENCE` (SE of `judge`'s clusters, with the
+    round's object as context), the `BASELINES`, the cluster count and the judge calls it took."""
     rows = []
     for k, s in enumerate(sets):
         texts = s["idea_content"].astype(str).tolist()
-        context = f"Unusual uses of a {ROUND_OBJECTS.get(int(s['round_id'].iloc[0]), 'common object')}"
+        round_id = int(s["round_id"].iloc[0])
+        context = f"Unusual uses of a {ROUND_OBJECTS.get(round_id, 'common object')}"
         c = cluster_by_bidirectional_entailment(texts, judge, context=context, batch_size=batch_size)
-        rows.append({"set": k, "ideas": len(texts), "human": human_diversity(s),
+        rows.append({"set": k, "round": round_id, "ideas": len(texts), "human": human_diversity(s),
                      REFERENCE: discrete_semantic_entropy(c.ids), "clusters": c.n_clusters,
                      "1 - mean cosine": 1 - mean_pairwise_cosine(np.asarray(embedder.encode(texts))),
                      "Distinct-1": _or_nan(distinct_n, texts, 1), "Distinct-2": _or_nan(distinct_n, texts, 2),
@@ -112,8 +113,9 @@ def set_diversity(sets: Sequence[pd.DataFrame], judge: EntailmentJudge, embedder
     return pd.DataFrame(rows)
 
 
-def _rho(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman's rho over the finite pairs (NaN below 3); a constant measure orders no set above another: 0."""
+def rank_agreement(x: np.ndarray, y: np.ndarray) -> float:
+    """A measure's agreement with people over sets (B7's statistic): Spearman's rho over the finite pairs (NaN below
+    3); a constant measure orders no set above another: 0."""
     keep = np.isfinite(x) & np.isfinite(y)
     if keep.sum() < 3:
         return float("nan")
@@ -138,10 +140,10 @@ def agreement_comparisons(table: pd.DataFrame, *, alpha: float = 0.05, n_resampl
     reference = [table[REFERENCE].to_numpy(float), human]
     rows = []
     for b in BASELINES:
-        test = bootstrap_difference(reference, [table[b].to_numpy(float), human], _rho, n_resamples=n_resamples,
-                                    seed=seed)
+        other = [table[b].to_numpy(float), human]
+        test = bootstrap_difference(reference, other, rank_agreement, n_resamples=n_resamples, seed=seed)
         rows.append({"measure": "Spearman rho with human set diversity", "baseline": b, "n_pairs": len(table),
-                     "reference_rho": _rho(*reference), "baseline_rho": _rho(table[b].to_numpy(float), human),
+                     "reference_rho": rank_agreement(*reference), "baseline_rho": rank_agreement(*other),
                      "diff": test.diff, "ci_low": test.low, "ci_high": test.high, "dz": test.dz, "p": test.p})
     return holm_table(pd.DataFrame(rows), "p", alpha=alpha)
 

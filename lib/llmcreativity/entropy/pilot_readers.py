@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import output_files as out
-from ..claims.sizing import CorrelationPart, NotEstimable, Part, PilotFolder
+from ..claims.sizing import CorrelationPart, DifferencePart, NotEstimable, Part, PilotFolder
 from ..output_files import OutputFile
 
 
@@ -37,6 +37,13 @@ def read_b4(pilot: PilotFolder) -> list[Part]:
     return _se_part(pilot, out.STEPS, "mean_cosine", "rho(mean cosine, SE) over steps")
 
 def read_b7(pilot: PilotFolder) -> list[Part]:
-    """B7: per disjoint set of ideas, SE's and each baseline's diversity against the coders' bucket entropy."""
-    raise NotEstimable("the entailment_validation stage writes no per-set table (B7 resamples sets of ideas: the "
-                       "rows of `set_diversity`); write it to size B7")
+    """B7: per disjoint set of ideas, SE's and each baseline's diversity against the coders' bucket entropy: one
+    part per baseline, rho(SE, human) - rho(baseline, human) over the same sets, z Bonferroni over the baselines
+    (the verdict's Holm family)."""
+    from .diversity_agreement import BASELINES, REFERENCE, rank_agreement
+
+    table = pd.read_parquet(pilot.path(out.B7_SETS))
+    human = table["human"].to_numpy(float)
+    return [DifferencePart(f"rho(SE, human) - rho({b}, human) over sets", (table[REFERENCE].to_numpy(float), human),
+                           (table[b].to_numpy(float), human), rank_agreement, tests=len(BASELINES))
+            for b in BASELINES]

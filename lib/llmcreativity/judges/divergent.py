@@ -253,6 +253,14 @@ def novelty_scores(chains: pd.DataFrame, lm: Backend) -> pd.DataFrame:
     return chains.assign(novelty=scores)
 
 
+def novelty_table(scored: pd.DataFrame) -> pd.DataFrame:
+    """What the semantic_entropy stage keeps of B8 (`output_files.NOVELTY`): each chain's keys and mean SEs with its
+    `novelty` rating, the problem text and solution left to the chain table (`novelty_scores`' input)."""
+    if "novelty" not in scored.columns:
+        raise ValueError("the chains carry no `novelty` column: rate them with novelty_scores first")
+    return scored.drop(columns=[c for c in ("problem", "solution_steps") if c in scored.columns])
+
+
 def novelty_claim(scored: pd.DataFrame, se_column: str, judge_model: str, *, entailment: bool,
                   n_resamples: int = 1000, seed: int = 0) -> Verdict:
     """Claim B8 ("solution-level SE correlates with an LLM novelty judgement"): its verdict, with the facts of its

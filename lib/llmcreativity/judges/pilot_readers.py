@@ -163,8 +163,5 @@ def read_b8(pilot: PilotFolder) -> list[Part]:
     """B8: per chain, (solution-level SE, the novelty judge's rating), problems whole."""
     from ..entropy.claims import PRIMARY
 
-    chains = pd.read_parquet(pilot.path(out.CHAIN_TABLE))
-    if "novelty" not in chains.columns:
-        raise NotEstimable("the semantic_entropy stage does not store the chains' novelty ratings "
-                           "(`novelty_scores`), B8's second variable")
+    chains = pd.read_parquet(pilot.path(out.NOVELTY))
     return [_chain_part("rho(solution SE, novelty)", chains, PRIMARY, "novelty", (0.0,), ())]

@@ -33,9 +33,11 @@ from importlib.util import resolve_name
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import paths
 from ..claims.claim_spec import ClaimSpec
 from ..claims.judge_validity import JudgeValidity, judges_for, read_judge_validity
 from ..claims.registration import REGISTRATION_JSON, ClaimTerms, Terms, read_terms
+from ..claims.registry import min_n as applied_min_n
 from ..claims.sizing import (
     PRECISION_RULES,
     SMALLEST_EFFECT_RHO,
@@ -236,11 +238,19 @@ def claim_terms(spec: ClaimSpec, min_n: int | None = None) -> ClaimTerms:
                       rule_functions(spec.estimator))
 
 
-def current_terms() -> Terms:
-    """The terms of the present code: the claim table and the story parser."""
+def current_terms(profile: str | None = None) -> Terms:
+    """The terms of the present code: the claim table and the story parser. With `profile`, each claim's minimum is
+    the one its verdicts read under that profile (`claims.registry.min_n`: the profile's own registration's, where
+    it sized the claim, else the claim table's)."""
     tested = tuple(c for c, s in CLAIMS.items() if not s.not_testable)
-    return Terms({c: claim_terms(CLAIMS[c]) for c in tested}, story_parser(), tested,
-                 {c: s.not_testable for c, s in CLAIMS.items() if s.not_testable})
+    claims = {c: claim_terms(CLAIMS[c], None if profile is None else applied_min_n(c, profile)) for c in tested}
+    return Terms(claims, story_parser(), tested, {c: s.not_testable for c, s in CLAIMS.items() if s.not_testable})
+
+
+def registration_profile(registered: Path) -> str | None:
+    """The recorded profile whose own registration `registered` is (`paths.RECORDS`), or None."""
+    here = registered.resolve()
+    return next((p for p, (_, folder) in paths.RECORDS.items() if (paths.REPO_ROOT / folder).resolve() == here), None)
 
 
 def _gate(spec: ClaimSpec, validity: list[JudgeValidity] | None, judge: str) -> str:
@@ -407,8 +417,10 @@ def deviations(registered: Path, current: Terms | None = None) -> list[str]:
     """Every way `current` (default: the present code, `current_terms`) departs from the committed registration
     `registered`, one sentence each, for the claims page: the story parser, the claims tested, and per claim its
     minimum sample, estimator, verdict rule and the source of the rule's functions. A claim moved to "not testable
-    here" is flagged: the not-testable set may only grow for data that do not exist here."""
-    was, now = read_terms(registered), current or current_terms()
+    here" is flagged: the not-testable set may only grow for data that do not exist here. The minimum compared is
+    the one the verdicts read under the profile `registered` belongs to (`registration_profile`): a registration
+    whose own minimums its profile's verdicts read departs from them only where the verdicts read another."""
+    was, now = read_terms(registered), current or current_terms(registration_profile(registered))
     found = []
     if was.parser != now.parser:
         found.append(f"story parser: registered {was.parser['name']} ({was.parser['sha256']}), now "
@@ -424,7 +436,7 @@ def deviations(registered: Path, current: Terms | None = None) -> list[str]:
         if new is None:
             continue
         if old.min_n is not None and new.min_n != old.min_n:
-            found.append(f"{c}: minimum sample {new.min_n} in the claim table, {old.min_n} registered")
+            found.append(f"{c}: minimum sample {new.min_n} read by the verdicts now, {old.min_n} registered")
         if new.estimator != old.estimator:
             found.append(f"{c}: estimator changed; registered: {old.estimator!r}; now: {new.estimator!r}")
         if new.verdict_rule != old.verdict_rule:

@@ -46,8 +46,8 @@ def _gate_text(v: dict[str, Any]) -> str:
 def _effects(options: dict[str, Any]) -> str:
     e = options.get("smallest_effect", {"d_z": SMALLEST_EFFECT_SD, "rho": SMALLEST_EFFECT_RHO,
                                         "share": SMALLEST_EFFECT_SHARE})
-    return (f"{e['d_z']:g} standard deviations (d_z), a correlation's z({e['rho']:g}) on Fisher's scale, a share's "
-            f"{e['share'] * 100:g} points")
+    return (f"{e['d_z']:g} standard deviations (d_z), a correlation's z({e['rho']:g}) on Fisher's scale, a "
+            f"difference of two correlations' {e['rho']:g}, a share's {e['share'] * 100:g} points")
 
 
 def registration_markdown(registration: Preregistration, digest: str) -> str:

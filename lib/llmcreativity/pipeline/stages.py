@@ -493,7 +493,7 @@ STAGES: list[Stage] = [
         notebook="notebooks/entailment_validation.md",
         title="Semantic clusters against human 'same idea' judgements",
         depends=("backends",),
-        outputs=(out.EMBEDDING_SWEEP, out.LLM_JUDGES),
+        outputs=(out.EMBEDDING_SWEEP, out.LLM_JUDGES, out.B7_SETS),
         scale=Scale(_entailment_calls, "entailment questions (judges x repeats x thresholds x llm_sample^2, B7 sets)"),
         claims=("B7",),
         profiles={
@@ -511,7 +511,7 @@ STAGES: list[Stage] = [
         notebook="notebooks/semantic_entropy.md",
         title="Semantic entropy by temperature and scale",
         depends=("backends", "baselines", "review"),
-        outputs=(out.CHAIN_RECORDS, out.STEPS, out.CHAIN_TABLE, out.DRAFTS),
+        outputs=(out.CHAIN_RECORDS, out.STEPS, out.CHAIN_TABLE, out.DRAFTS, out.NOVELTY),
         scale=Scale(_se_calls, "model calls (chains x step_cap x n_samples, n_samples^2 for judge llm)",
                     lambda p: p["max_tokens"], "max_tokens"),
         claims=("B1", "B2", "B3", "B4", "B8"),
