@@ -465,3 +465,44 @@ def test_the_page_opens_with_what_was_found_and_what_stands_in_the_way():
     assert "A1: the rubric judge does not agree with people better than chance" in first
     assert ": not testable here" in first and ": not run" in first
     assert "The page lists" in first  # the count, after the findings
+
+
+def test_a_claim_whose_stage_judges_fail_names_the_laboratorys_unconfirmed_judge_of_its_kind_and_links_it():
+    """B6 rests on the stage's own convergent judges (failed); the laboratory's committed convergent choice beat
+    chance but not its baseline, so it was not confirmed: the claim in full says so, with the figures and a link to
+    the laboratory's chapter. A confirmed laboratory judge, or one of another kind, is not named there."""
+    record_judge_validity("convergent", "p_yes (qwen-0.5b)", "kappa", ci(0.0, -0.2, 0.2, 40), stage="judge")
+    record_judge_validity("convergent", "convergent: panel [lab e72d]", "AUC", ci(0.575, 0.526, 0.618, 1350),
+                          stage="judge_lab", chance=0.5, ceiling=0.648, baseline="source only",
+                          baseline_low=-0.087, baseline_high=0.024, split="test: 1350 items of 94 groups",
+                          choice_commit="4cbdce86fa26")
+    record_judge_validity("entailment", "entailment: cosine [lab 0a8d]", "ARI", ci(0.46, 0.43, 0.48, 2281),
+                          stage="judge_lab", baseline="cosine greedy", baseline_low=0.09, baseline_high=0.13)
+    record("judge", "B6", Verdict("supported", "weak", 0.05, -0.1, 0.2, 8, "Spearman rho"))
+    shown = row("B6", current("judge", "judge_lab"))
+    assert shown.verdict == JUDGE_NOT_VALIDATED
+    assert [v.judge for v in shown.unconfirmed] == ["convergent: panel [lab e72d]"]
+    page = claims_markdown(read_claims(), read_judge_validity(), current("judge", "judge_lab"))
+    line = next(x for x in page.splitlines() if x.startswith("- Not confirmed:"))
+    assert "confirmed no convergent judge" in line and "AUC 0.57 [0.53, 0.62], n = 1350" in line
+    assert "chance 0.5, human ceiling 0.65" in line and "(source only): [-0.087, 0.024], not above 0" in line
+    assert "choice commit 4cbdce8" in line and line.endswith("{doc}`executed/judge_lab`.")
+    assert ("B6: the convergent judge does not agree with people better than chance, and the judge laboratory "
+            "confirmed none") in page
+    record("judge", "B6", Verdict("supported", "weak", 0.05, -0.1, 0.2, 8, "Spearman rho"),
+           judge="p_yes (qwen-0.5b)")  # a named judge's own line: nothing to stand in for
+    assert all(not a.unconfirmed for a in row("B6", current("judge", "judge_lab")).also)
+    assert not row("B6", current("judge")).unconfirmed  # the laboratory's run is not current: not named
+
+
+def test_what_stands_in_the_way_of_a_claim_is_read_from_its_confirmed_judges_line_where_it_has_one():
+    record_judge_validity("entailment", "LLM qwen p>=0.7", "ARI", ci(0.0, -0.02, 0.03, 30), stage="se")
+    record_judge_validity("entailment", "entailment: cosine [lab 0a8d]", "ARI", ci(0.46, 0.43, 0.48, 2281),
+                          stage="judge_lab", baseline="cosine greedy", baseline_low=0.09, baseline_high=0.13)
+    undecided = Verdict("inconclusive", "the CI contains 0", 0.2, -0.1, 0.5, 12, "Spearman rho")
+    record("se", "B1", undecided)
+    page = claims_markdown(read_claims(), read_judge_validity(), current("se", "judge_lab"))
+    assert "B1: the entailment judge does not agree with people better than chance;" in page
+    record("se", "B1", undecided, judge="entailment: cosine [lab 0a8d]")
+    page = claims_markdown(read_claims(), read_judge_validity(), current("se", "judge_lab"))
+    assert "B1: inconclusive at or beyond the minimum sample under the judge laboratory's judge" in page

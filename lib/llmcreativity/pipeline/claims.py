@@ -29,7 +29,7 @@ from .claim_table import CLAIMS
 from .provenance import current_run
 
 VERDICTS = LABELS
-"""Allowed verdict labels (`llmcreativity.verdicts.LABELS`)."""
+"""Allowed verdict labels (`llmcreativity.claims.verdicts.LABELS`)."""
 
 PAPER_CLAIMS: dict[str, tuple[str, str]] = {c.claim_id: (c.paper, c.claim) for c in CLAIMS.values()}
 """Claim id -> (paper, the claim in one sentence), from `claim_table.CLAIMS`. Stages record verdicts under these ids."""
@@ -137,7 +137,7 @@ def _claim(stage: str, claim_id: str, verdict: Verdict, judge: str) -> Claim:
     """The Claim record of `verdict` on `claim_id`, checked, gated (`min_sample_gate`) and stamped with the run."""
     if not isinstance(verdict, Verdict):
         raise TypeError(f"claim {claim_id}: verdict={verdict!r} is not a Verdict; build it with a rule of "
-                        "llmcreativity.verdicts (sign_verdict, weak_verdict, ...)")
+                        "llmcreativity.claims.verdicts (sign_verdict, weak_verdict, ...)")
     text = claim_text(claim_id, verdict)
     stat, low, high, n = record_interval(f"claim {claim_id}", ("statistic", "ci_low", "ci_high"), verdict.statistic,
                                          verdict.ci_low, verdict.ci_high, verdict.n)

@@ -5,8 +5,9 @@ or the plain reason why none is committed.
 of a `ReferenceFigure`) must stand in one of them. A figure without an excerpt is listed in `UNCHECKED` with the reason,
 and the claims page says so beside it (`figure_source`). Excerpts were collected on 2026-12-04 from the stored
 copies this workplace can read: for both papers these hold the title page and abstract only (arXiv HTML, OpenReview,
-mlanthology, mirrors), plus paper B's authors' repository README with its Tables 3-5. Every figure from the body of
-either paper (results tables, the human studies) is therefore unchecked here, not known to be wrong.
+mlanthology, mirrors), plus paper B's authors' repository README with its Tables 3-5 (read again on 2026-12-06, the
+same rows at that commit: B14's and B15's added). Every other figure from the body of either paper (results tables,
+the human studies) is therefore unchecked here, not known to be wrong.
 """
 
 from __future__ import annotations
@@ -59,6 +60,20 @@ B_VICUNA = Excerpt(
     PAPER_B_README, "Results, MacGyver (Table 3): Semantic Entropy, Feasibility, Safety, Effectiveness, Overall; "
     "the claim is this project's reading of one model family's rows", own=False)
 
+B_LLAMA = Excerpt(
+    "| Llama 3 70B Instruct | 2.10 | 0.39 | 0.65 | 0.02 | 0.36 | | Llama 3.1 8B Instruct | 2.13 | 0.25 | 0.53 | 0.02 "
+    "| 0.27 | | Llama 3.1 70B Nemotron Instruct | 2.19 | 0.36 | 0.57 | 0.06 | 0.33 | | Llama 3.1 405B Instruct | 2.08 "
+    "| 0.66 | 0.75 | 0.12 | 0.51 | | Llama 3.3 70B Instruct | 2.10 | 0.45 | 0.68 | 0.04 | 0.39 |",
+    PAPER_B_README, "Results, MacGyver (Table 3): Semantic Entropy, Feasibility, Safety, Effectiveness, Overall; "
+    "the claim is this project's reading of the Llama rows (Llama 3.1 at 8B and 405B; Llama 3 and 3.3 at 70B)",
+    own=False)
+B_NEWER = Excerpt(
+    "| GPT-3.5 Turbo | 2.02 | 0.51 | 0.71 | 0.03 | 0.42 | | GPT-4o mini | 2.05 | 0.62 | 0.76 | 0.12 | 0.50 | "
+    "| **GPT-4o** | 2.08 | **0.82** | **0.86** | **0.21** | **0.63** | | Qwen3 32B (Thinking) | 2.02 | 0.65 | 0.78 "
+    "| 0.12 | 0.52 | | Qwen3 32B (Non-thinking) | 2.08 | 0.49 | 0.74 | 0.08 | 0.44 |",
+    PAPER_B_README, "Results, MacGyver (Table 3): Semantic Entropy, Feasibility, Safety, Effectiveness, Overall; "
+    "the claim is this project's reading of the OpenAI rows (newer) and the Qwen3 rows (thinking or not)", own=False)
+
 EXCERPTS: dict[str, tuple[Excerpt, ...]] = {
     "A1": (A_FINDINGS,),
     "A3": (A_FINDINGS,),
@@ -66,6 +81,8 @@ EXCERPTS: dict[str, tuple[Excerpt, ...]] = {
     "B2": (B_VICUNA,),
     "B5": (B_EFFICIENCY, B_TOKENS),
     "B11": (B_VICUNA,),
+    "B14": (B_LLAMA,),
+    "B15": (B_NEWER,),
 }
 """Claim id -> the passages its `paper_figure` rests on."""
 
@@ -75,7 +92,7 @@ _TABLE_2 = (f"{_BODY}; the authors' README gives Tables 3-5 only, and their code
 UNCHECKED: dict[str, str] = {
     "A2": f"the abstract does not mention the novelty metrics; {_BODY}",
     "A5": f"the abstract mentions human annotation, not who scored what; {_BODY}",
-    **{c: _BODY for c in ("B1", "B3", "B4", "B6", "B7", "B8", "B10", "B12", "B13", "B14", "B15")},
+    **{c: _BODY for c in ("B1", "B3", "B4", "B6", "B7", "B8", "B10", "B12", "B13")},
     "B9": _TABLE_2,
     "reference figures": f"paper A's single-agent scores and novelty metrics are {_BODY}",
 }

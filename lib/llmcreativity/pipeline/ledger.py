@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..claims.claim_spec import ClaimSpec
-from ..claims.judge_validity import KINDS, JudgeValidity, judges_for
+from ..claims.judge_validity import KINDS, LAB_STAGE, JudgeValidity, judges_for
 from ..claims.registry import min_n
 from ..llm.registry import short_label
 from ..record_file import Record
@@ -72,6 +72,9 @@ class LedgerRow:
     stage ran against no record."""
     also: tuple[LedgerRow, ...] = ()
     """The same claim's verdicts under other, named judges (the judge laboratory's), each gated on its own judge."""
+    unconfirmed: tuple[JudgeValidity, ...] = ()
+    """The judge laboratory's records of the claim's judge kind that its test split did not confirm, shown beside a
+    claim "judge not validated" by its stage's own judges: no confirmed judge could take their place."""
 
 
 def _minimum(claim_id: str, claim: Claim | None) -> int:
@@ -171,8 +174,25 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
                    else "its CI reaches chance: " + "; ".join(v.describe() for v in failing))
             verdict = JUDGE_NOT_VALIDATED
             note = f"the stage's rule said {claim.verdict} at n = {claim.n} {spec.unit}, but {why}"
+    unconfirmed: tuple[JudgeValidity, ...] = ()
+    if verdict == JUDGE_NOT_VALIDATED and spec is not None and not claim.judge:
+        unconfirmed = tuple(v for v in current_validity(validity, manifest_stages)
+                            if v.stage == LAB_STAGE and v.kind == spec.judge and not v.validated)
     return LedgerRow(claim_id, spec, claim, verdict, note, judges, stale_reason(claim, manifest_stages),
-                     record_origin(manifest_stages.get(claim.stage)))
+                     record_origin(manifest_stages.get(claim.stage)), unconfirmed=unconfirmed)
+
+
+def laboratory_finding(v: JudgeValidity) -> str:
+    """What the judge laboratory found of an unconfirmed judge (`v`, one of its records): its test-split figure with
+    chance, the human ceiling and the paired difference from the job's baseline, and where its chapter is."""
+    ceiling = f", human ceiling {v.ceiling:.2g}" if v.ceiling is not None else ""
+    baseline = ""
+    if v.baseline and v.baseline_low is not None and v.baseline_high is not None:
+        baseline = (f"; minus the baseline ({v.baseline}): [{v.baseline_low:.2g}, {v.baseline_high:.2g}]"
+                    + (", not above 0" if v.baseline_low <= 0 else ""))
+    split = f" ({v.split}; choice commit {v.choice_commit[:7]})" if v.split else ""
+    return (f"the judge laboratory confirmed no {v.kind} judge to take the stage's place: its committed choice scored "
+            f"{v.describe()}, chance {v.chance:g}{ceiling}{baseline}{split}; its figures: {{doc}}`executed/{LAB_STAGE}`")
 
 
 @dataclass(frozen=True)
@@ -297,6 +317,7 @@ def _details(r: LedgerRow, under: str = "") -> str:
         items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
         if r.judges:
             items.append("Judge agreement with humans: " + "; ".join(v.describe() for v in r.judges) + ".")
+        items += [f"Not confirmed: {laboratory_finding(v)}." for v in r.unconfirmed]
         # short labels: the full identities stand in the stage chapter's provenance
         models = ", ".join(short_label(m) for m in c.models) or "none recorded"
         items.append(f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters "
@@ -432,13 +453,18 @@ def findings_markdown(rows: list[LedgerRow]) -> str:
     for r in rows:
         if _decided(r) or any(_decided(a) for a in r.also):
             continue
-        key = (f"the {r.spec.judge} judge does not agree with people better than chance"
-               if r.verdict == JUDGE_NOT_VALIDATED and r.spec is not None
-               else "below the minimum sample" if r.verdict == TOO_SMALL
-               else "not testable here" if r.verdict == NOT_TESTABLE
-               else "not run" if r.verdict == NOT_RUN
-               else "inconclusive at or beyond the minimum sample" if r.verdict == "inconclusive"
-               else r.verdict)
+        # a verdict under a confirmed laboratory judge says more than the stage's own judge's failure
+        shown = next((a for a in r.also if a.verdict != JUDGE_NOT_VALIDATED), r)
+        key = ((f"the {r.spec.judge} judge does not agree with people better than chance"
+                + (", and the judge laboratory confirmed none" if shown.unconfirmed else ""))
+               if shown.verdict == JUDGE_NOT_VALIDATED and r.spec is not None
+               else "below the minimum sample" if shown.verdict == TOO_SMALL
+               else "not testable here" if shown.verdict == NOT_TESTABLE
+               else "not run" if shown.verdict == NOT_RUN
+               else "inconclusive at or beyond the minimum sample" if shown.verdict == "inconclusive"
+               else shown.verdict)
+        if shown is not r:
+            key += " under the judge laboratory's judge"
         blocked.setdefault(key, []).append(r.claim_id)
     if blocked:
         lines += ["", "What stands in the way of the rest: "
