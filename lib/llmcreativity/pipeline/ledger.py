@@ -191,8 +191,9 @@ def laboratory_finding(v: JudgeValidity) -> str:
         baseline = (f"; minus the baseline ({v.baseline}): [{v.baseline_low:.2g}, {v.baseline_high:.2g}]"
                     + (", not above 0" if v.baseline_low <= 0 else ""))
     split = f" ({v.split}; choice commit {v.choice_commit[:7]})" if v.split else ""
-    return (f"the judge laboratory confirmed no {v.kind} judge to take the stage's place: its committed choice scored "
-            f"{v.describe()}, chance {v.chance:g}{ceiling}{baseline}{split}; its figures: {{doc}}`executed/{LAB_STAGE}`")
+    return (f"the judge laboratory confirmed no {v.kind} judge to take the stage's place: its committed choice "
+            f"scored {v.describe()}, chance {v.chance:g}{ceiling}{baseline}{split}; its figures: "
+            f"{{doc}}`executed/{LAB_STAGE}`")
 
 
 @dataclass(frozen=True)
