@@ -17,7 +17,7 @@ import importlib.util
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import yaml
@@ -97,7 +97,7 @@ def stage_source(target: Path, stages: list[Stage] | None = None, config: Path |
     text = claims_page.read_text()
     if CLAIMS_MARKER not in text:
         raise BuildError(f"{pages / 'claims.md'} has no line {CLAIMS_MARKER!r} to put the claims table at")
-    text = text.replace(CLAIMS_MARKER, claims_page_body(target))
+    text = text.replace(CLAIMS_MARKER, claims_page_body(target, {s.name for s in ordered}))
     claims_page.write_text(text.replace(RUN_REPORT_MARKER, report_markdown(read_run_report(), run_report_file())))
     rerun_page = target / "rerun.md"
     if rerun_page.exists() and PROJECTION_MARKER in (text := rerun_page.read_text()):
@@ -110,9 +110,9 @@ def stage_source(target: Path, stages: list[Stage] | None = None, config: Path |
     return target
 
 
-def claims_page_body(target: Path) -> str:
+def claims_page_body(target: Path, chapters: Collection[str] = ()) -> str:
     """The generated part of the claims page, from the recorded claims, judge agreements and run manifest of the
-    default results folder; writes the forest plot into `target`."""
+    default results folder; writes the forest plot into `target`. `chapters`: the stage chapters the book holds."""
     claims, validity, stages = read_claims(), read_judge_validity(), read_manifest().stages
     profile = recorded_profile(stages)
     earlier = None
@@ -122,7 +122,8 @@ def claims_page_body(target: Path) -> str:
     plot = forest_plot(ledger_rows(claims, validity, stages, earlier), target / FOREST_PLOT)
     registration = None if profile is None else REPO_ROOT / RECORDS[profile][1]
     return claims_markdown(claims, validity, stages, FOREST_PLOT if plot else None,
-                           registration if registration is not None and registration.is_dir() else None, earlier)
+                           registration if registration is not None and registration.is_dir() else None, earlier,
+                           chapters)
 
 
 def recorded_profile(stages: Mapping[str, ManifestEntry]) -> str | None:

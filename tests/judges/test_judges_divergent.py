@@ -18,6 +18,7 @@ from llmcreativity.judges.divergent import (
     chain_items,
     domain_criteria,
     judged_chains,
+    labelled_verdict,
     scale_claim,
     scale_table,
     scorer_note,
@@ -84,7 +85,29 @@ def test_weak_link_is_reported_per_domain_and_fails_where_one_domain_correlates_
     assert parts["macgyver"].label == "not supported" and parts["hypogen-astro"].label == "not supported"
     v = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
     text = claim_text("B6", v)
-    assert v.label == "not supported" and "hypogen-astro: rho -1.00" in text and "over 16 chains of 8 problems" in text
+    assert v.label == "not supported" and "over 16 chains of 8 problems" in text
+    assert "hypogen-astro (a stand-in: no human labels): rho -1.00" in text and "macgyver: rho 1.00" in text
+
+
+def test_a_domain_without_human_labels_is_shown_as_a_stand_in_and_decides_nothing_on_its_own():
+    """MacGyver's weak link decides B6 though hypogen-astro's strong one would fail it; hypogen-astro alone
+    decides nothing; the same for B11's parts."""
+    strong = domain_chains("hypogen-astro", 8, -1)
+    table, parts = weak_link_table({"macgyver": weak_domain(20), "hypogen-astro": strong}, "se_probability",
+                                   n_resamples=200)
+    assert parts["macgyver"].label == "supported" and parts["hypogen-astro"].label == "not supported"
+    v = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
+    assert v.label == "supported" and v.statistic == pytest.approx(table["rho"].iloc[0])
+    assert "stand-ins without human labels, deciding nothing: hypogen-astro: not supported" in v.reason
+    alone = weak_link_table({"hypogen-astro": strong}, "se_probability", n_resamples=200)
+    only = weak_link_claim(*alone, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
+    assert only.label == "inconclusive" and only.reason.startswith("no domain's chains have human labels")
+    mine = labelled_verdict({"macgyver": parts["macgyver"]})
+    assert mine.label == "supported" and "stand-in" not in mine.reason
+    assert v.measure == mine.measure == "Spearman rho(se_probability, p_valid), macgyver"
+    b11 = domain_chains("hypogen-astro", 8, +1)
+    b11_table, b11_parts = scale_table({"hypogen-astro": b11}, "se_probability", n_resamples=100)
+    assert scale_claim(b11_table, b11_parts, "J", "tiny", scorer=PAPER_SCORER).label == "inconclusive"
 
 
 def test_weak_link_is_inconclusive_with_too_few_problems():

@@ -482,11 +482,15 @@ def test_a_claim_whose_stage_judges_fail_names_the_laboratorys_unconfirmed_judge
     shown = row("B6", current("judge", "judge_lab"))
     assert shown.verdict == JUDGE_NOT_VALIDATED
     assert [v.judge for v in shown.unconfirmed] == ["convergent: panel [lab e72d]"]
-    page = claims_markdown(read_claims(), read_judge_validity(), current("judge", "judge_lab"))
+    page = claims_markdown(read_claims(), read_judge_validity(), current("judge", "judge_lab"),
+                           chapters={"judge", "judge_lab"})
     line = next(x for x in page.splitlines() if x.startswith("- Not confirmed:"))
     assert "confirmed no convergent judge" in line and "AUC 0.57 [0.53, 0.62], n = 1350" in line
     assert "chance 0.5, human ceiling 0.65" in line and "(source only): [-0.087, 0.024], not above 0" in line
     assert "choice commit 4cbdce8" in line and line.endswith("{doc}`executed/judge_lab`.")
+    # a book without the laboratory's chapter (a record's page beside other chapters) links nothing
+    bare = claims_markdown(read_claims(), read_judge_validity(), current("judge", "judge_lab"))
+    assert "{doc}" not in next(x for x in bare.splitlines() if x.startswith("- Not confirmed:"))
     assert ("B6: the convergent judge does not agree with people better than chance, and the judge laboratory "
             "confirmed none") in page
     record("judge", "B6", Verdict("supported", "weak", 0.05, -0.1, 0.2, 8, "Spearman rho"),

@@ -38,7 +38,7 @@ register(
               "convergent",
               estimator="per domain, Spearman rho(chain SE, the judge's p_valid of the chain's own solution), "
                         "bootstrap CI over problems; weak when the CI lies inside (-0.3, 0.3) (`weak_verdict`); "
-                        "every domain must hold",
+                        "every domain with human labels must hold (the others are stand-ins, shown)",
               text="Per domain, each chain's {se_column} vs the {judge_name} judge's probability that the chain's own "
                    "solution is valid ({judge_model}; problems resampled): {per_domain}.",
               target=Target("per chain of each domain: (probability-weighted SE, the convergent judge's p_valid)",
@@ -61,7 +61,8 @@ register(
               "convergent rises with scale, divergent not", "convergent scores rise with model size (qualitative)",
               None, "", 5, "problems", "convergent",
               estimator="per domain, Spearman rho(model parameters, p_valid) above 0 and rho(model parameters, SE) "
-                        "at or below 0 (`sign_verdict`), bootstrap CI over problems; every part must hold",
+                        "at or below 0 (`sign_verdict`), bootstrap CI over problems; every part of the domains with "
+                        "human labels must hold (the others are stand-ins, shown)",
               text="Spearman rho of model parameters with the {judge_name} judge's p_valid ({judge_model}) and with "
                    "SE, per domain ({model_sizes}; problems resampled).",
               target=Target("per chain of each domain: (model parameters, p_valid) and (model parameters, SE)",
@@ -89,6 +90,35 @@ PAPER_SCORER = "retrieval"
 """The convergent scorer of the chains that can decide B6 and B11 (judge_validation's `se_judge`): the paper's
 retrieval-based multi-agent judge in its full view. The paper profile uses it; any other scorer (the default
 profile's p(yes), one scoring pass) is a cheaper stand-in, and its B6 and B11 verdicts are "inconclusive"."""
+
+
+LABELLED_DOMAINS = frozenset({"macgyver"})
+"""The domains whose solutions carry human validity labels here (MacGyver's), on which the convergent judge is
+validated. The chains of any other domain (hypogen-astro) are scored by a judge measured on none of that domain's
+solutions: their parts of B6 and B11 are stand-ins, shown and marked so, and decide nothing on their own."""
+
+
+_STAND_IN_MARK = " (a stand-in: no human labels)"
+"""What a claim's text says after a domain outside `LABELLED_DOMAINS`."""
+
+
+def labelled_verdict(parts: dict[str, Verdict]) -> Verdict:
+    """`all_of_verdict` over the parts of the domains with human labels (`LABELLED_DOMAINS`; a part's name starts
+    with its domain), its statistic and measure the deciding part's (which names its domain), the others' verdicts
+    appended to the reason as stand-ins that decide nothing; "inconclusive" (with the first part's statistic) when no
+    part has human labels."""
+    labelled = {k: v for k, v in parts.items() if k.split()[0] in LABELLED_DOMAINS}
+    stand_ins = {k: v for k, v in parts.items() if k not in labelled}
+    if labelled:
+        v = all_of_verdict(labelled)
+    else:
+        lead = next(iter(parts.values()))
+        v = Verdict("inconclusive", "no domain's chains have human labels, so no part decides", lead.statistic,
+                    lead.ci_low, lead.ci_high, lead.n, lead.measure)
+    if not stand_ins:
+        return v
+    shown = "; ".join(f"{k}: {x.label} ({x.reason})" for k, x in stand_ins.items())
+    return replace(v, reason=f"{v.reason}; stand-ins without human labels, deciding nothing: {shown}")
 
 
 def scorer_note(scorer: str, judge_name: str) -> str:
@@ -185,13 +215,14 @@ def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, n_resamp
 
 def weak_link_claim(table: pd.DataFrame, verdicts: dict[str, Verdict], se_column: str, judge_name: str,
                     judge_model: str, *, scorer: str) -> Verdict:
-    """Claim B6 ("divergent and convergent scores correlate only weakly") over every domain: `all_of_verdict`;
+    """Claim B6 ("divergent and convergent scores correlate only weakly") over the domains with human labels
+    (`labelled_verdict`; the others shown as stand-ins);
     "inconclusive" when `scorer` (judge_validation's `se_judge`) is not the paper's judge (`PAPER_SCORER`). Facts of
     its text: `se_column`, `judge_name`, `judge_model` and each domain's rho with its CI (`per_domain`)."""
-    per = "; ".join(f"{r.domain}: rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] over {r.chains} chains of "
-                    f"{r.problems} problems" for r in table.itertuples())
-    v = _stand_in(all_of_verdict(verdicts, measure=f"Spearman rho({se_column}, p_valid), first domain"), scorer,
-                  judge_name)
+    per = "; ".join(f"{r.domain}{_STAND_IN_MARK if r.domain not in LABELLED_DOMAINS else ''}: "
+                    f"rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] over {r.chains} chains of {r.problems} problems"
+                    for r in table.itertuples())
+    v = _stand_in(labelled_verdict(verdicts), scorer, judge_name)
     return replace(v, facts={"se_column": se_column, "judge_name": judge_name, "judge_model": judge_model,
                              "per_domain": per})
 
@@ -223,13 +254,14 @@ def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, n_resamples:
 
 def scale_claim(table: pd.DataFrame, verdicts: dict[str, Verdict], judge_name: str,
                 judge_model: str, *, scorer: str) -> Verdict:
-    """Claim B11 ("convergent scores rise with model scale while divergent ones do not"): `all_of_verdict` over
-    domains and both parts (the first convergent part's statistic unless a part fails); "inconclusive" when
+    """Claim B11 ("convergent scores rise with model scale while divergent ones do not"): `labelled_verdict` over
+    both parts of the domains with human labels (the first convergent part's statistic unless a part fails; the
+    other domains' parts shown as stand-ins); "inconclusive" when
     `scorer` is not the paper's judge (`PAPER_SCORER`). Facts of its text: `judge_name`, `judge_model` and the model
     sizes per domain (`model_sizes`)."""
-    models = ", ".join(f"{d}: {m} model sizes" for d, m in table.groupby("domain")["models"].first().items())
-    v = _stand_in(all_of_verdict(verdicts, measure="Spearman rho(model parameters, p_valid), first domain"), scorer,
-                  judge_name)
+    models = ", ".join(f"{d}{_STAND_IN_MARK if d not in LABELLED_DOMAINS else ''}: {m} model sizes"
+                       for d, m in table.groupby("domain")["models"].first().items())
+    v = _stand_in(labelled_verdict(verdicts), scorer, judge_name)
     return replace(v, facts={"judge_name": judge_name, "judge_model": judge_model, "model_sizes": models})
 
 

@@ -25,7 +25,7 @@ estimator decides it (`ClaimSpec.estimator`). `claims_markdown` writes a compact
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -182,18 +182,19 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
                      record_origin(manifest_stages.get(claim.stage)), unconfirmed=unconfirmed)
 
 
-def laboratory_finding(v: JudgeValidity) -> str:
+def laboratory_finding(v: JudgeValidity, *, linked: bool = True) -> str:
     """What the judge laboratory found of an unconfirmed judge (`v`, one of its records): its test-split figure with
-    chance, the human ceiling and the paired difference from the job's baseline, and where its chapter is."""
+    chance, the human ceiling and the paired difference from the job's baseline, and (`linked`: the book holds the
+    laboratory's chapter) a link to its chapter."""
     ceiling = f", human ceiling {v.ceiling:.2g}" if v.ceiling is not None else ""
     baseline = ""
     if v.baseline and v.baseline_low is not None and v.baseline_high is not None:
         baseline = (f"; minus the baseline ({v.baseline}): [{v.baseline_low:.2g}, {v.baseline_high:.2g}]"
                     + (", not above 0" if v.baseline_low <= 0 else ""))
     split = f" ({v.split}; choice commit {v.choice_commit[:7]})" if v.split else ""
+    link = f"; its figures: {{doc}}`executed/{LAB_STAGE}`" if linked else ""
     return (f"the judge laboratory confirmed no {v.kind} judge to take the stage's place: its committed choice "
-            f"scored {v.describe()}, chance {v.chance:g}{ceiling}{baseline}{split}; its figures: "
-            f"{{doc}}`executed/{LAB_STAGE}`")
+            f"scored {v.describe()}, chance {v.chance:g}{ceiling}{baseline}{split}{link}")
 
 
 @dataclass(frozen=True)
@@ -289,8 +290,9 @@ def _table_row(r: LedgerRow, under: str = "") -> str:
     return f"| {r.claim_id} | {short} | {verdict} | {stat} | {n} | {_paper_cell(spec)} |"
 
 
-def _details(r: LedgerRow, under: str = "") -> str:
-    """One claim in full; `under`: the named judge of a second verdict of the same claim (its heading says so)."""
+def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> str:
+    """One claim in full; `under`: the named judge of a second verdict of the same claim (its heading says so);
+    `chapters`: the stage chapters the book holds (a laboratory finding links its chapter only when it is one)."""
     spec, c = r.spec, r.claim
     kind = spec.kind if spec else "project check"
     source = f"{spec.paper}, {kind}" if spec else "this project, project check"
@@ -318,7 +320,7 @@ def _details(r: LedgerRow, under: str = "") -> str:
         items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
         if r.judges:
             items.append("Judge agreement with humans: " + "; ".join(v.describe() for v in r.judges) + ".")
-        items += [f"Not confirmed: {laboratory_finding(v)}." for v in r.unconfirmed]
+        items += [f"Not confirmed: {laboratory_finding(v, linked=LAB_STAGE in chapters)}." for v in r.unconfirmed]
         # short labels: the full identities stand in the stage chapter's provenance
         models = ", ".join(short_label(m) for m in c.models) or "none recorded"
         items.append(f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters "
@@ -484,12 +486,14 @@ def _paper_of(claim_id: str) -> str:
 
 def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = None,
                     manifest_stages: Mapping[str, ManifestEntry] | None = None, figure: str | None = None,
-                    registration: Path | None = None, earlier: EarlierRun | None = None) -> str:
+                    registration: Path | None = None, earlier: EarlierRun | None = None,
+                    chapters: Collection[str] = ()) -> str:
     """The page body, findings first (`findings_markdown`); then one verdict table a paper (six columns, a second
     verdict of a claim on its own line), the registration's hash and deviations, the forest plot `figure` (a path
     relative to the page; left out when None), each claim in full, and, folded, the run's provenance (records, run
     ids, commits). `registration`: the folder of the committed pre-registration the run was recorded under, or
-    None; `earlier`: a run whose verdicts under other judges stand beside this one's (`ledger_rows`)."""
+    None; `earlier`: a run whose verdicts under other judges stand beside this one's (`ledger_rows`); `chapters`: the
+    stage chapters the book holds, which the page may link to."""
     rows = ledger_rows(claims, validity or [], manifest_stages or {}, earlier)
     replayed = record_markdown(manifest_stages or {})
     registered = registration_markdown_line(registration) if registration is not None else ""
@@ -512,7 +516,8 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
     out += ["", "## Each claim in full", "",
             "Agreement statistics that validate a judge: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + "."]
     for r in rows:
-        out += ["", _details(r), *(_details(a, under=a.claim.judge if a.claim else "") for a in r.also)]
+        out += ["", _details(r, chapters=chapters),
+                *(_details(a, a.claim.judge if a.claim else "", chapters) for a in r.also)]
     if replayed:
         out += ["", f":::{{dropdown}} {PROVENANCE_SUMMARY}", replayed, ":::"]
     return "\n".join(out)
