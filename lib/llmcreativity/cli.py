@@ -258,7 +258,7 @@ def _reproduce(profile: str, stage: str | None) -> None:
     for p in plans:
         run_stage(p, run_id=run_id)
         exported = export_record(record, [p], profile, calls)
-        print(f"exported {p.stage.name} to {name} ({exported['bytes'] / 2**20:.1f} MiB in all): commit it")
+        print(f"exported {p.stage.name} to {name} ({exported.bytes / 2**20:.1f} MiB in all): commit it")
 
 
 def main(argv: list[str] | None = None) -> int:
