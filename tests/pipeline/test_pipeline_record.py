@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from llmcreativity.cli import main
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.pipeline.claims import read_claims
 from llmcreativity.pipeline.execution import prepare_replay, run, run_stage
@@ -329,3 +330,23 @@ def test_the_record_provenance_names_its_runs_dates_commits_machine_and_hours():
     text = record_provenance(replace(record, stages=stages))
     assert "from 3 run(s)" in text and "2026-11-30 to 2026-12-03" in text
     assert "3.50 hours of computing" in text
+
+
+def test_reproduce_runs_each_planned_stage_and_exports_it_to_the_profiles_record(monkeypatch, tmp_path, capsys):
+    """`llmcreativity reproduce` (a sitting): the records imported first, then each stage run and exported at once,
+    the record's size said from the typed record the export returns."""
+    from llmcreativity.pipeline import execution, planning
+    from llmcreativity.pipeline import record as record_module
+
+    done: list[str] = []
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))
+    cache = type("Cache", (), {"path": tmp_path / "calls.sqlite"})()
+    monkeypatch.setattr(record_module, "import_record",
+                        lambda folder, calls, fresh: done.append(f"import {folder.name}") or cache)
+    monkeypatch.setattr(planning, "plan", lambda profile, overrides, stage: [type("Plan", (), {"stage": STAGE})()])
+    monkeypatch.setattr(execution, "run_stage", lambda p, run_id: done.append(f"run {p.stage.name}"))
+    monkeypatch.setattr(record_module, "export_record", lambda folder, plans, profile, calls: done.append(
+        f"export {[p.stage.name for p in plans]} {profile}") or replace(record_of(profile), bytes=3 * 2**20))
+    assert main(["reproduce", "--profile", "decisive", "--stage", "recorded"]) == 0
+    assert done == ["import run", "import decisive", "run recorded", "export ['recorded'] decisive"]
+    assert "exported recorded to published/decisive (3.0 MiB in all): commit it" in capsys.readouterr().out
