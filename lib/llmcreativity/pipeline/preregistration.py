@@ -413,6 +413,11 @@ def registration_hash(path: Path) -> str:
     return hashlib.sha256(file.read_bytes()).hexdigest()
 
 
+def _clauses(estimator: str) -> list[str]:
+    """An estimator's clauses (its text split at ";"), so a deviation quotes only the ones that changed."""
+    return [x.strip() for x in estimator.split(";")]
+
+
 def deviations(registered: Path, current: Terms | None = None) -> list[str]:
     """Every way `current` (default: the present code, `current_terms`) departs from the committed registration
     `registered`, one sentence each, for the claims page: the story parser, the claims tested, and per claim its
@@ -438,9 +443,13 @@ def deviations(registered: Path, current: Terms | None = None) -> list[str]:
         if old.min_n is not None and new.min_n != old.min_n:
             found.append(f"{c}: minimum sample {new.min_n} read by the verdicts now, {old.min_n} registered")
         if new.estimator != old.estimator:
-            found.append(f"{c}: estimator changed; registered: {old.estimator!r}; now: {new.estimator!r}")
-        if new.verdict_rule != old.verdict_rule:
-            found.append(f"{c}: verdict rule changed; registered: {old.verdict_rule!r}; now: {new.verdict_rule!r}")
+            was_clauses, now_clauses = _clauses(old.estimator), _clauses(new.estimator)
+            removed = " and ".join(repr(x) for x in was_clauses if x not in now_clauses) or "nothing"
+            added = " and ".join(repr(x) for x in now_clauses if x not in was_clauses) or "nothing"
+            rule = " (its verdict rule with it)" if new.verdict_rule != old.verdict_rule else ""
+            found.append(f"{c}: estimator changed{rule}: registered {removed}, now {added}")
+        elif new.verdict_rule != old.verdict_rule:
+            found.append(f"{c}: verdict rule changed: registered {old.verdict_rule!r}, now {new.verdict_rule!r}")
         changed = sorted(n for n in old.rule_functions.keys() | new.rule_functions.keys()
                          if old.rule_functions.get(n) != new.rule_functions.get(n))
         if changed:
