@@ -96,6 +96,7 @@ def test_a_domain_without_human_labels_is_shown_as_a_stand_in_and_decides_nothin
     table, parts = weak_link_table({"macgyver": weak_domain(20), "hypogen-astro": strong}, "se_probability",
                                    n_resamples=200)
     assert parts["macgyver"].label == "supported" and parts["hypogen-astro"].label == "not supported"
+    assert table["labels"].tolist() == ["human", "none: a stand-in"]
     v = weak_link_claim(table, parts, "se_probability", "J", "tiny", scorer=PAPER_SCORER)
     assert v.label == "supported" and v.statistic == pytest.approx(table["rho"].iloc[0])
     assert "stand-ins without human labels, deciding nothing: hypogen-astro: not supported" in v.reason

@@ -102,6 +102,11 @@ _STAND_IN_MARK = " (a stand-in: no human labels)"
 """What a claim's text says after a domain outside `LABELLED_DOMAINS`."""
 
 
+def _labels(domain: str) -> str:
+    """A B6 or B11 table's word on a domain's human labels: whether its part can decide."""
+    return "human" if domain in LABELLED_DOMAINS else "none: a stand-in"
+
+
 def labelled_verdict(parts: dict[str, Verdict]) -> Verdict:
     """`all_of_verdict` over the parts of the domains with human labels (`LABELLED_DOMAINS`; a part's name starts
     with its domain), its statistic and measure the deciding part's (which names its domain), the others' verdicts
@@ -208,8 +213,8 @@ def weak_link_table(judged: dict[str, pd.DataFrame], se_column: str, *, n_resamp
         v = (_small(s["n_groups"], min_problems, measure, s) or _flat(both, (se_column, "p_valid"), measure, s)
              or weak_verdict(s["low"], s["high"], statistic=s["rho"], n=s["n_groups"], measure=measure))
         verdicts[domain] = v
-        rows.append({"domain": domain, "chains": s["n"], "problems": s["n_groups"], "rho": s["rho"], "low": s["low"],
-                     "high": s["high"], "verdict": v.label})
+        rows.append({"domain": domain, "labels": _labels(domain), "chains": s["n"], "problems": s["n_groups"],
+                     "rho": s["rho"], "low": s["low"], "high": s["high"], "verdict": v.label})
     return pd.DataFrame(rows), verdicts
 
 
@@ -246,7 +251,8 @@ def scale_table(judged: dict[str, pd.DataFrame], se_column: str, *, n_resamples:
                      or sign_verdict(s["low"], s["high"], expected, statistic=s["rho"], n=s["n_groups"],
                                      measure=measure))
             verdicts[f"{domain} {part}"] = v
-            rows.append({"domain": domain, "score": score, "claimed": "rises" if expected else "does not rise",
+            rows.append({"domain": domain, "labels": _labels(domain), "score": score,
+                         "claimed": "rises" if expected else "does not rise",
                          "models": both["params_m"].nunique(), "chains": s["n"], "problems": s["n_groups"],
                          "rho": s["rho"], "low": s["low"], "high": s["high"], "verdict": v.label})
     return pd.DataFrame(rows), verdicts
