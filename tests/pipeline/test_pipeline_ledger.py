@@ -510,3 +510,25 @@ def test_what_stands_in_the_way_of_a_claim_is_read_from_its_confirmed_judges_lin
     record("se", "B1", undecided, judge="entailment: cosine [lab 0a8d]")
     page = claims_markdown(read_claims(), read_judge_validity(), current("se", "judge_lab"))
     assert "B1: inconclusive at or beyond the minimum sample under the judge laboratory's judge" in page
+
+
+def test_a_confirmed_laboratory_judges_agreement_stands_with_chance_its_human_ceiling_split_and_choice_commit():
+    """B3 decided under the laboratory's confirmed equivalence judge: the claim in full gives that judge's agreement
+    with chance, the human ceiling on the same scale, the paired difference from the job's baseline, the split it was
+    scored on and the commit of its choice. A stage's own judge has none of these and is stated as before."""
+    lab = "entailment: cosine average [lab 0a8d]"
+    record_judge_validity("entailment", lab, "ARI (held-out objects)", ci(0.457, 0.434, 0.479, 2281),
+                          stage="judge_lab", ceiling=0.462, baseline="cosine greedy", baseline_low=0.092,
+                          baseline_high=0.132, split="test: 2281 items of 2 groups (split sha256 6a014de1b59b)",
+                          choice_commit="6aaa70c6436774d6")
+    record_judge_validity("rubric", "qwen-1.5b", "Spearman rho vs HANNA", ci(0.3, 0.1, 0.5, 44), stage="eval")
+    record("se", "B3", Verdict("supported", "rises", 0.21, 0.03, 0.37, 12, "Spearman rho"), judge=lab)
+    record("eval", "A1", supported(20))
+    page = claims_markdown(read_claims(), read_judge_validity(), current("se", "eval", "judge_lab"))
+    lines = [x for x in page.splitlines() if x.startswith("- Judge agreement with humans:")]
+    b3 = next(x for x in lines if lab in x)
+    assert ("ARI (held-out objects) 0.46 [0.43, 0.48], n = 2281 (entailment: cosine average [lab 0a8d]), chance 0, "
+            "human ceiling 0.46; minus the baseline (cosine greedy): [0.092, 0.13] (test: 2281 items of 2 groups "
+            "(split sha256 6a014de1b59b); choice commit 6aaa70c).") in b3
+    a1 = next(x for x in lines if "qwen-1.5b" in x)
+    assert a1 == "- Judge agreement with humans: Spearman rho vs HANNA 0.3 [0.1, 0.5], n = 44 (qwen-1.5b)."

@@ -182,19 +182,27 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
                      record_origin(manifest_stages.get(claim.stage)), unconfirmed=unconfirmed)
 
 
-def laboratory_finding(v: JudgeValidity, *, linked: bool = True) -> str:
-    """What the judge laboratory found of an unconfirmed judge (`v`, one of its records): its test-split figure with
-    chance, the human ceiling and the paired difference from the job's baseline, and (`linked`: the book holds the
-    laboratory's chapter) a link to its chapter."""
+def agreement(v: JudgeValidity) -> str:
+    """A judge's agreement with people as the claims page states it: `describe()`, and for a record of the judge
+    laboratory its chance value, the human ceiling, the paired difference from the job's baseline, the split it was
+    scored on and the commit of its choice."""
+    if v.stage != LAB_STAGE:
+        return v.describe()
     ceiling = f", human ceiling {v.ceiling:.2g}" if v.ceiling is not None else ""
     baseline = ""
     if v.baseline and v.baseline_low is not None and v.baseline_high is not None:
         baseline = (f"; minus the baseline ({v.baseline}): [{v.baseline_low:.2g}, {v.baseline_high:.2g}]"
                     + (", not above 0" if v.baseline_low <= 0 else ""))
     split = f" ({v.split}; choice commit {v.choice_commit[:7]})" if v.split else ""
+    return f"{v.describe()}, chance {v.chance:g}{ceiling}{baseline}{split}"
+
+
+def laboratory_finding(v: JudgeValidity, *, linked: bool = True) -> str:
+    """What the judge laboratory found of an unconfirmed judge (`v`, one of its records): its test-split figure as
+    `agreement` states it, and (`linked`: the book holds the laboratory's chapter) a link to its chapter."""
     link = f"; its figures: {{doc}}`executed/{LAB_STAGE}`" if linked else ""
     return (f"the judge laboratory confirmed no {v.kind} judge to take the stage's place: its committed choice "
-            f"scored {v.describe()}, chance {v.chance:g}{ceiling}{baseline}{split}{link}")
+            f"scored {agreement(v)}{link}")
 
 
 @dataclass(frozen=True)
@@ -319,7 +327,7 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
         items.append(f"Measured (stage `{c.stage}`): {c.text}" + (f" Statistic: {c.measure}." if c.measure else ""))
         items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
         if r.judges:
-            items.append("Judge agreement with humans: " + "; ".join(v.describe() for v in r.judges) + ".")
+            items.append("Judge agreement with humans: " + "; ".join(agreement(v) for v in r.judges) + ".")
         items += [f"Not confirmed: {laboratory_finding(v, linked=LAB_STAGE in chapters)}." for v in r.unconfirmed]
         # short labels: the full identities stand in the stage chapter's provenance
         models = ", ".join(short_label(m) for m in c.models) or "none recorded"
