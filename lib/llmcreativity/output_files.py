@@ -122,6 +122,9 @@ CORPUS_META = OutputFile("meta.json", "the corpus store's key, embedder and para
 UNIGRAMS = OutputFile("unigram_{tokenizer}.parquet", "the corpus unigram counts of one tokenizer")
 HANNA_METRICS = OutputFile("hanna_story_metrics.parquet", "novelty metrics of the HANNA human and LLM stories")
 HANNA_SURPRISAL = OutputFile("hanna_story_surprisal.parquet", "surprisal of the HANNA stories")
+CORPUS_STORE_FOLDER = "corpus-store"
+"""Not a stage's file: the folder of built corpus stores beside the stages' folders (`corpus.store.store_root`),
+which the corpus stage resumes from and a run against a record clears (`pipeline.stages.Stage.caches`)."""
 
 # judge_lab ----------------------------------------------------------------------------------------------------------
 LAB_SPLIT = OutputFile("{job}_split.json", "a judging job's development / test split, with its hash")

@@ -87,6 +87,28 @@ def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded
     assert f"The record holds 1 stage(s) of profile `default` from 1 run(s) (`{entry.run_id}`" in page
 
 
+def test_a_replay_clears_the_caches_its_stage_keeps_beside_its_folder_and_asks_every_recorded_call(recorded, fresh):
+    """The corpus stage keeps its built store beside its own folder and resumes from it. A second replay into the
+    same folder starts without it, as without the stage's own folder, so it asks every recorded call again; a
+    folder the stage does not declare is left alone."""
+    from llmcreativity.output_files import CORPUS_STORE_FOLDER
+    from llmcreativity.paths import results_dir
+    from llmcreativity.pipeline.stages import STAGES
+
+    assert [(s.name, s.caches) for s in STAGES if s.caches] == [("corpus", (CORPUS_STORE_FOLDER,))]
+    folder, _, _ = recorded
+    stage = replace(STAGE, caches=("scratch",))
+    plans, replay = prepare_replay(folder, stages=[stage])
+    base = results_dir(plans[0].profile)
+    for name in ("scratch", "recorded", "other"):
+        (base / name).mkdir(parents=True)
+        (base / name / "left.txt").write_text("an earlier run's")
+    replayed = run_stage(plans[0], log=lambda *_: None, replay=replay)
+    assert not (base / "scratch").exists() and not (base / "recorded" / "left.txt").exists()
+    assert (base / "other" / "left.txt").exists()
+    assert replayed.calls == read_record(folder).stages["recorded"].calls
+
+
 def test_a_replay_that_meets_an_unrecorded_call_stops_naming_stage_and_fix(recorded, fresh, tmp_path):
     folder, _, _ = recorded
     copy = tmp_path / "copy"

@@ -29,7 +29,7 @@ from llmcreativity.corpus.books import Book, read_books
 from llmcreativity.corpus.chunking import chunk_book
 from llmcreativity.corpus.gutenberg import clean_book
 from llmcreativity.llm.backend import TextEmbedder
-from llmcreativity.output_files import CORPUS_CHUNKS, CORPUS_EMBEDDINGS, CORPUS_META
+from llmcreativity.output_files import CORPUS_CHUNKS, CORPUS_EMBEDDINGS, CORPUS_META, CORPUS_STORE_FOLDER
 from llmcreativity.paths import results_dir
 
 RULES_VERSION = 1
@@ -118,9 +118,10 @@ def store_root() -> Path:
 
     Each results folder builds its own store, so every chunk's embedding is asked of the embedder (and answered by
     the call cache where it holds it) in the run that uses it: the run's call log holds them all, its record can
-    answer a replay, and a replay builds its store from the record whatever this machine built before.
+    answer a replay, and a replay builds its store from the record whatever this machine built before (a run
+    against a record clears the store first, as it clears the stage's own folder: `Stage.caches`).
     """
-    return results_dir() / "corpus-store"
+    return results_dir() / CORPUS_STORE_FOLDER
 
 
 def build_store(

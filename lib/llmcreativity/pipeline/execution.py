@@ -331,13 +331,15 @@ def _start_logs(p: Plan, replay: Replay | None) -> None:
 
 
 def _clear_stage_folder(p: Plan) -> None:
-    """Remove the folder of the stage's outputs before it runs against a record, so that nothing an earlier run wrote
-    there under other parameters is resumed (its calls come back from the record or the run's call cache); refused
-    outside a replay's or a live-against-record run's results folder, so a live run's outputs are never touched."""
+    """Remove the folder of the stage's outputs, and the caches it keeps beside it (`Stage.caches`), before it runs
+    against a record, so that nothing an earlier run wrote there is resumed (its calls come back from the record or
+    the run's call cache) and the stage asks every recorded call again; refused outside a replay's or a
+    live-against-record run's results folder, so a live run's outputs are never touched."""
     if results_root().name not in (REPLAY_FOLDER, LIVE_FOLDER):
         raise RecordError(f"{results_root()}: a run against a record writes under a folder named {REPLAY_FOLDER!r} "
                           f"or {LIVE_FOLDER!r}; prepare it with prepare_replay or prepare_from_record")
-    shutil.rmtree(results_dir(p.profile) / p.stage.name, ignore_errors=True)
+    for folder in (p.stage.name, *p.stage.caches):
+        shutil.rmtree(results_dir(p.profile) / folder, ignore_errors=True)
 
 
 def _against_record(p: Plan, replay: Replay, run_id: str) -> AgainstRecord:

@@ -363,6 +363,9 @@ class Stage:
     """How its work grows with its parameters; None: not projected."""
     claims: tuple[str, ...] = ()
     """The claim ids (`claim_table.CLAIMS`) its notebook records, some only under some parameters."""
+    caches: tuple[str, ...] = ()
+    """Folders beside its own, under the profile's results folder, that it builds and resumes from (the corpus
+    store); a run against a record clears them with its own folder, so that it asks every recorded call again."""
 
     def __post_init__(self) -> None:
         units = {o.items for o in self.outputs if o.items}
@@ -464,6 +467,7 @@ STAGES: list[Stage] = [
         depends=("backends",),
         outputs=(out.CORPUS_CHUNKS, out.CORPUS_EMBEDDINGS, out.CORPUS_META, out.UNIGRAMS, out.HANNA_METRICS,
                  out.HANNA_SURPRISAL),
+        caches=(out.CORPUS_STORE_FOLDER,),
         scale=Scale(lambda p: p["n_surprisal"], "n_surprisal"),
         profiles={
             "default": {},
