@@ -37,6 +37,16 @@ RECORDS: dict[str, tuple[str, str]] = {"published": (PUBLISHED_RECORD, PUBLISHED
                                        "decisive": (DECISIVE_RECORD, DECISIVE_REGISTRATION)}
 """Recorded profile -> (its record folder, its registration folder), relative to the project root."""
 
+
+def registration_folder(profile: str) -> Path | None:
+    """The registration a recorded profile's verdicts are decided under (`RECORDS`), None for any other profile (its
+    claims are decided at their declarations' minimums). The runner hands it to each stage (`context.registration`).
+
+    >>> registration_folder("decisive").relative_to(REPO_ROOT).as_posix(), registration_folder("smoke")
+    ('published/preregistration-2', None)
+    """
+    return REPO_ROOT / RECORDS[profile][1] if profile in RECORDS else None
+
 SCRATCH_PROFILES = frozenset({"smoke", "pilot", "decisive-pilot"})
 """Profiles whose numbers are not the book's evidence: their outputs live in `results/<profile>/` (smoke tests the code
 path; pilot times the published run's choices on a few items and measures the gating judges, see

@@ -229,6 +229,66 @@ def test_a_run_that_records_nothing_scores_its_own_proposal_never_the_committed_
         lab.confirm_job("rubric", None, True, tmp_path, scorer, story_ids=ids)
 
 
+def test_a_replay_takes_the_choices_commit_from_its_records_validity_rows_after_checking_the_files_hash(
+        tmp_path: Path) -> None:
+    """`recorded_choice` reads no git state (`tmp_path` is no checkout): the commit is the validity row's whose
+    `choice_sha256` is the file's; a changed file, or a record that scored no such choice, is refused by name."""
+    from llmcreativity.hashing import sha256_file
+    from llmcreativity.judgelab.choice import recorded_choice
+
+    choice = Choice("convergent", "embedding head (toy)", solutions.CHOICE_RULE, "abc")
+    with pytest.raises(UncommittedChoice, match="does not exist"):
+        recorded_choice("convergent", [], tmp_path)
+    path = write_choice(choice, tmp_path)
+    rows = [{"choice_sha256": "0" * 64, "choice_commit": "c0"},
+            {"choice_sha256": sha256_file(path), "choice_commit": "4cbdce86"}]
+    got = recorded_choice("convergent", rows, tmp_path)
+    assert got.choice == choice and got.commit == "4cbdce86" and got.sha256 == sha256_file(path)
+    path.write_text(path.read_text().replace("toy", "edited"))
+    with pytest.raises(UncommittedChoice, match=r"is not the choice the record scored \(its choices: 000000000000, "):
+        recorded_choice("convergent", rows, tmp_path)
+
+
+def test_a_replay_scores_from_the_record_and_a_live_run_keeps_the_git_guard(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`confirm_job` in a recording run: with the context's `record` set (a replay) the commit comes from the
+    record's validity rows and git is never asked; without it (live) the committed-choice guard runs."""
+    from llmcreativity.context import variable
+    from llmcreativity.hashing import sha256_file
+    from llmcreativity.judgelab import choice as choice_module
+    from llmcreativity.judgelab import lab
+
+    ids = list(range(40))
+    digest = stories.splits_sha256(stories.outer_splits(ids))
+    committed = write_choice(Choice("rubric", "committed protocol", stories.CHOICE_RULE, digest), tmp_path)
+    monkeypatch.setattr(choice_module, "REPO_ROOT", tmp_path)  # where `choice_path` finds it
+    asked_git: list[str] = []
+
+    def guarded(job: str, root: Path | None = None):
+        asked_git.append(job)
+        raise UncommittedChoice("uncommitted changes")
+
+    monkeypatch.setattr(lab, "committed_choice", guarded)
+    stage = type("Stage", (), {"judge_validity": ({"choice_sha256": sha256_file(committed), "choice_commit": "17a5"},)})
+    record = type("Record", (), {"stages": {"judge_lab": stage}})
+    monkeypatch.setattr("llmcreativity.record_file.read_record", lambda folder: record)
+    seen: list[str] = []
+
+    def scorer(choice: Choice, heads: dict, commit: str, sha: str) -> str:
+        seen.append(commit)
+        return "scored"
+
+    monkeypatch.setattr(lab, "write_json", lambda path, data: None)
+    monkeypatch.setattr(lab, "to_json", lambda x: x)
+    monkeypatch.setenv(variable("record"), str(tmp_path / "record"))
+    assert lab.confirm_job("rubric", None, True, tmp_path, scorer, story_ids=ids) == "scored"
+    assert seen == ["17a5"] and asked_git == []
+    monkeypatch.delenv(variable("record"))
+    with pytest.raises(UncommittedChoice):
+        lab.confirm_job("rubric", None, True, tmp_path, scorer, story_ids=ids)
+    assert asked_git == ["rubric"]
+
+
 def test_the_ridge_path_is_scikit_learns_ridge_at_every_alpha() -> None:
     from sklearn.linear_model import Ridge
 

@@ -84,6 +84,8 @@ def test_a_replay_re_analyses_one_stage_alone_answering_every_call_from_the_reco
         run_stage(p, replay=replay, **QUIET)
     assert "| B1 |" in page() and "Against the record its stage ran with: recorded" in page()
     first = read_manifest("default").stages["first"]
+    assert first.record_differences == () and read_manifest("default").stages["second"].record_differences == ()
+    assert "Every replayed stage rebuilt its outputs and claims exactly as recorded." in page()
 
     plans, replay = prepare_replay(recorded, [("min_length", "26")], "second", stages=STAGES)
     assert [p.stage.name for p in plans] == ["second"]  # its upstream outputs are the full replay's
@@ -101,6 +103,8 @@ def test_a_replay_re_analyses_one_stage_alone_answering_every_call_from_the_reco
     text = page()
     assert "Against the record its stage ran with: recorded; re-analysed with min_length: recorded 0, now 26." in text
     assert "Re-analysed against the record, no call computed: second with min_length: recorded 0, now 26." in text
+    assert entry.record_differences  # its replies are kept by another rule
+    assert "**These pages no longer match the record:** second (" in text and "exactly as recorded" not in text
 
 
 def test_one_stage_against_a_record_needs_its_upstream_outputs_made_against_that_record(recorded, fresh):

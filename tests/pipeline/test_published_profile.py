@@ -5,7 +5,10 @@ units, so that a run of the profile can reach every verdict it registered."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from llmcreativity.claims.registration import registered_min_n
 from llmcreativity.context import variable
@@ -55,29 +58,54 @@ def test_the_published_profile_reaches_every_registered_minimum():
     assert not short, f"claim -> (units the published profile gives, registered minimum): {short}"
 
 
-def test_the_claims_redecision_decides_at_its_own_registrations_minimums_and_the_published_run_at_the_first(
-        monkeypatch, tmp_path):
-    """`registry.min_n`: under the decisive profile a claim its registration sized is decided at that minimum;
-    a claim it did not size, and every claim of any other profile, at the claim table's (the first registration's),
-    so the published record's verdicts replay unchanged."""
+def test_a_claims_minimum_is_its_registrations_where_it_sized_the_claim_else_its_declarations(monkeypatch, tmp_path):
+    """`registry.min_n`: under a registration (given, or the one the runner put in the context) a claim it sized is
+    decided at that minimum; a claim it did not size, and every claim of a run under no registration, at the
+    declaration's (the first registration's), so the published record's verdicts replay unchanged."""
     import json
 
-    from llmcreativity import paths
     from llmcreativity.claims import registry
     from llmcreativity.claims.registry import min_n
 
-    folder = tmp_path / "published" / "preregistration-2"
+    folder = tmp_path / "registration"
     folder.mkdir(parents=True)
     claims = [{"claim_id": "B1", "terms": {"min_n": 23, "estimator": "", "verdict_rule": "", "rule_functions": {}}},
               {"claim_id": "A1", "terms": {"min_n": None, "estimator": "", "verdict_rule": "", "rule_functions": {}}}]
     (folder / "preregistration.json").write_text(json.dumps(
         {"claims": claims, "parser": {}, "tested": ["A1", "B1"], "not_testable": {}}))
-    monkeypatch.setattr(paths, "REPO_ROOT", tmp_path)
-    assert min_n("B1", "decisive") == 23 and min_n("A1", "decisive") == CLAIMS["A1"].min_n
-    assert min_n("B1", "published") == CLAIMS["B1"].min_n and min_n("B1", "default") == CLAIMS["B1"].min_n
+    monkeypatch.delenv(variable("registration"), raising=False)
+    assert min_n("B1", folder) == 23 and min_n("A1", folder) == CLAIMS["A1"].min_n
+    assert min_n("B1") == CLAIMS["B1"].min_n
     monkeypatch.setenv(variable("profile"), "decisive")
+    assert min_n("B1") == CLAIMS["B1"].min_n, "a profile's name alone decides no minimum"
+    monkeypatch.setenv(variable("registration"), str(folder))
     assert min_n("B1") == 23
     assert registry.min_n("B2") == CLAIMS["B2"].min_n  # not in its registration
+    monkeypatch.setenv(variable("registration"), str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError, match="missing"):
+        min_n("B1")
+
+
+def test_the_runner_hands_each_recorded_profile_its_registration_and_no_other_profile_one():
+    """`paths.registration_folder` maps a recorded profile to its committed registration (`paths.RECORDS`), and the
+    stage context carries it; the module that defines `min_n` names no profile."""
+    import inspect
+
+    from llmcreativity import paths
+    from llmcreativity.claims import registry
+    from llmcreativity.pipeline.execution import stage_context
+    from llmcreativity.pipeline.planning import plan
+
+    for profile, (_, registration) in paths.RECORDS.items():
+        assert paths.registration_folder(profile) == paths.REPO_ROOT / registration
+        assert (paths.REPO_ROOT / registration / "preregistration.json").exists()
+    assert paths.registration_folder("smoke") is None and paths.registration_folder("default") is None
+    (p,) = plan("decisive", [], "backends")
+    context = stage_context(p, "run", "hash", Path("usage.json"), None)
+    assert context.registration == paths.REPO_ROOT / paths.DECISIVE_REGISTRATION and context.record is None
+    source = inspect.getsource(registry)
+    for profile in ("default", "paper", "smoke", "pilot", "published", "decisive-pilot", "decisive"):
+        assert f'"{profile}"' not in source and f"'{profile}'" not in source, profile
 
 
 def test_the_redecisions_sizes_reach_every_minimum_its_registration_set():
@@ -87,10 +115,11 @@ def test_the_redecisions_sizes_reach_every_minimum_its_registration_set():
     from llmcreativity.paths import DECISIVE_REGISTRATION, REPO_ROOT
     from llmcreativity.pipeline.stages import DECISIVE_SIZES
 
-    assert (REPO_ROOT / DECISIVE_REGISTRATION / "preregistration.json").exists()
+    REGISTRATION_2 = REPO_ROOT / DECISIVE_REGISTRATION
+    assert (REGISTRATION_2 / "preregistration.json").exists()
     se = DECISIVE_SIZES["semantic_entropy"]
-    assert se["n_problems"] + se["n_hypogen"] >= max(min_n(c, "decisive") for c in ("B1", "B2", "B3", "B4", "B8"))
+    assert se["n_problems"] + se["n_hypogen"] >= max(min_n(c, REGISTRATION_2) for c in ("B1", "B2", "B3", "B4", "B8"))
     prompts = DECISIVE_SIZES["baselines"]["n_categories"] * DECISIVE_SIZES["baselines"]["per_category"]
     assert prompts == DECISIVE_SIZES["review"]["n_categories"] * DECISIVE_SIZES["review"]["per_category"]
-    assert prompts >= max(min_n("A2", "decisive"), min_n("A4", "decisive"))
-    assert 2 * DECISIVE_SIZES["entailment_validation"]["b7_sets"] >= min_n("B7", "decisive")
+    assert prompts >= max(min_n("A2", REGISTRATION_2), min_n("A4", REGISTRATION_2))
+    assert 2 * DECISIVE_SIZES["entailment_validation"]["b7_sets"] >= min_n("B7", REGISTRATION_2)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from .. import paths
+from ..context import kernel_context
 from .claim_spec import ClaimSpec
 from .registration import REGISTRATION_JSON, registered_min_n
 
@@ -63,19 +63,20 @@ def declaration(claim_id: str) -> ClaimSpec:
     return _SPECS[claim_id]
 
 
-def min_n(claim_id: str, profile: str | None = None) -> int:
-    """The minimum sample `claim_id` is decided at under `profile` (default: this process's, `paths.current_profile`):
-    the registered minimum of the profile's own registration where it sized the claim (the claims' re-decision,
-    profile `decisive`: `published/preregistration-2`), else the declaration's `ClaimSpec.min_n` (the first
-    registration's, which the declaration carries). The published run's verdicts therefore replay unchanged. A
-    domain asks only for the claims it declares, registered once its module is imported."""
-    profile = paths.current_profile() if profile is None else profile
+def min_n(claim_id: str, registration: Path | None = None) -> int:
+    """The minimum sample `claim_id` is decided at under `registration` (a registration folder; default: the one the
+    runner put in the run's context, `context.registration`): the minimum that registration set where it sized the
+    claim, else the declaration's `ClaimSpec.min_n` (the first registration's, which the declaration carries), as
+    for a run under no registration. A domain asks only for the claims it declares, registered once its module is
+    imported."""
     table = declaration(claim_id).min_n
-    if profile != "decisive":
+    folder = kernel_context().registration if registration is None else registration
+    if folder is None:
         return table
-    file = paths.REPO_ROOT / paths.RECORDS[profile][1] / REGISTRATION_JSON  # read at call time: tests move the root
+    file = folder / REGISTRATION_JSON
     if not file.exists():
-        return table
+        raise FileNotFoundError(f"the registration {folder} has no {REGISTRATION_JSON}: a run's verdicts are decided "
+                                "under a committed registration; restore the folder from git, or run without it")
     return _registered_minimums(str(file), file.stat().st_mtime_ns).get(claim_id, table)
 
 

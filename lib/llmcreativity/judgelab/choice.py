@@ -10,12 +10,17 @@ committed. Scoring the test split (`committed_choice`) then refuses to run unles
 
 and the validity record it feeds carries the choice file's commit and SHA-256. So a test figure can only come from
 a choice that was fixed, in the history, before it was computed.
+
+A replay scores nothing new: its test split's scores are the record's calls. It reads no git state
+(`recorded_choice`): the choice's commit is the one the record's validity row names, once the choice file's SHA-256
+is checked against the recorded one. So an edited chapter, a shallow clone or a copy without `.git` replays the book.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,6 +106,30 @@ def uncommitted(root: Path, paths: tuple[str, ...] = GUARDED_PATHS) -> list[str]
         raise UncommittedChoice(f"{root} is not a git checkout ({status.stderr.strip()}): a test split is scored only "
                                 "from a committed choice in a git checkout")
     return [line[3:] for line in status.stdout.splitlines() if line.strip()]
+
+
+def recorded_choice(job: str, validity: Sequence[Mapping[str, Any]], root: Path | None = None) -> CommittedChoice:
+    """Job `job`'s choice as a record scored it: the choice file under `root` (default: the repository root), whose
+    SHA-256 must be the one a validity row of the record (`validity`: the judge laboratory's rows) names; its commit
+    is that row's. No git state is read. `UncommittedChoice` naming the file and the fix when no row names the
+    file's SHA-256 (the choice was changed after the record was made, or the record scored none)."""
+    base = root or REPO_ROOT
+    p = choice_path(job, base)
+    rel = str(p.relative_to(base))
+    if not p.exists():
+        raise UncommittedChoice(f"{rel} does not exist: a replay scores job {job!r}'s test split from the choice the "
+                                "record was scored with; restore the file from the repository")
+    digest = sha256_file(p)
+    rows = [row for row in validity if row.get("choice_sha256") == digest and row.get("choice_commit")]
+    if not rows:
+        recorded = sorted({str(row.get("choice_sha256", ""))[:12] for row in validity} - {""})
+        raise UncommittedChoice(f"{rel} (sha256 {digest[:12]}) is not the choice the record scored (its choices: "
+                                f"{', '.join(recorded) or 'none'}): restore the committed file (`git checkout -- "
+                                f"{rel}`), or run live to score a new choice")
+    choice = from_json(Choice, json.loads(p.read_text(encoding="utf-8")))
+    if choice.job != job:
+        raise UncommittedChoice(f"{rel} holds the choice of job {choice.job!r}, not {job!r}")
+    return CommittedChoice(choice, str(rows[0]["choice_commit"]), digest, rel)
 
 
 def committed_choice(job: str, root: Path | None = None) -> CommittedChoice:

@@ -30,7 +30,7 @@ from ..llm.backend import Backend, TextEmbedder
 from ..paths import REPO_ROOT
 from ..stats.agreement import adjusted_rand
 from . import binary, checklist, equivalence, features, solutions, stories
-from .choice import CHOICE_DIR, Choice, CommittedChoice, committed_choice
+from .choice import CHOICE_DIR, Choice, CommittedChoice, committed_choice, recorded_choice
 from .heads import FittedHead, load_head, save_head
 from .jobs import job_spec
 from .splits import Split, assert_unseen, save_split
@@ -438,7 +438,7 @@ def confirm_job(job: str, split: Split | None, records: bool, folder: Path,
 
         stored = from_json(Choice, json.loads(path.read_text(encoding="utf-8")))
         if stored.split_sha256 == digest:
-            found = committed_choice(job)  # the code and the choice must be committed
+            found = _scored_choice(job)
             result: Confirmation = scorer(found.choice, committed_heads(found), found.commit, found.sha256)
             write_json(outputs_file(job, folder), to_json(result))
             return result
@@ -454,6 +454,21 @@ def confirm_job(job: str, split: Split | None, records: bool, folder: Path,
     result = scorer(choice, heads, "", "")
     write_json(outputs_file(job, folder), to_json(result))
     return result
+
+
+def _scored_choice(job: str) -> CommittedChoice:
+    """The committed choice a test split is scored from: in a replay, the one its record's validity rows name
+    (`choice.recorded_choice`, no git state read, since the record already holds the scores); live, the one git
+    shows committed with the code that scores it (`choice.committed_choice`)."""
+    from ..claims.judge_validity import LAB_STAGE
+    from ..context import kernel_context
+    from ..record_file import read_record
+
+    record = kernel_context().record
+    if record is None:
+        return committed_choice(job)  # the code and the choice must be committed
+    stage = read_record(record).stages.get(LAB_STAGE)
+    return recorded_choice(job, stage.judge_validity if stage is not None else ())
 
 
 def outputs_file(job: str, folder: Path) -> Path:

@@ -33,6 +33,7 @@ from ..claims.claim_spec import ClaimSpec
 from ..claims.judge_validity import KINDS, LAB_STAGE, JudgeValidity, judges_for
 from ..claims.registry import min_n
 from ..llm.registry import short_label
+from ..paths import registration_folder
 from ..record_file import Record
 from .claim_table import CLAIMS
 from .claims import SAMPLE_TOO_SMALL, Claim
@@ -78,9 +79,12 @@ class LedgerRow:
 
 
 def _minimum(claim_id: str, claim: Claim | None) -> int:
-    """The minimum sample a recorded claim is decided at: its profile's registration's (`claims.registry.min_n`),
-    the claim table's for a claim not recorded."""
-    return min_n(claim_id, claim.profile) if claim is not None else CLAIMS[claim_id].min_n
+    """The minimum sample a recorded claim is decided at: its profile's registration's (`claims.registry.min_n`,
+    `paths.registration_folder`), the claim table's for a claim not recorded or of a profile without one."""
+    if claim is None:
+        return CLAIMS[claim_id].min_n
+    folder = registration_folder(claim.profile)
+    return CLAIMS[claim_id].min_n if folder is None else min_n(claim_id, folder)
 
 
 def stale_reason(claim: Claim, manifest_stages: Mapping[str, ManifestEntry]) -> str:

@@ -117,6 +117,9 @@ class ManifestEntry:
     """Against a record: how many of its calls the record held."""
     spot_check: SpotSummary | None = None
     """A replay's spot check."""
+    record_differences: tuple[str, ...] | None = None
+    """A replay's outputs and claims that differ from its record's (`record_compare.replay_differences`): empty when
+    it rebuilt the record exactly; None outside a replay, or when they could not be compared."""
     items: int | None = None
     """How many items it made (None when they could not be counted)."""
     items_unit: str = ""

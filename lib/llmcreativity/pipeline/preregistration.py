@@ -243,7 +243,8 @@ def current_terms(profile: str | None = None) -> Terms:
     the one its verdicts read under that profile (`claims.registry.min_n`: the profile's own registration's, where
     it sized the claim, else the claim table's)."""
     tested = tuple(c for c, s in CLAIMS.items() if not s.not_testable)
-    claims = {c: claim_terms(CLAIMS[c], None if profile is None else applied_min_n(c, profile)) for c in tested}
+    folder = None if profile is None else paths.registration_folder(profile)
+    claims = {c: claim_terms(CLAIMS[c], None if folder is None else applied_min_n(c, folder)) for c in tested}
     return Terms(claims, story_parser(), tested, {c: s.not_testable for c, s in CLAIMS.items() if s.not_testable})
 
 

@@ -38,8 +38,25 @@ def record_summary(record: Record, stages: Mapping[str, ManifestEntry], run_id: 
         analysis = describe_changes(against.analysis_changed)
         lines.append(f"[replay] {name}: {entry.status} in {entry.seconds} s, {same}; spot check "
                      f"{spot.matched if spot else 0}/{spot.compared if spot else 0} matched (worst difference: "
-                     f"{worst or '-'})" + (f"; re-analysed with {analysis}" if analysis else ""))
+                     f"{worst or '-'})" + (f"; re-analysed with {analysis}" if analysis else "")
+                     + _differences_clause(entry.record_differences))
     return lines
+
+
+def _differences_clause(differences: tuple[str, ...] | None) -> str:
+    """The console's clause on what a replayed stage rebuilt differently from its record."""
+    if differences is None:
+        return ""
+    if not differences:
+        return "; outputs and claims as recorded"
+    more = ", ..." if len(differences) > 3 else ""
+    return f"; NOT as recorded ({len(differences)}: {', '.join(differences[:3])}{more})"
+
+
+def unmatched_stages(stages: Mapping[str, ManifestEntry]) -> dict[str, tuple[str, ...]]:
+    """The replayed stages whose outputs or claims differ from their record's (`ManifestEntry.record_differences`),
+    with what differs: the chapters edited, or run with other analysis parameters, since the record was made."""
+    return {n: e.record_differences for n, e in stages.items() if e.replay and e.record_differences}
 
 
 def record_origin(entry: ManifestEntry | None) -> str:
@@ -93,7 +110,8 @@ def _shown(folder: str) -> str:
 def record_markdown(stages: Mapping[str, ManifestEntry]) -> str:
     """Sentences for the claims page about the stages run against a record (`stages`: the manifest entries): a
     replay's record and run, the calls answered from it, the live spot check, the analysis parameters a stage was
-    re-analysed with; a live run's calls from the record and new ones per stage; "" for a plain live run."""
+    re-analysed with, the stages whose outputs no longer match the record (`unmatched_stages`); a live run's calls
+    from the record and new ones per stage; "" for a plain live run."""
     replayed = {n: e.replay for n, e in stages.items() if e.replay}
     live = {n: e for n, e in stages.items() if e.against_record is not None and e.against_record.mode == "live"}
     out = []
@@ -117,6 +135,14 @@ def record_markdown(stages: Mapping[str, ManifestEntry]) -> str:
                 out.append(record_provenance(read_record(folder)))
             except (OSError, ValueError):
                 out.append(f"(The record `{Path(folder).name}` could not be read for its provenance.)")
+        unmatched = unmatched_stages(stages)
+        if unmatched:
+            out.append("**These pages no longer match the record:** " + "; ".join(
+                f"{n} ({', '.join(d[:3])}{', ...' if len(d) > 3 else ''})" for n, d in unmatched.items())
+                + ". Their chapters were edited or re-analysed after the record was made; every other replayed "
+                "stage rebuilt its outputs and claims exactly.")
+        elif any(stages[n].record_differences is not None for n in replayed):
+            out.append("Every replayed stage rebuilt its outputs and claims exactly as recorded.")
         reanalysed = {n: against.analysis_changed for n in replayed
                       if (against := stages[n].against_record) is not None and against.analysis_changed}
         if reanalysed:
