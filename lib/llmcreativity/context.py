@@ -71,6 +71,12 @@ class KernelContext:
     """Every model wrapper answers from its cache only (a replay): a miss raises `CacheMiss`."""
     spot_check: Path | None = None
     """Where a replay's live spot checks are appended (`llm.spot_check`)."""
+    record: Path | None = None
+    """The record a replay answers from (a replay's stage only): a stage that would otherwise read the state of the
+    working tree reads what the record holds instead (the judge laboratory's choice commits)."""
+    registration: Path | None = None
+    """The registration folder whose minimum samples the run's verdicts read (`claims.registry.min_n`): the runner
+    sets it for a recorded profile (`paths.registration_folder`); unset, a claim is decided at its declaration's."""
     dtype: str | None = None
     """The run's dtype, the default of `get_backend(dtype=)` (`-p dtype`; checked by `llm.device.run_dtype`)."""
     device: str | None = None

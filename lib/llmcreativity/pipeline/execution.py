@@ -49,7 +49,7 @@ from ..json_records import to_json
 from ..llm.call_log import LoggedCall, calls_path, read_call_log
 from ..llm.spot_check import read_spot_checks, summarize
 from ..llm.usage_file import read_usage
-from ..paths import REPO_ROOT, SCRATCH_PROFILES, cache_dir, results_dir, results_root
+from ..paths import REPO_ROOT, SCRATCH_PROFILES, cache_dir, registration_folder, results_dir, results_root
 from ..record_file import Record, RecordError, read_record
 from .manifest import (
     AgainstRecord,
@@ -72,7 +72,7 @@ from .record import (
     stored_keys,
     verify_record,
 )
-from .record_compare import check_parameters, parameter_differences
+from .record_compare import check_parameters, parameter_differences, replay_differences
 from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_path, write_run_report
 from .stages import Stage
 
@@ -266,7 +266,8 @@ def record_calls(calls: list[LoggedCall], keys: frozenset[str]) -> RecordCalls:
 
 def _work(entry: ManifestEntry, p: Plan, usage: Path, replay: Replay | None) -> ManifestEntry:
     """`entry` with what the stage did: its models' usage rows, its items, the calls it asked for per role and
-    method, and against a record how many of them it held (`record_calls`), in a replay the spot check. Never
+    method, and against a record how many of them it held (`record_calls`), in a replay the spot check and what it
+    rebuilt differently from the record (`record_differences`: an edited chapter's outputs). Never
     raises, so a file it cannot read leaves a note in the entry instead of an entry stuck at "running"."""
     try:
         entry = replace(entry, usage=[to_json(u) for u in read_usage(usage)])
@@ -286,6 +287,12 @@ def _work(entry: ManifestEntry, p: Plan, usage: Path, replay: Replay | None) -> 
         entry = replace(entry, items=items, items_unit=unit)
     except (OSError, ValueError) as e:
         entry = replace(entry, items=None, items_unit="", items_error=str(e))
+    if replay is not None and not replay.live:
+        try:
+            found = replay_differences(replay.record, {p.stage.name}, results_dir(p.profile))
+            entry = replace(entry, record_differences=tuple(found.get(p.stage.name, ())))
+        except (OSError, ValueError) as e:
+            entry = replace(entry, record_differences=(f"not compared: {e}",))
     return entry
 
 
@@ -296,14 +303,16 @@ def new_run_id() -> str:
 
 def stage_context(p: Plan, run_id: str, params: str, usage: Path, replay: Replay | None) -> KernelContext:
     """The context of one stage's kernel: this process's, with the stage's profile, name, run id, parameter hash,
-    usage file, call log, run settings (`Plan.settings`) and endpoint settings (`Plan.endpoint`). Against a record
-    its call cache is the one the record was imported into; a replay's stage is also cache-only, spot-checked, and
-    runs under the recorded run id and, unless it is re-analysed with other analysis parameters, the recorded
+    usage file, call log, the profile's registration (`paths.registration_folder`), run settings (`Plan.settings`)
+    and endpoint settings (`Plan.endpoint`). Against a record its call cache is the one the record was imported
+    into; a replay's stage is also cache-only, spot-checked, reads the record (`context.record`) and runs under the
+    recorded run id and, unless it is re-analysed with other analysis parameters, the recorded
     parameter hash."""
     own = kernel_context()
     endpoint = {name: str(value) for name, value in p.endpoint.items()}
     context = replace(own, profile=p.profile, stage=p.stage.name, run_id=run_id, params_sha256=params,
                       usage_file=usage, call_log=call_log_file(p.stage.name, p.profile), cache_only=False,
+                      registration=registration_folder(p.profile), record=None,
                       dtype=p.settings.get("dtype", own.dtype), device=p.settings.get("device", own.device),
                       api_key_env=endpoint.get("api_key_env", own.api_key_env),
                       max_concurrency=endpoint.get("max_concurrency", own.max_concurrency))
@@ -314,7 +323,7 @@ def stage_context(p: Plan, run_id: str, params: str, usage: Path, replay: Replay
         _, analysis = parameter_differences(recorded.resolved_parameters, p)
         context = replace(context, run_id=recorded.run_id,
                           params_sha256=params if analysis else recorded.parameters_sha256, cache_only=True,
-                          spot_check=spot_check_file(p.stage.name, p.profile))
+                          spot_check=spot_check_file(p.stage.name, p.profile), record=replay.folder)
     return context
 
 
