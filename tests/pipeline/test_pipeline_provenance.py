@@ -53,3 +53,29 @@ def test_to_markdown_shows_parameters_and_package_versions():
     text = to_markdown(record)
     assert '| `temperature` | `0.7` |' in text and "| `model` | `'smollm2-135m'` |" in text
     assert f"numpy {package_versions()['numpy']}" in text
+
+
+def test_provenance_shows_each_call_policy_in_words_with_its_models(tmp_path, monkeypatch):
+    from llmcreativity.llm import handed_out
+    from llmcreativity.llm.call_policy import CallPolicy
+
+    monkeypatch.setattr(handed_out, "_loaded", [])
+    replaying = ScriptedBackend(lambda prompt, i: "reply")
+    replaying.identity = "scripted-replayed"
+    policy = CallPolicy("replay-only", spot_check=tmp_path / "spot.jsonl", call_log=tmp_path / "calls.jsonl")
+    handed_out.wrap_backend(replaying, cache=tmp_path / "c.sqlite", policy=policy)
+    handed_out.wrap_backend(ScriptedBackend(lambda prompt, i: "reply"), cache=None, policy=CallPolicy())
+    text = to_markdown(collect("test", {}))
+    assert (f"- Calls of `scripted-replayed`: replay-only (the record's cache answers every call; a miss stops the "
+            f"stage), spot-checked (a few answered calls computed again, filed in `{tmp_path / 'spot.jsonl'}`), "
+            f"calls logged to `{tmp_path / 'calls.jsonl'}` and not counted.") in text
+    assert "- Calls of `scripted`: computed (no call cache: the model answers every call), not spot-checked" in text
+
+
+def test_provenance_shows_the_runs_policy_when_no_model_was_handed_out(monkeypatch):
+    from llmcreativity.context import variable
+    from llmcreativity.llm import handed_out
+
+    monkeypatch.setattr(handed_out, "_loaded", [])
+    monkeypatch.setenv(variable("cache_only"), "1")
+    assert "- Model calls: replay-only (" in to_markdown(collect("test", {}))

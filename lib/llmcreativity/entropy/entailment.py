@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from ..llm.backend import Backend, TextEmbedder
+from ..llm.call_policy import CallPolicy
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -100,13 +101,14 @@ class NLIEntailmentJudge:
     `config.id2label` names an entailment class (e.g. microsoft/deberta-large-mnli). Pairs are
     scored in batches of `batch_size`. The context, if given, is prefixed to both statements.
     Each pair's verdict is kept in the call cache (`cache`, as `get_backend`'s) under
-    hash(identity, "entail", premise, hypothesis) and logged to the call log, so a replay answers it
-    without the model, which loads only for the pairs the cache lacks.
+    hash(identity, "entail", premise, hypothesis) and logged to the call log of its call policy (`policy`, as a
+    `CachedBackend`'s: the run's by default, fixed when the judge is made), so a replay answers it without the
+    model, which loads only for the pairs the cache lacks.
     """
 
     def __init__(self, model: str | Path, *, batch_size: int = 16, device: str = "cpu",
-                 cache: str | Path | None = "default", cache_only: bool | None = None):
-        from ..llm.call_log import cache_only_default
+                 cache: str | Path | None = "default", cache_only: bool | None = None,
+                 policy: CallPolicy | None = None):
         from ..llm.handed_out import open_call_cache
 
         self.path = str(model)
@@ -115,7 +117,14 @@ class NLIEntailmentJudge:
         self.calls = 0
         self.identity = f"nli-entailment({model})"
         self.cache = open_call_cache(cache)
-        self.cache_only = cache_only_default() if cache_only is None else cache_only
+        run_policy = CallPolicy.from_context() if policy is None else policy
+        self.policy = run_policy.for_wrapper(self.cache is not None, cache_only)
+        """How the judge answers and logs its verdicts (`llm.call_policy.CallPolicy.for_wrapper`)."""
+
+    @property
+    def cache_only(self) -> bool:
+        """Whether a pair the cache lacks raises `CacheMiss` instead of being computed (a replay)."""
+        return self.policy.cache_only
 
     @functools.cached_property
     def _model(self) -> tuple[PreTrainedTokenizerBase, PreTrainedModel, int]:
@@ -158,10 +167,11 @@ class NLIEntailmentJudge:
         keys = [cache_key(self.identity, "entail", a, b) for a, b in full]
         found: list[bool | None] = []
         for (a, b), key in zip(full, keys, strict=True):
-            call = LoggedCall("nli", self.identity, "entail", [key], {"premise": a, "hypothesis": b})
-            log_call(call)
+            call = LoggedCall("nli", self.identity, "entail", [key], {"premise": a, "hypothesis": b},
+                              stage=self.policy.stage)
+            log_call(self.policy.call_log, call)
             hit = self.cache.get(key) if self.cache is not None else None
-            if hit is None and self.cache_only:
+            if hit is None and self.policy.cache_only:
                 raise CacheMiss(miss_message(call))
             found.append(None if hit is None else bool(hit))
         todo = [i for i, v in enumerate(found) if v is None]

@@ -1,9 +1,10 @@
 """A backend wrapper that caches every call and keeps an account of its cost.
 
-Each call is also added to the process's usage file when the runner names one (`usage_file`), so the
-runner can report a stage's calls, cache hits and tokens, and to its call log (`call_log`), so the run can be
-recorded. In cache-only mode (a replay of a record, the context's `cache_only`) a miss raises `CacheMiss`
-naming the stage, role, method and prompt, and a few answered calls are computed again (`spot_check`).
+The wrapper follows one call policy (`call_policy.CallPolicy`), fixed when it is made: each call is added to the
+policy's usage file when it names one (`usage_file`), so the runner can report a stage's calls, cache hits and
+tokens, and to its call log (`call_log`), so the run can be recorded. In replay-only mode (a replay of a record) a
+miss raises `CacheMiss` naming the stage, role, method and prompt, and a few answered calls are computed again and
+filed in the policy's spot-check file (`spot_check`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from ..json_records import from_json, to_json
 from . import spot_check
 from .backend import Backend, answer_probs_batch, check_prompt
 from .cache import ResponseCache, cache_key
-from .call_log import CacheMiss, LoggedCall, cache_only_default, log_call, miss_message
+from .call_log import CacheMiss, LoggedCall, log_call, miss_message
+from .call_policy import CallPolicy
 from .config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 from .usage_file import call_usage, record_usage
@@ -56,19 +58,27 @@ class CachedBackend:
     and the sample index, so n samples of one prompt are n distinct entries.
     """
 
-    def __init__(self, inner: Backend, cache: ResponseCache | None, *, cache_only: bool | None = None,
-                 role: str = ""):
+    def __init__(self, inner: Backend, cache: ResponseCache | None, *, policy: CallPolicy | None = None,
+                 cache_only: bool | None = None, role: str = ""):
         self.inner = inner
         self.cache = cache
-        self.cache_only = cache_only_default() if cache_only is None else cache_only
-        """Raise `CacheMiss` instead of computing (None: replay mode from the environment, `call_log`)."""
-        if self.cache_only and cache is None:
-            raise ValueError("cache_only=True needs a cache to answer from (cache=None was given)")
+        run_policy = CallPolicy.from_context() if policy is None else policy
+        self.policy = run_policy.for_wrapper(cache is not None, cache_only)
+        """How this wrapper answers and reports its calls, fixed here (`CallPolicy.for_wrapper`): `policy`, or the
+        run's (`CallPolicy.from_context`) when None; `cache_only`, when given, sets its mode."""
         self.identity = inner.identity
         self.role = role
         """The model role this backend plays (named in the call log and in replay misses)."""
         self.records: list[CallRecord] = []
         self._tag = ""
+
+    @property
+    def cache_only(self) -> bool:
+        """Whether a miss raises `CacheMiss` instead of being computed (the policy is `replay-only`)."""
+        return self.policy.cache_only
+
+    def __repr__(self) -> str:
+        return f"CachedBackend(identity={self.identity!r}, role={self.role!r}, policy={self.policy!r})"
 
     @contextlib.contextmanager
     def tagged(self, tag: str) -> Iterator[None]:
@@ -83,12 +93,12 @@ class CachedBackend:
         self.records.append(
             CallRecord(method, self._tag, usage.prompt_tokens, usage.completion_tokens, usage.seconds, cached)
         )
-        record_usage(call_usage(self.identity, usage, cached))
+        record_usage(self.policy.usage_file, call_usage(self.identity, usage, cached))
 
     def _call(self, method: Method, keys: list[str], inputs: dict[str, object]) -> LoggedCall:
         """The call as the call log and a replay miss describe it; logged at once."""
-        call = LoggedCall("lm", self.identity, method, keys, inputs, self.role)
-        log_call(call)
+        call = LoggedCall("lm", self.identity, method, keys, inputs, self.role, self.policy.stage)
+        log_call(self.policy.call_log, call)
         return call
 
     def _lookup(self, call: LoggedCall) -> list[Stored | None]:
@@ -96,15 +106,15 @@ class CachedBackend:
         if self.cache is None:
             return [None] * len(call.keys)
         hits = [self.cache.get(k) for k in call.keys]
-        if self.cache_only and any(h is None for h in hits):
+        if self.policy.cache_only and any(h is None for h in hits):
             raise CacheMiss(miss_message(call))
         return hits
 
     def _spot_check(self, call: LoggedCall, check: Callable[[Backend, LoggedCall, T], spot_check.SpotResult],
                     recorded: T) -> None:
         """In a replay, compute `call` again when the seeded draw picks it, and file the comparison."""
-        checker = spot_check.current_checker()
-        if checker is None or not self.cache_only or not checker.wants(call):
+        checker = spot_check.checker_of(self.policy.spot_check) if self.policy.spot_checked else None
+        if checker is None or not checker.wants(call):
             return
         try:
             result = check(self.inner, call, recorded)

@@ -1,4 +1,8 @@
-"""An embedder wrapper that stores each text's embedding in the call cache, so re-runs skip the encoder."""
+"""An embedder wrapper that stores each text's embedding in the call cache, so re-runs skip the encoder.
+
+Like `CachedBackend` it follows one call policy (`call_policy.CallPolicy`), fixed when it is made: where its texts are
+logged and counted, whether a miss raises `CacheMiss` (a replay) and whether a few answered texts are encoded again.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ import numpy as np
 from . import spot_check
 from .backend import TextEmbedder
 from .cache import ResponseCache, cache_key
-from .call_log import CacheMiss, LoggedCall, cache_only_default, log_call, miss_message
+from .call_log import CacheMiss, LoggedCall, log_call, miss_message
+from .call_policy import CallPolicy
 from .usage_file import ModelUsage, record_usage
 
 
@@ -20,17 +25,18 @@ class CachedEmbedder:
 
     Each text's row is stored under hash(identity, "encode", text) as base64 float32 bytes (exact
     round trip); only texts missing from the cache reach the encoder, in one batch. Every text is logged to the
-    call log (`call_log`); in cache-only mode (a replay) a missing text raises `CacheMiss` and a few answered texts
-    are encoded again and compared (`spot_check`).
+    call log of its policy (`CallPolicy.call_log`); in replay-only mode a missing text raises `CacheMiss` and a few
+    answered texts are encoded again and compared (`spot_check`).
     """
 
-    def __init__(self, inner: TextEmbedder, cache: ResponseCache | None, *, cache_only: bool | None = None):
+    def __init__(self, inner: TextEmbedder, cache: ResponseCache | None, *, policy: CallPolicy | None = None,
+                 cache_only: bool | None = None):
         self.inner = inner
         self.cache = cache
-        self.cache_only = cache_only_default() if cache_only is None else cache_only
-        """Raise `CacheMiss` instead of encoding (None: replay mode from the environment)."""
-        if self.cache_only and cache is None:
-            raise ValueError("cache_only=True needs a cache to answer from (cache=None was given)")
+        run_policy = CallPolicy.from_context() if policy is None else policy
+        self.policy = run_policy.for_wrapper(cache is not None, cache_only)
+        """How this wrapper answers and reports its calls, fixed here (`CallPolicy.for_wrapper`): `policy`, or the
+        run's (`CallPolicy.from_context`) when None; `cache_only`, when given, sets its mode."""
         self.identity: str = inner.identity
         self.dim: int = inner.dim
         self.roles: set[str] = set()
@@ -38,26 +44,35 @@ class CachedEmbedder:
         self.hits = 0
         """Texts answered from the cache since this object was made."""
 
+    @property
+    def cache_only(self) -> bool:
+        """Whether a missing text raises `CacheMiss` instead of being encoded (the policy is `replay-only`)."""
+        return self.policy.cache_only
+
+    def __repr__(self) -> str:
+        return (f"CachedEmbedder(identity={self.identity!r}, roles={sorted(self.roles)!r}, "
+                f"policy={self.policy!r})")
+
     def encode(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
         """Embeddings of `texts`, shape (len(texts), dim); cached rows are returned bit for bit as stored."""
         if isinstance(texts, str):
             raise TypeError("texts must be a list of strings, not one string")
         if self.cache is None:
             out = self.inner.encode(list(texts), **kwargs)
-            record_usage(ModelUsage(self.identity, "embedder", calls=len(texts)))
+            record_usage(self.policy.usage_file, ModelUsage(self.identity, "embedder", calls=len(texts)))
             return out
         keys = [cache_key(self.identity, "encode", t) for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         todo: dict[str, list[int]] = {}
         hits = 0
         role = "/".join(sorted(self.roles))
-        checker = spot_check.current_checker() if self.cache_only else None
+        checker = spot_check.checker_of(self.policy.spot_check) if self.policy.spot_checked else None
         for i, (t, k) in enumerate(zip(texts, keys, strict=True)):
-            call = LoggedCall("embedder", self.identity, "encode", [k], {"text": t}, role)
-            log_call(call)
+            call = LoggedCall("embedder", self.identity, "encode", [k], {"text": t}, role, self.policy.stage)
+            log_call(self.policy.call_log, call)
             hit = self.cache.get(k)
             if hit is None:
-                if self.cache_only:
+                if self.policy.cache_only:
                     raise CacheMiss(miss_message(call))
                 todo.setdefault(t, []).append(i)
             else:
@@ -71,7 +86,7 @@ class CachedEmbedder:
             for rows, v in zip(todo.values(), fresh, strict=True):
                 out[rows] = v
                 self.cache.put(keys[rows[0]], base64.b64encode(v.tobytes()).decode("ascii"))
-        record_usage(ModelUsage(self.identity, "embedder", calls=len(texts), cache_hits=hits))
+        record_usage(self.policy.usage_file, ModelUsage(self.identity, "embedder", calls=len(texts), cache_hits=hits))
         return out
 
 

@@ -1,15 +1,17 @@
 """The call log: every model call a stage's kernel asked for, with its inputs, so that a run can be recorded.
 
 A stage runs in a papermill kernel; the runner names a file in its context (`context.KernelContext.call_log`, one
-per stage, emptied when the stage starts), and every `CachedBackend` / `CachedEmbedder` lookup in the kernel appends
-one row there: which model identity, which method, which role asked, the cache keys it asked for, and the
-call's inputs (prompt and sampling config, scored continuation, answers, embedded text). A key is logged
-once per process. `record export` (`pipeline.record`) reads the log to know which cached answers the stage
-used and stores them with their inputs, so a recorded call can be recomputed from the record alone.
+per stage, emptied when the stage starts), every `CachedBackend` / `CachedEmbedder` made in the kernel keeps it in its
+call policy (`call_policy.CallPolicy.call_log`), and each of their lookups appends one row there: which model
+identity, which method, which role asked, the cache keys it asked for, and the call's inputs (prompt and sampling
+config, scored continuation, answers, embedded text). A key is logged once per file and process. `record export`
+(`pipeline.record`) reads the log to know which cached answers the stage used and stores them with their inputs,
+so a recorded call can be recomputed from the record alone.
 
 Replay (`llmcreativity run --replay`) sets the context's `cache_only` and `calls` (the
-call-cache file imported from the record): every model wrapper then answers from that file only, and a miss
-raises `CacheMiss` naming the stage, the role, the method and the start of the prompt.
+call-cache file imported from the record): every model wrapper made then is `replay-only` (`CallPolicy.mode`) and
+answers from that file only, and a miss raises `CacheMiss` naming the stage, the role, the method and the start of
+the prompt.
 
 Rows are appended line by line (`jsonl.append_jsonl`: flushed, fsynced, a torn last line ignored by readers),
 so a kernel killed at any point leaves every row it logged before.
@@ -18,11 +20,11 @@ so a kernel killed at any point leaves every row it logged before.
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..context import kernel_context
+from ..context import PerFile, kernel_context
 from ..jsonl import append_jsonl, read_jsonl
 
 Kind = Literal["lm", "embedder", "nli"]
@@ -50,17 +52,13 @@ class LoggedCall:
     `prompt` and `answers` (answer_probs), `text` (encode), `premise` and `hypothesis` (entail)."""
     role: str = ""
     """The model role that asked (`writer`, `rubric_judge`, ...); empty when the model was built without one."""
-    stage: str = field(default_factory=lambda: kernel_context().stage or "")
-    """The stage whose kernel asked; empty outside a runner-started process."""
-
-
-def cache_only_default() -> bool:
-    """Whether this process replays a record (the context's `cache_only`)."""
-    return kernel_context().cache_only
+    stage: str = ""
+    """The stage whose kernel asked (the wrapper's `CallPolicy.stage`); empty outside a runner-started process."""
 
 
 def calls_path(default: Path) -> Path:
-    """The call-cache file: the context's `calls` when set, else `default`."""
+    """The call-cache file: the context's `calls` when set, else `default` (read where a wrapper's cache is opened,
+    `handed_out.open_call_cache`, never on a call)."""
     return kernel_context().calls or default
 
 
@@ -98,18 +96,16 @@ class CallLog:
             append_jsonl(self.path, [asdict(call)])
 
 
-_logs: dict[str, CallLog] = {}
-_logs_lock = threading.Lock()
+_LOGS: PerFile[CallLog] = PerFile(CallLog)
+"""The log of each call-log file (one per file and process, so a key is logged once whichever wrapper asks)."""
 
 
-def log_call(call: LoggedCall) -> None:
-    """Log `call` to the context's `call_log` file; nothing happens outside a runner-started process."""
-    path = kernel_context().call_log
-    if path is None:
-        return
-    with _logs_lock:
-        log = _logs.setdefault(str(path), CallLog(path))
-    log.add(call)
+def log_call(path: Path | None, call: LoggedCall) -> None:
+    """Log `call` to the call-log file `path` (a wrapper's `CallPolicy.call_log`); nothing happens when it is None
+    (outside a runner-started process)."""
+    log = _LOGS.get(path)
+    if log is not None:
+        log.add(call)
 
 
 def read_call_log(path: str | Path) -> list[LoggedCall]:

@@ -15,6 +15,7 @@ from .cache import ResponseCache
 from .cached import CachedBackend, CallRecord
 from .cached_embedder import CachedEmbedder
 from .call_log import calls_path
+from .call_policy import CallPolicy
 from .request_stats import RequestStats, request_stats
 
 DEFAULT_CACHE = "default"
@@ -35,6 +36,8 @@ class LoadedModel:
     """Where a local model runs ("cpu", "cuda:0"); empty for an endpoint."""
     requests: RequestStats | None = None
     """An endpoint's live traffic counters (requests, in flight, tokens, retries); None for a local model."""
+    policy: CallPolicy | None = None
+    """How the object answers and reports its calls (`CallPolicy`), for the provenance; never part of an identity."""
 
 
 _loaded: list[LoadedModel] = []
@@ -43,7 +46,7 @@ _loaded: list[LoadedModel] = []
 def _register(model: CachedBackend | CachedEmbedder) -> None:
     # Only the identity, the records list and the counters are kept, so the register never keeps weights in memory.
     _loaded.append(LoadedModel(model.identity, type(model).__name__, getattr(model, "records", None),
-                               str(getattr(model.inner, "device", "")), request_stats(model)))
+                               str(getattr(model.inner, "device", "")), request_stats(model), model.policy))
 
 
 def loaded_models() -> tuple[LoadedModel, ...]:
@@ -60,15 +63,17 @@ def open_call_cache(cache: str | Path | None) -> ResponseCache | None:
 
 
 def wrap_backend(inner: Backend, *, cache: str | Path | None = DEFAULT_CACHE, cache_only: bool | None = None,
-                 role: str = "") -> CachedBackend:
-    """`inner` behind the call cache (`cache_only`: see `CachedBackend`), playing `role`, registered."""
-    backend = CachedBackend(inner, open_call_cache(cache), cache_only=cache_only, role=role)
+                 role: str = "", policy: CallPolicy | None = None) -> CachedBackend:
+    """`inner` behind the call cache, playing `role`, registered (`policy`, `cache_only`: see `CachedBackend`; the
+    run's policy by default)."""
+    backend = CachedBackend(inner, open_call_cache(cache), policy=policy, cache_only=cache_only, role=role)
     _register(backend)
     return backend
 
 
-def wrap_embedder(inner: TextEmbedder, *, cache: str | Path | None = DEFAULT_CACHE) -> CachedEmbedder:
-    """`inner` behind the call cache, registered."""
-    embedder = CachedEmbedder(inner, open_call_cache(cache))
+def wrap_embedder(inner: TextEmbedder, *, cache: str | Path | None = DEFAULT_CACHE,
+                  policy: CallPolicy | None = None) -> CachedEmbedder:
+    """`inner` behind the call cache, registered (`policy`: see `CachedEmbedder`; the run's by default)."""
+    embedder = CachedEmbedder(inner, open_call_cache(cache), policy=policy)
     _register(embedder)
     return embedder

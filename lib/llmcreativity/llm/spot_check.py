@@ -18,8 +18,9 @@ method and stage), and the model computes them again while their inputs are at h
 - `answer_probs`: every answer's probability within `PROB_TOL` (`PROB_TOL_DEPENDENT` on a batch-dependent path).
 - `encode`: every component of the embedding within `EMBED_TOL`.
 
-Each comparison is appended to the file the context's `spot_check` names (set by the runner during a replay,
-one per stage); without it nothing is drawn or computed.
+Each comparison is appended to the file a replay-only wrapper's call policy names (`call_policy.CallPolicy.spot_check`,
+from the context's `spot_check` that the runner sets during a replay, one per stage; one checker per file and
+process, `checker_of`); without it nothing is drawn or computed.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..context import PerFile, kernel_context
+from ..context import PerFile
 from ..jsonl import append_jsonl, read_jsonl
 from .call_log import LoggedCall
 from .config import GenerateConfig
@@ -119,9 +120,9 @@ _CHECKERS: PerFile[SpotChecker] = PerFile(SpotChecker)
 """The checker of each spot-check file (one per file and process)."""
 
 
-def current_checker() -> SpotChecker | None:
-    """The checker of the file the context's `spot_check` names, or None outside a replay."""
-    return _CHECKERS.get(kernel_context().spot_check)
+def checker_of(path: Path | None) -> SpotChecker | None:
+    """The checker of the spot-check file `path` (a wrapper's `CallPolicy.spot_check`), or None when it is None."""
+    return _CHECKERS.get(path)
 
 
 def read_spot_checks(path: str | Path) -> list[SpotResult]:

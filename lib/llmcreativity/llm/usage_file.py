@@ -2,8 +2,9 @@
 
 A stage runs in a papermill kernel, another process than the runner, so its model usage reaches the
 runner through a file, never through shared state: the runner names the file in the context's `usage_file`
-(one per stage, emptied when the stage starts) and every call that a `CachedBackend` or `CachedEmbedder`
-answers in the kernel is added to an account that is written there, one `ModelUsage` row per model
+(one per stage, emptied when the stage starts), every `CachedBackend` or `CachedEmbedder` made in the kernel keeps
+it in its call policy (`call_policy.CallPolicy.usage_file`), and every call one of them answers is added to the
+account of that file (one account per file and process) that is written there, one `ModelUsage` row per model
 identity. The file is rewritten whole and atomically (`jsonl.rewrite_jsonl`: temporary file, then
 rename), at most once per `WRITE_EVERY_S` seconds while calls come in, by `flush_usage()` (the runner's
 last cell calls it) and when the process exits, so a kernel killed at any point leaves the previous
@@ -31,7 +32,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Literal
 
-from ..context import PerFile, kernel_context
+from ..context import PerFile
 from ..jsonl import read_records, rewrite_jsonl
 from .types import Usage
 
@@ -128,14 +129,15 @@ _ACCOUNTS: PerFile[UsageAccount] = PerFile(lambda path: UsageAccount(path, WRITE
 """The account of each usage file (one per file and process); the first one registers the exit flush."""
 
 
-def current_account() -> UsageAccount | None:
-    """The account of the context's `usage_file` (one per file and process), or None when unset."""
-    return _ACCOUNTS.get(kernel_context().usage_file)
+def account_of(path: Path | None) -> UsageAccount | None:
+    """The account of the usage file `path` (one per file and process), or None when `path` is None."""
+    return _ACCOUNTS.get(path)
 
 
-def record_usage(row: ModelUsage) -> None:
-    """Add `row` to the current account; nothing happens outside a runner-started process."""
-    account = current_account()
+def record_usage(path: Path | None, row: ModelUsage) -> None:
+    """Add `row` to the account of the usage file `path` (a wrapper's `CallPolicy.usage_file`); nothing happens
+    when it is None (outside a runner-started process)."""
+    account = account_of(path)
     if account is not None:
         account.add(row)
 

@@ -30,6 +30,7 @@ from ..hashing import sha256_file
 from ..paths import REPO_ROOT, current_profile, data_dir, results_dir
 
 if TYPE_CHECKING:
+    from ..llm.call_policy import CallPolicy
     from ..llm.roles import RoleUse
 
 PACKAGES = ("llmcreativity", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "torch", "transformers",
@@ -102,6 +103,10 @@ class Provenance:
     """Hash of the parameter values the runner passed (`parameters_hash`); empty outside the runner."""
     roles: tuple[RoleUse, ...] = ()
     """The model roles the kernel filled (`llm.roles.RoleUse`): role, spec, endpoint and the model it serves."""
+    policies: tuple[tuple[CallPolicy, tuple[str, ...]], ...] = ()
+    """How the kernel's model calls were answered and reported (`llm.call_policy.CallPolicy`: computed, cached or
+    replay-only; spot-checked; where logged and counted), each distinct policy with the identities of the models
+    that followed it; the run's policy with no identity when no model was handed out. Display only."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +225,21 @@ def _models() -> list[ModelUse]:
     return sorted(uses.values(), key=lambda m: m.identity)
 
 
+def _policies() -> tuple[tuple[CallPolicy, tuple[str, ...]], ...]:
+    """Each distinct call policy of the models `llm` handed out, with their identities (first use first); the run's
+    policy (`CallPolicy.from_context`) when none was handed out."""
+    from ..llm.call_policy import CallPolicy
+    from ..llm.handed_out import loaded_models
+
+    followed: dict[CallPolicy, list[str]] = {}
+    for m in loaded_models():
+        if m.policy is not None and m.identity not in followed.setdefault(m.policy, []):
+            followed[m.policy].append(m.identity)
+    if not followed:
+        return ((CallPolicy.from_context(), ()),)
+    return tuple((policy, tuple(identities)) for policy, identities in followed.items())
+
+
 def _roles() -> tuple[RoleUse, ...]:
     """Each distinct model role the kernel filled, in the order first filled."""
     from ..llm.roles import role_uses
@@ -267,6 +287,7 @@ def collect(stage: str, parameters: dict[str, Any], notebook: str | None = None)
         run_id=context.run_id or INTERACTIVE_RUN,
         params_sha256=context.params_sha256 or "",
         roles=_roles(),
+        policies=_policies(),
     )
 
 
@@ -274,12 +295,20 @@ def _cell(value: Any) -> str:
     return repr(value).replace("|", "\\|").replace("\n", " ")
 
 
+def _policy_sentence(policy: CallPolicy, identities: tuple[str, ...], policies: int) -> str:
+    """One call policy in words; naming the models that followed it when the kernel's models followed several."""
+    whose = "Model calls" if policies == 1 else "Calls of " + ", ".join(f"`{i}`" for i in identities)
+    return f"- {whose}: {policy.describe(_shown)}."
+
+
 def to_markdown(p: Provenance) -> str:
     """The record as Markdown tables."""
     lines = [f"Stage `{p.stage}`, profile `{p.profile}`, run `{p.run_id}` "
              f"(parameters `{p.params_sha256 or 'unknown'}`), executed {p.executed_at}, project commit `{p.commit}`, "
              f"notebook source SHA-256 `{p.notebook_sha256[:16] or 'unknown'}`.",
-             "", "| model | object | calls | device | endpoint traffic |", "|---|---|---|---|---|"]
+             ""]
+    lines += [_policy_sentence(policy, identities, len(p.policies)) for policy, identities in p.policies]
+    lines += ["", "| model | object | calls | device | endpoint traffic |", "|---|---|---|---|---|"]
     lines += [f"| `{m.identity}` | {m.kind} | {'' if m.calls is None else m.calls} | {m.device or 'endpoint'} | "
               f"{m.traffic} |" for m in p.models]
     if not p.models:
