@@ -48,7 +48,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="override a parameter for every stage declaring it; STAGE.NAME for one stage only")
     run.add_argument("--stage", help="run only this stage (in the smoke profile after the stages it reads from, when "
                                      "they have not run)")
-    run.add_argument("--dry-run", action="store_true", help="validate and print the parameters, run nothing")
+    run.add_argument("--dry-run", action="store_true",
+                     help="validate and print the parameters, each with where it comes from (the notebook, the "
+                          "profile's file, -p); run nothing")
     against = run.add_mutually_exclusive_group()
     against.add_argument("--replay", type=Path, metavar="RECORD",
                          help="answer every model call from the record folder RECORD (its profile; writes under "
@@ -182,11 +184,12 @@ def _run(args: argparse.Namespace) -> None:
             for name, param in p.declared.items():
                 value = p.parameters.get(name, param.default)
                 mark = "*" if name in p.parameters else " "
-                print(f"  {mark} {name} = {value!r}    # {param.describe()}")
+                print(f"  {mark} {name} = {value!r}    # [{p.origin(name)}] {param.describe()}")
         from .pipeline.planning import endpoint_summary
 
         print(*(f"endpoint {line}" for line in endpoint_summary(plans)), sep="\n")
-        print("(* = set by the profile or -p; parameters are valid, nothing was run)")
+        print("(* = set by the profile or -p; [...] = where the value comes from: the notebook's default, the "
+              "profile's file and part, or the -p; parameters are valid, nothing was run)")
         return
     run_id = new_run_id()
     try:

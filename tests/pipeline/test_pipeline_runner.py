@@ -347,7 +347,7 @@ def test_a_profile_with_a_bad_run_setting_is_refused_naming_the_table(monkeypatc
     from llmcreativity.pipeline import planning
 
     monkeypatch.setitem(planning.RUN_SETTINGS, "default", {"dtype": "half"})
-    with pytest.raises(ParameterError, match=r"profile 'default', RUN_SETTINGS in .*stages.py: dtype='half'"):
+    with pytest.raises(ParameterError, match=r"profile 'default', run settings in .*/default.yaml: dtype='half'"):
         plan("default", [], stages=[tiny()])
 
 

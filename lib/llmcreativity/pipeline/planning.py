@@ -1,13 +1,14 @@
 """Planning a run: every selected stage's parameter values, resolved and checked before anything runs.
 
-Values: the notebook's defaults, then the profile's, then `-p name value` overrides (a bare name
-applies to every stage declaring it; `stage.name` to that stage only). Six names are run-wide options
-that no notebook declares (`RUN_OPTIONS`): `-p base_url URL -p model NAME` sets every language-model role
-(`# registry: model` parameter) of every stage to `URL#NAME` (`model` alone: the local model NAME),
-except roles set by their own `-p` and optional roles left empty; `-p dtype float32|bfloat16|auto` and
-`-p device cpu|cuda|cuda:N|auto` are the run settings of every local model (`Plan.settings`: the profile's
-`stages.RUN_SETTINGS`, then `-p NAME`, then `-p STAGE.NAME`; "auto" where none is given), which the runner passes
-to each stage kernel (`context.KernelContext`) as the defaults of `get_backend` and `get_embedder`;
+Values: the notebook's defaults, then the profile's (its file, `profile_files`), then `-p name value` overrides (a
+bare name applies to every stage declaring it; `stage.name` to that stage only); `Plan.origin` says which gave
+each. Six names are run-wide options that no notebook declares (`RUN_OPTIONS`): `-p base_url URL -p model NAME`
+sets every language-model role (`# registry: model` parameter) of every stage to `URL#NAME` (`model` alone: the
+local model NAME), except roles set by their own `-p` and optional roles left empty;
+`-p dtype float32|bfloat16|auto` and `-p device cpu|cuda|cuda:N|auto` are the run settings of every local model
+(`Plan.settings`: the profile's `stages.RUN_SETTINGS`, the `run` of its file, then `-p NAME`, then
+`-p STAGE.NAME`; "auto" where none is given), which the runner passes to each stage kernel (`context.KernelContext`)
+as the defaults of `get_backend` and `get_embedder`;
 `-p api_key_env NAME` and `-p max_concurrency N` are the endpoint settings of every endpoint role (`Plan.endpoint`:
 `llm.endpoint_settings.ENDPOINT_DEFAULTS`, then `-p NAME`, then `-p STAGE.NAME`), passed to each kernel the same way
 (`context.KernelContext`) as the defaults of `get_role_backend` and `get_role_embedder`; they
@@ -43,6 +44,7 @@ from .parameters import (
     parse_parameters,
     registry_problems,
 )
+from .profile_files import PROFILES, layered, origin, profile_path
 from .stages import RUN_SETTINGS, Stage
 
 ROLE_OPTIONS = ("base_url", "model")
@@ -55,6 +57,8 @@ no model call (no prompt, cache key, identity or generating parameter), so a rec
 (`record.check_parameters`; records made before they were run-wide hold them among a stage's parameters)."""
 RUN_OPTIONS = (*ROLE_OPTIONS, *SETTING_OPTIONS, *ENDPOINT_OPTIONS)
 """`-p` names that apply to a whole run rather than to one notebook parameter (a notebook may not declare them)."""
+NOTEBOOK_DEFAULT = "notebook default"
+"""The origin (`Plan.origin`) of a value that neither the profile nor `-p` sets."""
 SETTING_DEFAULTS = {"dtype": "auto", "device": "auto"}
 """A run setting that neither the profile (`stages.RUN_SETTINGS`) nor `-p` gives: chosen per machine."""
 
@@ -77,6 +81,14 @@ class Plan:
     endpoint: dict[str, Any] = field(default_factory=lambda: dict(ENDPOINT_DEFAULTS))
     """The endpoint settings of its endpoint roles, {"api_key_env": ..., "max_concurrency": ...}
     (`ENDPOINT_OPTIONS`): the kernel's `get_role_backend` / `get_role_embedder` defaults."""
+    origins: dict[str, str] = field(default_factory=dict)
+    """Name -> where its value in `parameters` comes from: "profile P: FILE, PART" (the profile file and part that
+    set it; "profile P" alone for a stage outside the files), "-p NAME" or "-p STAGE.NAME" (for a model role set by
+    the run-wide options, "-p model" or "-p base_url, -p model")."""
+
+    def origin(self, name: str) -> str:
+        """Where the value of declared parameter `name` comes from: `origins`, else "notebook default"."""
+        return self.origins.get(name, NOTEBOOK_DEFAULT)
 
 
 def load_notebook(stage: Stage) -> nbformat.NotebookNode:
@@ -133,19 +145,33 @@ def _run_options(overrides: list[tuple[str, str]], names: set[str]) -> dict[str 
 
 
 def _apply_run_options(s: Stage, params: dict[str, Parameter], values: dict[str, Any], explicit: set[str],
-                       options: dict[str | None, dict[str, str]], problems: list[str]) -> None:
-    """Set every language-model role of stage `s` not in `explicit` from the run-wide base_url and model."""
+                       options: dict[str | None, dict[str, str]], origins: dict[str, str]) -> None:
+    """Set every language-model role of stage `s` not in `explicit` from the run-wide base_url and model (their
+    origin the `-p` keys that gave them)."""
     opts = {**options.get(None, {}), **options.get(s.name, {})}
     if not opts or opts.get("base_url") and not opts.get("model"):
         return  # reported once by `plan`
+    keys = ", ".join(f"-p {s.name}.{n}" if n in options.get(s.name, {}) else f"-p {n}" for n in opts)
     for name, param in params.items():
         if param.registry == "model" and name not in explicit:
             values[name] = with_endpoint(values.get(name, param.default), opts.get("base_url", ""), opts["model"])
+            origins[name] = keys
+
+
+def _profile_origin(s: Stage, profile: str, name: str) -> str:
+    """The origin of the value profile `profile` gives parameter `name` of `s`: the profile file and part that set
+    it, when the stage's value is the one its file sets (a stage outside the files: the profile alone)."""
+    unset = object()
+    if profile in PROFILES and layered(profile, s.name).get(name, unset) == s.profiles[profile][name]:
+        return f"profile {profile}: {origin(profile, s.name, name)}"
+    return f"profile {profile}"
 
 
 def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: list[tuple[str, str]],
-            names: set[str], used: set[str], problems: list[str]) -> dict[str, Any]:
+            names: set[str], used: set[str], problems: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Stage `s`'s values as the profile and the overrides set them, and each one's origin (`Plan.origins`)."""
     values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     explicit: set[str] = set()
     for name in RUN_OPTIONS:
         if name in params:
@@ -158,6 +184,7 @@ def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: lis
             continue
         try:
             values[name] = check_value(params[name], value, where)
+            origins[name] = _profile_origin(s, profile, name)
         except ParameterError as e:
             problems.append(str(e))
     for key, text in overrides:
@@ -168,10 +195,11 @@ def _values(s: Stage, params: dict[str, Parameter], profile: str, overrides: lis
         explicit.add(name)
         try:
             values[name] = parse_cli_value(params[name], text, f"-p {key} (stage {s.name!r})")
+            origins[name] = f"-p {key}"
         except ParameterError as e:
             problems.append(str(e))
-    _apply_run_options(s, params, values, explicit, _run_options(overrides, names), problems)
-    return values
+    _apply_run_options(s, params, values, explicit, _run_options(overrides, names), origins)
+    return values, origins
 
 
 def check_setting(name: str, value: str) -> Any:
@@ -197,7 +225,7 @@ def setting_problems(profile: str, overrides: list[tuple[str, str]], names: set[
         try:
             check_setting(name, value)
         except ValueError as e:
-            problems.append(f"profile {profile!r}, RUN_SETTINGS in lib/llmcreativity/pipeline/stages.py: {e}")
+            problems.append(f"profile {profile!r}, run settings in {_relative(profile_path(profile))}: {e}")
     for key, text in overrides:
         name = split_override(key, names)[1]
         if name in (*SETTING_OPTIONS, *ENDPOINT_OPTIONS):
@@ -206,6 +234,11 @@ def setting_problems(profile: str, overrides: list[tuple[str, str]], names: set[
             except ValueError as e:  # an endpoint setting's value is not repeated: it may be a key given by mistake
                 problems.append(f"-p {key}: {e}" if name in ENDPOINT_OPTIONS else f"-p {key} {text}: {e}")
     return problems
+
+
+def _relative(path: Path) -> str:
+    """`path` relative to the project root, for messages."""
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
 
 
 def _scoped(settings: dict[str, Any], stage: str, overrides: list[tuple[str, str]], names: set[str]) -> dict[str, Any]:
@@ -370,12 +403,13 @@ def plan(profile: str, overrides: list[tuple[str, str]], only: str | None = None
     for s in selected:
         params = declared[s.name]
         if profile not in s.profiles:
-            problems.append(f"stage {s.name!r} has no profile {profile!r} (it has {sorted(s.profiles)}); "
-                            "add it to lib/llmcreativity/pipeline/stages.py")
+            problems.append(f"stage {s.name!r} has no profile {profile!r} (it has {sorted(s.profiles)}); add its "
+                            f"file {_relative(profile_path(profile))} and list it in `profile_files.PROFILES`")
             continue
         mine = [(k, t) for k, t in overrides if _upstream_override(k, s, names)] if s in upstream_stages else overrides
-        p = Plan(s, profile, _values(s, params, profile, mine, names, used, problems), params,
-                 run_settings(s.name, profile, mine, names), endpoint_settings(s.name, mine, names))
+        values, origins = _values(s, params, profile, mine, names, used, problems)
+        p = Plan(s, profile, values, params, run_settings(s.name, profile, mine, names),
+                 endpoint_settings(s.name, mine, names), origins)
         problems += registry_problems(params, p.parameters, f"stage {s.name!r}")
         for key, _ in mine:
             target, name = split_override(key, names)

@@ -6,13 +6,11 @@ it writes (`output_files`, from which `outputs` builds the path functions and th
 its work grows with its parameters (`Scale`, for `projection`) and the claims it records (`claim_table.CLAIMS` ids,
 for the ledger). Adding a stage means writing its notebook and one entry here.
 
-Profiles: `default` runs on the embedded models within this machine's time budget; `paper` uses the papers' sizes;
-`smoke` tests the code path in seconds per stage (the smallest model in every model role, the fewest items) and
-writes under `results/smoke/`, apart from the real run (see `paths.results_dir`); `pilot` runs the published run's
-generating choices (`PUBLISHED_CHOICES`: models, lengths, judges) on a few items per stage, to time them on this
-machine and to estimate the variances the published run is sized from; it writes under `results/pilot/` and
-records its claims there; `published` runs the same choices at the sizes the pre-registration derived from the
-pilot (`PUBLISHED_SIZES`; `llmcreativity reproduce` records it into `published/run`, which `make book` replays).
+Profiles are data: each is a file `profiles/<name>.yaml` holding only the values it sets, per stage, on top of the
+notebooks' defaults (`profile_files` reads them, `Stage.profiles` holds them). `default` runs on the embedded
+models within this machine's time budget; `paper` uses the papers' sizes; `smoke` tests the code path in seconds
+per stage, under `results/smoke/`; `pilot`, `published`, `decisive-pilot` and `decisive` are the recorded runs and
+their pilots. What each was for and how it ran is the book's appendix, `book/history.md`.
 """
 
 from __future__ import annotations
@@ -24,121 +22,33 @@ from typing import Any
 from .. import output_files as out
 from ..output_files import OutputFile
 from ..writing.decoding import CHOSEN_DECODING
+from .profile_files import merged, part, run_settings, stage_profiles
 
 SMOKE_MODEL = "smollm2-135m"
-"""The smallest registry language model: every model role of the smoke profile uses it."""
+"""The smallest registry language model: every model role of the smoke profile uses it (`profiles/smoke.yaml`)."""
 
-RECORDED_SETTINGS = {"dtype": "float32", "device": "cpu"}
-"""The run settings of a profile whose calls are recorded and replayed on other machines: float32 on the CPU,
-whatever the machine could do faster, so every local model's identity (and so every cache key) is the same on
-an AVX2 CPU, a CPU with native bfloat16 and a machine with a GPU."""
-
-RUN_SETTINGS: dict[str, dict[str, str]] = {
-    "default": RECORDED_SETTINGS,
-    "paper": RECORDED_SETTINGS,
-    "smoke": RECORDED_SETTINGS,
-    "pilot": RECORDED_SETTINGS,
-    "published": RECORDED_SETTINGS,
-    "decisive-pilot": RECORDED_SETTINGS,
-    "decisive": RECORDED_SETTINGS,
-}
-"""Profile -> its run-wide settings of the local models (`dtype`, `device`), which every stage kernel gets as the
-defaults of `get_backend` and `get_embedder`; `-p dtype` / `-p device` override them (on a GPU:
-`-p device cuda -p dtype auto`, under other identities). A profile or setting not listed is "auto"."""
+RUN_SETTINGS: dict[str, dict[str, str]] = run_settings()
+"""Profile -> its run-wide settings of the local models (`dtype`, `device`: the `run` of its file), which every stage
+kernel gets as the defaults of `get_backend` and `get_embedder`; `-p dtype` / `-p device` override them (on a GPU:
+`-p device cuda -p dtype auto`, under other identities). A setting not listed is "auto"."""
 
 SCIFI_CATEGORIES = 10
 """SciFi-100's categories (a `None` category count means all of them)."""
 SCIFI_PER_CATEGORY = 10
 """Prompts per SciFi-100 category (a `None` per-category count means all of them)."""
 
+PUBLISHED_CHOICES: dict[str, dict[str, Any]] = part("published", "choices")
+"""Stage -> the published run's generating choices that are not sizes (models, story lengths, rounds, judges): the
+`choices` of `profiles/published.yaml`, which the pilot and the claims' re-decision build on."""
+PUBLISHED_SIZES: dict[str, dict[str, Any]] = part("published", "sizes")
+"""Stage -> the published run's sizes, from its registration (`published/preregistration`): the `sizes` of
+`profiles/published.yaml`. `tests/pipeline/test_published_profile.py` checks them against the registration."""
+PILOT_SIZES: dict[str, dict[str, Any]] = part("pilot", "sizes")
+"""Stage -> the pilot's sizes, a few items per stage: the `sizes` of `profiles/pilot.yaml`."""
 
-PUBLISHED_WRITER = "llama.cpp:qwen2.5-coder-0.5b"
-"""The published run's writer: the largest model that writes a prompt's stories of every framework in minutes here
-(the 135M model mostly misses the story format)."""
-PUBLISHED_LARGE_WRITER = "llama.cpp:qwen2.5-coder-1.5b"
-"""The larger Single Agent of claim A3: three times the writer's parameters."""
-PUBLISHED_ENTAILMENT_JUDGE = "qwen2.5-coder-0.5b"
-"""The published run's LLM entailment judge (semantic entropy's clustering, and B7). Neither LLM judge here beat
-chance on 30 MuseScorer ideas (step 0: the 0.5B and the 1.5B judge alike), so the claims it gates are reported
-"judge not validated" and the cheaper one runs them; the 1.5B judge asks its questions about 2.5 times slower."""
-PUBLISHED_CONVERGENT_JUDGE = "llama.cpp:qwen2.5-coder-0.5b"
-"""The published run's convergent judges' model; B10's weaker model is the 135M one."""
-PUBLISHED_SE_MODELS = ["llama.cpp:smollm2-135m", "llama.cpp:qwen2.5-coder-0.5b"]
-"""The published run's semantic-entropy models: two sizes of the smallest cost, enough to run B2 and B11 (scale),
-whose verdicts rest on judges that failed in step 0 (their compute saved)."""
-
-PUBLISHED_CHOICES: dict[str, dict[str, Any]] = {
-    "backends": {},
-    "scifi100": {},
-    "baselines": {"writer": PUBLISHED_WRITER, "large_writer": PUBLISHED_LARGE_WRITER, "rounds": 1,
-                  "max_story_words": 300, "feedback_max_tokens": 200, "large_prompts": 1},
-    "review": {"writer": PUBLISHED_WRITER, "max_story_words": 300, "feedback_max_tokens": 200},
-    "writing_pilot": {"writer": PUBLISHED_WRITER, "large_writer": PUBLISHED_LARGE_WRITER, "max_story_words": 300,
-                      "feedback_max_tokens": 200},
-    "corpus": {},
-    "judge_lab": {"checklist_judges": ["llama.cpp:qwen2.5-coder-0.5b"]},
-    "entailment_validation": {"entailment_judges": [PUBLISHED_ENTAILMENT_JUDGE, "qwen2.5-coder-1.5b"],
-                              "entailment_judge": PUBLISHED_ENTAILMENT_JUDGE},
-    "semantic_entropy": {"se_models": PUBLISHED_SE_MODELS, "judge": "llm",
-                         "entailment_judge": PUBLISHED_ENTAILMENT_JUDGE, "n_samples": 6, "max_tokens": 48,
-                         "novelty_judge": "llama.cpp:qwen2.5-coder-1.5b"},
-    "judge_validation": {"convergent_judge": PUBLISHED_CONVERGENT_JUDGE,
-                         "weak_convergent_judge": "llama.cpp:smollm2-135m", "k_sweep": [2], "se_judge": "p_yes"},
-    "evaluation": {"judge_prompts": 1, "stories_per_run": 1, "a2_kl": "whole"},
-}
-"""Stage -> the published run's generating choices (models, story lengths, rounds, judges) that are not sizes: the
-`pilot` profile runs them on a few items, the published run at the sizes its pre-registration derives from the
-pilot. The rubric judge (qwen2.5-coder-1.5b on llama.cpp) and the corpus are the default profile's. Teacher, Debate
-and Discussion revise once, as Review does (each further round adds about half again to their cost: the pilot
-measured about 13 minutes a prompt for the baselines with two rounds), so A4's convergence is draft -> revision for
-every framework. Where a claim's judge failed in step 0 (30 labelled items each: the rubric judge gating A1 and
-A3, the entailment judges gating B1-B4, B7 and B8, the convergent judges gating B6 and B11) its compute is saved:
-the larger Single Agent writes for one prompt (A3), the rubric judge grades one story per framework (A1), semantic
-entropy runs two models, and the chains' convergent scorer is the cheap p(Yes) judge instead of the paper's
-multi-agent one (B6, B11)."""
-
-PILOT_SIZES: dict[str, dict[str, Any]] = {
-    "baselines": {"n_categories": 2, "per_category": 1},
-    "review": {"n_categories": 2, "per_category": 1},
-    "entailment_validation": {"llm_sample": 30, "b7_sets": 3},
-    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 1, "n_hypogen": 1, "step_cap": 2},
-    "judge_validation": {"n_items": 30},
-    "evaluation": {"hanna_n": 30},
-}
-"""Stage -> the pilot's sizes: a few items per stage, and 30 labelled items for every judge that gates a claim (the
-rubric judge on HANNA, the entailment judges on MuseScorer, the convergent judges on MacGyver)."""
-
-
-PUBLISHED_SIZES: dict[str, dict[str, Any]] = {
-    "baselines": {"n_categories": 7, "per_category": 2},
-    "review": {"n_categories": 7, "per_category": 2},
-    "writing_pilot": {"screen_categories": 7, "screen_per_category": 1, "confirm_categories": 2,
-                      "confirm_per_category": 1, "large_prompts": 1},
-    "entailment_validation": {"llm_sample": 30, "b7_sets": 3},
-    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 1, "n_hypogen": 1, "step_cap": 2},
-    "judge_validation": {"n_items": 30},
-    "evaluation": {"hanna_n": 44},
-    "judge_lab": {"lm_items": 600},
-}
-"""Stage -> the published run's sizes: for each claim the stage decides, the minimum sample its pre-registration
-(`published/preregistration`) derives from the pilot: prompts for A2 and A4, HANNA stories for A5, labelled
-MacGyver items for B9 and B10. The stages whose claims rest on a judge that failed in the pilot keep the pilot's
-sizes (their compute saved): semantic entropy (B1-B4, B8) and B7's idea sets. `tests/pipeline/test_published_profile.py`
-checks them against the committed registration."""
-
-
-DECISIVE_CHANGES: dict[str, dict[str, Any]] = {
-    "baselines": {"decoding": CHOSEN_DECODING},
-    "review": {"decoding": CHOSEN_DECODING, "story_filter": "passing"},
-    "semantic_entropy": {"judge": "lab", "n_samples": 10},
-    "entailment_validation": {"b7_judge": "lab"},
-    "evaluation": {"story_filter": "passing"},
-}
-"""Stage -> the claims' re-decision's generating choices that differ from `PUBLISHED_CHOICES`, each a deviation the
-second registration lists with its reason (`DECISIVE_DEVIATIONS`): the writers' decoding chosen on the writing pilot,
-and semantic entropy clustered by the judge laboratory's confirmed equivalence judge at the paper's 10 samples a step
-(its LLM entailment judge failed on 30 labelled ideas; the confirmed judge asks no model, so the paper's sample size
-fits the budget)."""
+DECISIVE_CHANGES: dict[str, dict[str, Any]] = part("decisive", "changes")
+"""Stage -> the claims' re-decision's generating choices that differ from `PUBLISHED_CHOICES`: the `changes` of
+`profiles/decisive.yaml`, each a deviation the second registration lists with its reason (`DECISIVE_DEVIATIONS`)."""
 
 DECISIVE_CLAIMS = ("A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4", "B6", "B7", "B8", "B11")
 """The claims the re-decision decides again (on new stories, new chains or a confirmed judge); the others (A5, B5,
@@ -184,46 +94,14 @@ DECISIVE_SEEN: tuple[str, ...] = (
 )
 """What the re-decision's sample holds that was seen before its sizing, declared in the second registration."""
 
-DECISIVE_PILOT_SIZES: dict[str, dict[str, Any]] = PILOT_SIZES | {
-    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 3, "n_hypogen": 3, "step_cap": 3},
-    "entailment_validation": {"llm_sample": 30, "b7_sets": 30},
-}
-"""Stage -> the sizing pilot of the claims' re-decision: the first pilot's sizes, and for semantic entropy the design
-effect's inputs fixed before it ran: 3 problems per domain, a cap of 3 steps, 10 samples a step (`DECISIVE_CHANGES`).
-The first pilot's items are among these (its prompts and first problems): they were seen before this sizing, and the
-registration declares them."""
+DECISIVE_PILOT_SIZES: dict[str, dict[str, Any]] = merged(PILOT_SIZES, part("decisive-pilot", "sizes"))
+"""Stage -> the sizing pilot of the claims' re-decision: the pilot's sizes under the `sizes` of
+`profiles/decisive-pilot.yaml` (semantic entropy's design effect's inputs, B7's sets)."""
 
-DECISIVE_SIZES: dict[str, dict[str, Any]] = PUBLISHED_SIZES | {
-    "semantic_entropy": {"temperatures": [0.3, 1.5], "n_problems": 6, "n_hypogen": 6, "step_cap": 3},
-    "entailment_validation": {"llm_sample": 30, "b7_sets": 100},
-}
-"""Stage -> the claims' re-decision's sizes, from its registration (`published/preregistration-2`): semantic entropy
-on 6 problems of each domain (B2's 12 problems, the largest minimum of B1-B4; B8 not estimable from the pilot, the
-claim table's 5), 100 sets of 5 ideas from each unseen MuseScorer object for B7 (the claim table's 30 sets govern:
-not estimable from the pilot), and the published run's 14 prompts for A2 (14) and A4 (10).
-`tests/pipeline/test_published_profile.py` checks them against the registration."""
-
-
-def _decisive_pilot(stage: str) -> dict[str, Any]:
-    return PUBLISHED_CHOICES[stage] | DECISIVE_CHANGES.get(stage, {}) | DECISIVE_PILOT_SIZES.get(stage, {})
-
-
-def _decisive(stage: str) -> dict[str, Any]:
-    return PUBLISHED_CHOICES[stage] | DECISIVE_CHANGES.get(stage, {}) | DECISIVE_SIZES.get(stage, {})
-
-
-def _recorded(stage: str) -> dict[str, dict[str, Any]]:
-    """A stage's entries of the recorded profiles and their pilots: pilot, published, decisive-pilot, decisive."""
-    return {"pilot": _pilot(stage), "published": _published(stage), "decisive-pilot": _decisive_pilot(stage),
-            "decisive": _decisive(stage)}
-
-
-def _pilot(stage: str) -> dict[str, Any]:
-    return PUBLISHED_CHOICES[stage] | PILOT_SIZES.get(stage, {})
-
-
-def _published(stage: str) -> dict[str, Any]:
-    return PUBLISHED_CHOICES[stage] | PUBLISHED_SIZES.get(stage, {})
+DECISIVE_SIZES: dict[str, dict[str, Any]] = merged(PUBLISHED_SIZES, part("decisive", "sizes"))
+"""Stage -> the claims' re-decision's sizes, from its registration (`published/preregistration-2`): the published
+run's under the `sizes` of `profiles/decisive.yaml`. `tests/pipeline/test_published_profile.py` checks them against
+the registration."""
 
 
 def _all(value: int | None, total: int) -> int:
@@ -356,7 +234,8 @@ class Stage:
     depends: tuple[str, ...] = ()
     """Stages whose output files this one reads."""
     profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Profile name -> parameter overrides (on top of the notebook's own defaults)."""
+    """Profile name -> parameter overrides (on top of the notebook's own defaults); the stage table's are read from
+    the profile files (`profile_files.stage_profiles`)."""
     outputs: tuple[OutputFile, ...] = ()
     """The files it writes into its folder; those with `items` hold the records the run report counts."""
     scale: Scale | None = None
@@ -385,12 +264,7 @@ STAGES: list[Stage] = [
         notebook="notebooks/backends.md",
         title="Model backends and log-probabilities",
         scale=Scale(lambda p: p["n_samples"] * len(p["temperatures"]), "n_samples x temperatures"),
-        profiles={
-            "default": {},
-            **_recorded("backends"),
-            "smoke": {"n_samples": 2, "max_tokens": 12},
-            "paper": {"writer": "qwen2.5-coder-1.5b", "n_samples": 10},
-        },
+        profiles=stage_profiles("backends"),
     ),
     Stage(
         name="scifi100",
@@ -399,12 +273,7 @@ STAGES: list[Stage] = [
         depends=("backends",),
         outputs=(out.SCIFI100_BUILT,),
         scale=Scale(lambda p: p["n_dimensions"] * p["n_candidates"], "n_dimensions x n_candidates"),
-        profiles={
-            "default": {},
-            **_recorded("scifi100"),
-            "smoke": {"writer": SMOKE_MODEL, "n_dimensions": 1, "n_candidates": 4, "keep": 2, "max_tokens": 128},
-            "paper": {"n_dimensions": 10, "n_candidates": 20, "keep": 10},
-        },
+        profiles=stage_profiles("scifi100"),
     ),
     Stage(
         name="baselines",
@@ -414,14 +283,7 @@ STAGES: list[Stage] = [
         outputs=(out.STORIES, out.TRANSCRIPTS, out.HOMOGENIZATION, out.LARGE_SINGLE, out.LARGE_SINGLE_STORIES),
         scale=Scale(_prompts, "prompts (n_categories x per_category)",
                     lambda p: (1 + p["rounds"]) * p["max_story_words"], "(1 + rounds) x max_story_words"),
-        profiles={
-            "default": {},
-            **_recorded("baselines"),
-            "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40,
-                      "large_writer": SMOKE_MODEL},
-            "paper": {"n_categories": None, "per_category": None, "rounds": 3, "feedback_max_tokens": 400,
-                      "max_story_words": 300, "large_prompts": None},
-        },
+        profiles=stage_profiles("baselines"),
     ),
     Stage(
         name="review",
@@ -432,12 +294,7 @@ STAGES: list[Stage] = [
         scale=Scale(_prompts, "prompts (n_categories x per_category)", lambda p: p["max_story_words"],
                     "max_story_words"),
         claims=("A4",),
-        profiles={
-            "default": {},
-            **_recorded("review"),
-            "smoke": {"n_categories": 1, "per_category": 1, "feedback_max_tokens": 32, "max_story_words": 40},
-            "paper": {"n_categories": None, "per_category": None, "feedback_max_tokens": 400, "max_story_words": 300},
-        },
+        profiles=stage_profiles("review"),
     ),
     Stage(
         name="writing_pilot",
@@ -450,15 +307,7 @@ STAGES: list[Stage] = [
         scale=Scale(_pilot_stories, "stories (decodings x screen prompts + framework stories x confirmation prompts "
                     "+ large_prompts)",
                     lambda p: p["max_story_words"], "max_story_words"),
-        profiles={
-            "default": {},
-            **_recorded("writing_pilot"),
-            "smoke": {"decodings": ["none", "no-repeat-4gram"], "screen_categories": 1,
-                      "frameworks": ["single", "review"], "feedback_max_tokens": 32, "max_story_words": 40,
-                      "large_writer": SMOKE_MODEL},
-            "paper": {"max_story_words": 300, "feedback_max_tokens": 400, "screen_categories": None,
-                      "screen_per_category": 2, "confirm_categories": None, "large_prompts": 10},
-        },
+        profiles=stage_profiles("writing_pilot"),
     ),
     Stage(
         name="corpus",
@@ -469,14 +318,7 @@ STAGES: list[Stage] = [
                  out.HANNA_SURPRISAL),
         caches=(out.CORPUS_STORE_FOLDER,),
         scale=Scale(lambda p: p["n_surprisal"], "n_surprisal"),
-        profiles={
-            "default": {},
-            **_recorded("corpus"),
-            "smoke": {"max_books": 2, "n_stories": 8, "n_surprisal": 1, "surprisal_words": 40,
-                      "projection_sample": 500},
-            "paper": {"max_books": 0, "embedder": "all-mpnet-base-v2", "n_stories": 96, "n_surprisal": 96,
-                      "projection_sample": 15000},
-        },
+        profiles=stage_profiles("corpus"),
     ),
     Stage(
         name="judge_lab",
@@ -484,13 +326,7 @@ STAGES: list[Stage] = [
         title="The judge laboratory: judges chosen on one split, confirmed on another",
         outputs=(out.LAB_SPLIT, out.LAB_DEVELOPMENT, out.LAB_CONFIRMATION, out.LAB_CHOICE, out.LAB_HEADS),
         scale=Scale(_lab_texts, "texts embedded (solutions + problems, ideas, story chunks) x embedders"),
-        profiles={
-            "default": {},
-            **_recorded("judge_lab"),
-            "smoke": {"embedders": ["all-minilm-l6-v2"], "max_problems": 24, "max_ideas": 40, "hanna_n": 24,
-                      "n_resamples": 200, "checklist_judges": [SMOKE_MODEL], "lm_items": 45},
-            "paper": {},
-        },
+        profiles=stage_profiles("judge_lab"),
     ),
     Stage(
         name="entailment_validation",
@@ -500,15 +336,7 @@ STAGES: list[Stage] = [
         outputs=(out.EMBEDDING_SWEEP, out.LLM_JUDGES, out.B7_SETS),
         scale=Scale(_entailment_calls, "entailment questions (judges x repeats x thresholds x llm_sample^2, B7 sets)"),
         claims=("B7",),
-        profiles={
-            "default": {},
-            **_recorded("entailment_validation"),
-            "smoke": {"rounds": [1], "embedding_sample": 30, "thresholds": [0.5, 0.6],
-                      "entailment_judges": [SMOKE_MODEL], "llm_sample": 4, "llm_thresholds": [0.5], "llm_repeats": 1,
-                      "b7_sets": 3, "b7_set_size": 3, "entailment_judge": SMOKE_MODEL},
-            "paper": {"embedding_sample": 1200, "entailment_judges": ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
-                      "llm_sample": 60, "llm_repeats": 3, "b7_sets": 30},
-        },
+        profiles=stage_profiles("entailment_validation"),
     ),
     Stage(
         name="semantic_entropy",
@@ -519,18 +347,7 @@ STAGES: list[Stage] = [
         scale=Scale(_se_calls, "model calls (chains x step_cap x n_samples, n_samples^2 for judge llm)",
                     lambda p: p["max_tokens"], "max_tokens"),
         claims=("B1", "B2", "B3", "B4", "B8"),
-        profiles={
-            "default": {},
-            **_recorded("semantic_entropy"),
-            "smoke": {"se_models": [SMOKE_MODEL], "temperatures": [0.3, 0.9], "n_problems": 1, "n_hypogen": 1,
-                      "n_scifi": 0, "n_samples": 4, "step_cap": 1, "max_tokens": 16, "entailment_judge": SMOKE_MODEL,
-                      "llm_check_steps": 0, "n_resamples": 200, "novelty_judge": SMOKE_MODEL},
-            "paper": {"se_models": ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"],
-                      "temperatures": [0.3, 0.6, 0.9, 1.2, 1.5], "n_problems": 20, "n_hypogen": 20, "n_scifi": 10,
-                      # a cap of 12 lets chains finish: 99 % of MacGyver's "Step k:" solutions have <= 7 steps, max 11
-                      "n_samples": 10, "step_cap": 12, "max_tokens": 64, "judge": "llm", "llm_check_steps": 0,
-                      "novelty_judge": "qwen2.5-coder-1.5b"},
-        },
+        profiles=stage_profiles("semantic_entropy"),
     ),
     Stage(
         name="judge_validation",
@@ -541,18 +358,7 @@ STAGES: list[Stage] = [
         scale=Scale(_judge_calls, "judge calls (n_items x arms, discussions, SE chains judged)",
                     lambda p: p["max_tokens"], "max_tokens"),
         claims=("B5", "B6", "B9", "B10", "B11"),
-        profiles={
-            "default": {},
-            **_recorded("judge_validation"),
-            "smoke": {"n_items": 2, "convergent_judge": SMOKE_MODEL, "rounds": 1, "k_sweep": [2], "t_sweep": [0.8],
-                      "max_tokens": 32, "n_resamples": 200},
-            "paper": {"n_items": 300, "n_ablation": 0, "criteria": "macgyver", "convergent_judge": "qwen2.5-coder-1.5b",
-                      "weak_convergent_judge": "qwen2.5-coder-0.5b", "rounds": 3, "k": 5, "k_sweep": [1, 3, 5, 8],
-                      "stop_confidence": 0.5,  # the authors' README: "A confidence-based early-exit (T = 0.5)"
-                      "t_sweep": [0.5, 0.6, 0.7, 0.8, 0.9, 1.01], "max_tokens": 256, "cot_max_tokens": 400,
-                      # B6 and B11 are decided only with the paper's convergent scorer (divergent.PAPER_SCORER)
-                      "se_judge": "retrieval"},
-        },
+        profiles=stage_profiles("judge_validation"),
     ),
     Stage(
         name="evaluation",
@@ -563,14 +369,7 @@ STAGES: list[Stage] = [
         scale=Scale(_gradings, "rubric gradings ((judged stories + hanna_n) x dimensions)",
                     lambda p: p["repeats"] + 1, "repeats + 1"),
         claims=("A1", "A2", "A3", "A5"),
-        profiles={
-            "default": {},
-            **_recorded("evaluation"),
-            "smoke": {"rubric_judge": SMOKE_MODEL, "hanna_n": 3, "judge_prompts": 1, "stories_per_run": 1,
-                      "repeats": 2, "kl_window": 20, "surprisal_words": 10},
-            "paper": {"judge_prompts": None, "stories_per_run": None, "hanna_n": 96,
-                      "surprisal_scorer": "qwen2.5-coder-1.5b", "a2_kl": "whole"},
-        },
+        profiles=stage_profiles("evaluation"),
     ),
 ]
 """Every stage, each before the stages that read its outputs."""
