@@ -77,7 +77,7 @@ def test_toc_puts_one_chapter_per_stage_into_the_stages_part_of_the_template():
     [part] = [p for p in content["parts"] if p["caption"] == "Stages"]
     assert part["chapters"] == [{"file": "executed/a"}, {"file": "executed/b"}]
     others = [c["file"] for p in content["parts"] if p is not part for c in p["chapters"]]
-    assert others == ["claims", "rerun", "glossary", "references"]
+    assert others == ["claims", "rerun", "glossary", "references", "history"]
 
 
 def test_toc_template_without_a_stages_part_is_rejected(tmp_path):
