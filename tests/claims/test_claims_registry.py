@@ -45,7 +45,7 @@ def test_a_domain_module_declares_its_claims_once():
     assert declaring_module("A4") == convergence.__name__
     with pytest.raises(ValueError, match="'A4' is declared twice: by llmcreativity.writing.convergence"):
         register(declaration("A4"), module="somewhere.else")
-    assert min_n("A4", "default") == declaration("A4").min_n
+    assert min_n("A4") == declaration("A4").min_n  # a run under no registration
 
 
 def test_an_undeclared_claim_says_what_to_import(empty):

@@ -156,7 +156,7 @@ def test_the_provenance_reports_each_endpoint_s_traffic(server):
     lm = endpoint(server, 4)
     lm.answer_probs_batch(["A?", "B?", "C?", "D?"], ["yes", "no"])
     text = to_markdown(collect("test", {}))
-    row = next(line for line in text.splitlines() if f"`{lm.identity}`" in line)
+    row = next(line for line in text.splitlines() if f"`{lm.identity}`" in line and line.startswith("|"))
     assert "| endpoint | 4 requests, at most" in row and "tokens/s, 0 retries |" in row
 
 
