@@ -18,7 +18,7 @@ from transformers import AutoTokenizer
 from llmcreativity.llm.registry import MODELS, materialize
 from llmcreativity.llm.transformers_local import convert_gguf
 from llmcreativity.paths import data_dir
-from llmcreativity.writing.frameworks.config import TOKENS_PER_WORD
+from llmcreativity.writing.frameworks.writing_config import TOKENS_PER_WORD
 
 
 def main() -> None:

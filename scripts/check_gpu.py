@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from llmcreativity.llm.config import GenerateConfig
+from llmcreativity.llm.generate_config import GenerateConfig
 from llmcreativity.llm.device import device_kind, resolve_device
 from llmcreativity.llm.tiny_models import ARCHITECTURES, tiny_model_dir
 from llmcreativity.llm.transformers_local import TransformersBackend

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from llmcreativity.llm.cached import CachedBackend
+from llmcreativity.llm.cached_backend import CachedBackend
 from llmcreativity.llm.scripted import ScriptedBackend, prompt_text
 
 

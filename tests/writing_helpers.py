@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from llmcreativity.llm.cached import CachedBackend
+from llmcreativity.llm.cached_backend import CachedBackend
 from llmcreativity.llm.scripted import ScriptedBackend, prompt_text
 
 

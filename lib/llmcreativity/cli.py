@@ -5,7 +5,7 @@
         (ends with a table per stage: status, seconds, items, model calls, cache hits, tokens; see
         `pipeline.run_report`; --replay answers every model call from a record, with -p changing analysis
         parameters only (a re-analysis); --from-record runs live against a record, computing only the calls it
-        lacks, after printing their projected cost; see `pipeline.execution` and `pipeline.record`)
+        lacks, after printing their projected cost; see `pipeline.execution` and `pipeline.record_export`)
     llmcreativity record export DEST [--profile P] [--stage NAME]
     llmcreativity record import RECORD
     llmcreativity build [--output DIR]
@@ -134,7 +134,7 @@ def _record(args: argparse.Namespace) -> None:
     from .llm.call_log import calls_path
     from .paths import cache_dir
     from .pipeline.planning import plan
-    from .pipeline.record import export_record, import_record
+    from .pipeline.record_export import export_record, import_record
 
     if args.action == "export":
         plans = plan(args.profile, [], args.stage)
@@ -245,7 +245,7 @@ def _reproduce(profile: str, stage: str | None) -> None:
     from .paths import cache_dir, results_root
     from .pipeline.execution import new_run_id, run_stage
     from .pipeline.planning import plan
-    from .pipeline.record import export_record, import_record
+    from .pipeline.record_export import export_record, import_record
     from .record_file import RECORD_FILE
 
     name = RECORDS[profile][0]

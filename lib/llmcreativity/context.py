@@ -75,7 +75,7 @@ class KernelContext:
     """The record a replay answers from (a replay's stage only): a stage that would otherwise read the state of the
     working tree reads what the record holds instead (the judge laboratory's choice commits)."""
     registration: Path | None = None
-    """The registration folder whose minimum samples the run's verdicts read (`claims.registry.min_n`): the runner
+    """The registration folder whose minimum samples the run's verdicts read (`claims.declarations.min_n`): the runner
     sets it for a recorded profile (`paths.registration_folder`); unset, a claim is decided at its declaration's."""
     dtype: str | None = None
     """The run's dtype, the default of `get_backend(dtype=)` (`-p dtype`; checked by `llm.device.run_dtype`)."""

@@ -4,7 +4,7 @@ A record is appended only once it is complete, in one write that is flushed and 
 mid-write leaves a last line without its newline; readers ignore it and the next append cuts it off,
 so that record is simply computed again. Small ledgers whose records are replaced by key (claims, judge
 validity) are rewritten whole and atomically instead (`upsert`). Records are stored in their JSON form
-(`json_records.to_json`) and read back with `json_records.from_json`.
+(`dataclass_json.to_json`) and read back with `dataclass_json.from_json`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .json_records import from_json, to_json
+from .dataclass_json import from_json, to_json
 
 T = TypeVar("T")
 

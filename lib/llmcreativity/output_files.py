@@ -3,7 +3,7 @@
 Each `OutputFile` below is listed by the stage that writes it (`pipeline.stages.Stage.outputs`); `outputs` builds
 the path functions and readers from the two, and the run report counts a stage's items from the outputs that say
 what one of their records is (`OutputFile.items`). The modules that write a file into a folder they are given
-(`writing.runner.run_writing`, `corpus.store.export_store`) name it by its declaration here too, so a file name is
+(`writing.writing_run.run_writing`, `corpus.store.export_store`) name it by its declaration here too, so a file name is
 written in this module and nowhere else (`tests/pipeline/test_pipeline_stages.py` checks it).
 
 A path may hold `{field}` placeholders for a family of files, one per value (one unigram table per tokenizer);
@@ -94,7 +94,7 @@ def count_records(path: Path) -> int:
 SCIFI100_BUILT = OutputFile("scifi100_built.json", "the SciFi-100-format dataset the construction builds",
                             items="prompts built")
 
-# baselines and review: a writing run's folder (`writing.runner.run_writing`) -------------------------------------
+# baselines and review: a writing run's folder (`writing.writing_run.run_writing`) -------------------------------------
 STORIES = OutputFile("stories.jsonl", "final stories, one `StoryRecord` per line", items="stories")
 TRANSCRIPTS = OutputFile("transcripts.jsonl", "every message of every run, one `Message` per line")
 HOMOGENIZATION = OutputFile("homogenization.csv", "the homogenization-by-round table of the writing stage")

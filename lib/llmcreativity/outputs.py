@@ -102,7 +102,7 @@ def writing_dir(stage: str) -> Path:
 
 def read_stories(stage: str) -> pd.DataFrame:
     """The final stories of a writing stage, one row each (`evaluation.load_story_table`: story_id, system, ...)."""
-    from .evaluation.scores import load_story_table
+    from .evaluation.scoring_table import load_story_table
 
     return load_story_table(_existing(out.STORIES, _writing_stage(stage)))
 
@@ -110,7 +110,7 @@ def read_stories(stage: str) -> pd.DataFrame:
 def read_stage_transcripts(stage: str) -> dict:
     """Every transcript of a writing stage by (framework, prompt_id) (`writing.read_transcripts` of its
     transcripts file); {} when the stage has not run."""
-    from .writing.records import read_transcripts
+    from .writing.story_record import read_transcripts
 
     path = _found(out.TRANSCRIPTS, _writing_stage(stage))
     return read_transcripts(path) if path is not None else {}
@@ -149,7 +149,7 @@ def read_large_single_stories() -> pd.DataFrame:
     Loaded under their own system, their `story_id`s ("single (<model>)::<model identity>::<message id>") stay
     apart from the baselines' own Single Agent even when both ran one model (as a smoke run does).
     """
-    from .evaluation.scores import load_story_table
+    from .evaluation.scoring_table import load_story_table
 
     models = large_single_models()
     if not models:
@@ -181,7 +181,7 @@ def unigram_file(tokenizer: str) -> Path:
 
 def read_unigrams(tokenizer: str) -> dict[str, int]:
     """Corpus unigram counts of `tokenizer`, as written by the corpus stage."""
-    from .evaluation.scores import load_unigrams
+    from .evaluation.scoring_table import load_unigrams
 
     return load_unigrams(_existing(out.UNIGRAMS, tokenizer=tokenizer))
 
@@ -244,8 +244,8 @@ def chain_table_file() -> Path:
 
 
 def read_chain_table() -> pd.DataFrame | None:
-    """The semantic-entropy stage's per-chain table (computed by `entropy.tables.chain_table`), or None before it
-    has run."""
+    """The semantic-entropy stage's per-chain table (computed by `entropy.entropy_tables.chain_table`), or None before
+    it has run."""
     path = _found(out.CHAIN_TABLE)
     return pd.read_parquet(path) if path is not None else None
 

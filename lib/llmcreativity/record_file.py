@@ -1,10 +1,10 @@
 """A run record's index file, `record.json`: its format, its version, its typed form and the one reader that checks
 them.
 
-The record folder and how it is written and imported are `pipeline.record`'s, how a run is compared with it
+The record folder and how it is written and imported are `pipeline.record_export`'s, how a run is compared with it
 `pipeline.record_compare`'s; what is here is what any layer may read from a record without the pipeline: the judge
 laboratory reads the published run's judge-validity rows from it (`judgelab.score.confirmed_judge`), the book its
-claims. It imports nothing of the project but `json_records`, which stores the typed form.
+claims. It imports nothing of the project but `dataclass_json`, which stores the typed form.
 
 The file is `Record`: per stage a `RecordedStage` (with the `Sitting`s that built it), the listed files' `StoredFile`
 facts and the recording machine (`Machine`). `write_record` writes it as the JSON it always was (sorted keys, one
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .json_records import from_json, to_json
+from .dataclass_json import from_json, to_json
 
 FORMAT = "llmcreativity-record"
 """The `format` field of every record.json."""
@@ -29,7 +29,7 @@ RECORD_FILE = "record.json"
 """The index file of a record folder."""
 
 CallCounts = dict[str, dict[str, int]]
-"""Distinct calls per role and method: {role: {method: n}} (`pipeline.record.calls_by_role`)."""
+"""Distinct calls per role and method: {role: {method: n}} (`pipeline.record_export.calls_by_role`)."""
 
 
 def calls_total(calls: CallCounts) -> int:
@@ -104,7 +104,7 @@ class RecordedStage:
     exported: str
     """When it was last exported."""
     claims: tuple[JsonObject, ...] = ()
-    """The claims records it wrote (`pipeline.claims`)."""
+    """The claims records it wrote (`pipeline.claim_records`)."""
     judge_validity: tuple[JsonObject, ...] = ()
     """The judge-validity records it wrote (`claims.judge_validity`)."""
     sittings: tuple[Sitting, ...] | None = None

@@ -24,7 +24,7 @@ import yaml
 
 from llmcreativity.claims.judge_validity import read_judge_validity
 from llmcreativity.paths import RECORDS, REPO_ROOT
-from llmcreativity.pipeline.claims import read_claims
+from llmcreativity.pipeline.claim_records import read_claims
 from llmcreativity.pipeline.ledger import claims_markdown, earlier_run, forest_plot, ledger_rows
 from llmcreativity.pipeline.manifest import ManifestEntry, executed_notebook, read_manifest
 from llmcreativity.pipeline.order import ordered_stages

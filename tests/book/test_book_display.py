@@ -66,8 +66,8 @@ def test_prose_wraps_paragraphs_and_escapes_html():
 
 
 def test_the_labs_confirmation_table_is_rounded_by_its_intervals_on_the_page():
-    from llmcreativity.judgelab.display import confirmation_table
     from llmcreativity.judgelab.lab import Confirmation
+    from llmcreativity.judgelab.lab_display import confirmation_table
 
     r = Confirmation("convergent", "convergent: head [lab 1a2b3c4d5e6f]", "head", "AUC", 0.61234567, 0.55123, 0.66789,
                      0.5, 120, 30, "length only", 0.5512345, 0.0123456, 0.1098765, 0.81234, "s" * 64, "c" * 40,

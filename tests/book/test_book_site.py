@@ -15,7 +15,7 @@ from llmcreativity.claims.judge_validity import validity_path
 from llmcreativity.jsonl import rewrite_jsonl
 from llmcreativity.paths import PUBLISHED_RECORD, RECORDS, REPO_ROOT
 from llmcreativity.pipeline import order
-from llmcreativity.pipeline.claims import claims_path
+from llmcreativity.pipeline.claim_records import claims_path
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.ledger import FINDINGS_HEADING
 from llmcreativity.pipeline.manifest import ManifestEntry, ReplayMark, update_manifest

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from llmcreativity.claims import registry
-from llmcreativity.claims.claim_spec import PAPER_B, ClaimSpec
-from llmcreativity.claims.registry import declaration, declaring_module, min_n, page_order, register, registered
+from llmcreativity.claims import declarations
+from llmcreativity.claims.declarations import declaration, declaring_module, min_n, page_order, register, registered
+from llmcreativity.claims.spec import PAPER_B, ClaimSpec
 
 
 def claim(claim_id: str) -> ClaimSpec:
@@ -18,8 +18,8 @@ def claim(claim_id: str) -> ClaimSpec:
 @pytest.fixture
 def empty(monkeypatch):
     """A registry of its own, empty: the real one stays as the domains declared it."""
-    monkeypatch.setattr(registry, "_SPECS", {})
-    monkeypatch.setattr(registry, "_MODULES", {})
+    monkeypatch.setattr(declarations, "_SPECS", {})
+    monkeypatch.setattr(declarations, "_MODULES", {})
 
 
 def test_claims_are_kept_in_page_order_whatever_order_they_are_declared_in(empty):

@@ -75,11 +75,11 @@ def upward(graph: nx.DiGraph) -> set[tuple[str, str]]:
 def test_in_function_and_relative_imports_are_resolved(tmp_path, monkeypatch):
     folder = tmp_path / "llmcreativity" / "judges"
     folder.mkdir(parents=True)
-    (folder / "claims.py").write_text("from . import rubric\n\ndef f():\n    from ..claims.registry import min_n\n"
+    (folder / "claims.py").write_text("from . import rubric\n\ndef f():\n    from ..claims.declarations import min_n\n"
                                       "    import llmcreativity.stats\n")
     monkeypatch.setattr(f"{__name__}.PACKAGE", tmp_path / "llmcreativity")
     assert imports_of(folder / "claims.py") == {"llmcreativity.judges", "llmcreativity.judges.rubric",
-                                                "llmcreativity.claims.registry", "llmcreativity.stats"}
+                                                "llmcreativity.claims.declarations", "llmcreativity.stats"}
 
 
 def test_a_cycle_is_found_and_named():
@@ -104,12 +104,12 @@ def test_no_domain_imports_the_pipeline():
     """At 689ac9b five domains (judges, evaluation, entropy, writing, judgelab) imported `pipeline`: for the claim
     vocabulary (then the claim table's `min_n`, `JudgeKind`, `REFERENCE_FIGURES`), the judge-validity records and
     the published record's reader. All three now live in the bottom layer (`claims`, `record_file`), the reference
-    figures in `evaluation`; each domain declares its claims in the bottom layer's registry (`claims.registry`), and
+    figures in `evaluation`; each domain declares its claims in the bottom layer's registry (`claims.declarations`), and
     only `pipeline` imports them all (`pipeline.claim_table`)."""
     assert upward(unit_graph()) == set()
 
 
-BOTTOM = frozenset({"claims", "context", "hashing", "json_records", "jsonl", "output_files", "paths", "record_file",
+BOTTOM = frozenset({"claims", "context", "hashing", "dataclass_json", "jsonl", "output_files", "paths", "record_file",
                     "stats"})
 """The bottom layer: the run's context and folders, files and hashes, a record's index file, the declaration of every
 file a stage writes (`output_files`, which a claim's pilot reader names), statistics and the claim vocabulary

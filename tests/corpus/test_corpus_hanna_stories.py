@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llmcreativity.corpus import figures, hanna_stories
+from llmcreativity.corpus import corpus_figures, hanna_stories
 
 
 @pytest.fixture
@@ -67,11 +67,11 @@ def test_nearest_other_book_skips_chunks_of_the_same_book():
 
 def test_corpus_figures():
     chunks = chunk_table()
-    assert list(figures.words_per_book(chunks)["words"]) == [22, 9]
-    assert len(figures.plot_chunks(chunks, 250).axes) == 2
-    assert figures.plot_zipf({"words": Counter("a a b".split())}).axes[0].get_xscale() == "log"
-    view = figures.projection(chunks, np.eye(3), 2, np.random.default_rng(0))
+    assert list(corpus_figures.words_per_book(chunks)["words"]) == [22, 9]
+    assert len(corpus_figures.plot_chunks(chunks, 250).axes) == 2
+    assert corpus_figures.plot_zipf({"words": Counter("a a b".split())}).axes[0].get_xscale() == "log"
+    view = corpus_figures.projection(chunks, np.eye(3), 2, np.random.default_rng(0))
     assert len(view) == 2 and set(view["decade"]) <= {"1900", "1920"}
-    assert len(figures.plot_projection(view).axes) >= 2
+    assert len(corpus_figures.plot_projection(view).axes) >= 2
     stories = pd.DataFrame({"group": ["h", "l"], "novelty": [0.1, 0.2]})
-    assert len(figures.plot_groups(stories, ["novelty"]).axes) == 1
+    assert len(corpus_figures.plot_groups(stories, ["novelty"]).axes) == 1

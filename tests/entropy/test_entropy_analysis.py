@@ -37,7 +37,7 @@ def test_the_distinct_rule_is_undefined_when_every_kept_candidate_has_no_token()
 
     from llmcreativity.entropy.analysis import _distinct_rule
     from llmcreativity.entropy.chains import Candidate
-    from llmcreativity.entropy.estimators import probability_weighted_semantic_entropy as se_p
+    from llmcreativity.entropy.se_estimators import probability_weighted_semantic_entropy as se_p
 
     empty, spaced, word = (Candidate("", (), False, "stop"), Candidate("", (-0.3,), False, "stop"),
                            Candidate("rope", (-1.0,), False, "stop"))

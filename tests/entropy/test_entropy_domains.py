@@ -80,8 +80,8 @@ def test_hypogen_astro_missing_file_and_missing_columns_say_how_to_fix(tmp_path)
 def test_hypogen_astro_runs_through_the_step_wise_protocol_on_a_scripted_model(tmp_path):
     from entropy_helpers import FirstWordJudge, GreedyAwareBackend
     from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings
+    from llmcreativity.entropy.entropy_tables import chain_table, model_step_table
     from llmcreativity.entropy.grid import run_grid
-    from llmcreativity.entropy.tables import chain_table, model_step_table
     from llmcreativity.llm import CachedBackend, ScriptedEmbedder
 
     def sample(prompt, i):

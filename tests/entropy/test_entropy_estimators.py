@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmcreativity.entropy.estimators import (
+from llmcreativity.entropy.se_estimators import (
     cluster_log_probabilities,
     discrete_semantic_entropy,
     length_normalized_semantic_entropy,

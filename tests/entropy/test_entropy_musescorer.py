@@ -5,7 +5,7 @@ import pytest
 
 from entropy_helpers import FirstWordJudge
 from llmcreativity.data.musescorer import load_musescorer
-from llmcreativity.entropy.musescorer import agreement_table, partition_agreement, sample_round
+from llmcreativity.entropy.musescorer_validation import agreement_table, partition_agreement, sample_round
 
 
 def test_identical_partitions_agree_perfectly_under_relabeling():

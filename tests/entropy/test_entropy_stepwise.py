@@ -6,9 +6,9 @@ import math
 import pytest
 
 from entropy_helpers import FirstWordJudge, GreedyAwareBackend
+from llmcreativity.dataclass_json import from_json, to_json
 from llmcreativity.entropy import STEP_SAMPLING, Chain, StepwiseSettings, run_chain, run_chains
 from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
-from llmcreativity.json_records import from_json, to_json
 from llmcreativity.llm import CachedBackend, ScriptedBackend
 
 PROBLEM = Problem("macgyver-1", "macgyver", "Open a jar. Tools available: a towel, a spoon.")

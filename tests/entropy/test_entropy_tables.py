@@ -13,7 +13,9 @@ import pytest
 from entropy_helpers import FirstWordJudge
 from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings
 from llmcreativity.entropy.analysis import spearman_with_ci
-from llmcreativity.entropy.claims import (
+from llmcreativity.entropy.domains import Problem
+from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge, LLMEntailmentJudge
+from llmcreativity.entropy.entropy_claims import (
     CHAIN_PAIRS,
     STEP_PAIRS,
     check_similarity_embedder,
@@ -22,19 +24,17 @@ from llmcreativity.entropy.claims import (
     se_verdicts,
     verdict_table,
 )
-from llmcreativity.entropy.domains import Problem
-from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge, LLMEntailmentJudge
-from llmcreativity.entropy.figures import plot_entropy_panels
-from llmcreativity.entropy.grid import run_grid
-from llmcreativity.entropy.tables import (
+from llmcreativity.entropy.entropy_figures import plot_entropy_panels
+from llmcreativity.entropy.entropy_tables import (
     chain_table,
     ending_table,
     model_step_table,
     solution_text,
     temperature_summary,
 )
+from llmcreativity.entropy.grid import run_grid
 from llmcreativity.llm import CachedBackend, ScriptedBackend, ScriptedEmbedder
-from llmcreativity.pipeline.claims import claim_text
+from llmcreativity.pipeline.claim_records import claim_text
 
 
 def grid(tmp_path):
@@ -220,7 +220,7 @@ def test_b1_verdict_runs_from_entailment_clusters_through_problem_level_interval
 def test_the_bands_beside_the_verdicts_resample_problems_from_the_verdicts_seed():
     """A band is the cluster bootstrap over problems of the cell's mean, seeded like the verdicts: the same seed gives
     the same band, and it is exactly `cluster_bootstrap_ci` over the cell's problems."""
-    from llmcreativity.entropy.figures import mean_bands
+    from llmcreativity.entropy.entropy_figures import mean_bands
     from llmcreativity.stats.bootstrap import cluster_bootstrap_ci
 
     chains, steps = _tables()

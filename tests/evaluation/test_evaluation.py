@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmcreativity.corpus.store import CorpusStore
+from llmcreativity.dataclass_json import to_json
 from llmcreativity.evaluation import (
     framework_summary,
     judge_table,
@@ -19,12 +20,11 @@ from llmcreativity.evaluation import (
     novelty_table,
     paper_table,
 )
-from llmcreativity.json_records import to_json
 from llmcreativity.jsonl import append_jsonl
 from llmcreativity.judges.rubric import RubricScore
 from llmcreativity.llm import ScriptedBackend, ScriptedEmbedder
 from llmcreativity.stats.paired import cohen_dz, paired_comparisons, prompt_means
-from llmcreativity.writing.records import StoryRecord
+from llmcreativity.writing.story_record import StoryRecord
 
 
 def _record(framework: str, prompt_id: str, agent: str, story: str, model: str = "m") -> dict:

@@ -8,16 +8,16 @@ import pytest
 
 from claim_inputs import hanna as _hanna
 from llmcreativity.evaluation import JUDGE_COLUMNS, NOVELTY_COLUMNS
-from llmcreativity.evaluation.claims import (
+from llmcreativity.evaluation.review_claims import (
     a3_not_testable_reason,
     claim_comparisons,
     judge_human_verdict,
     review_verdicts,
 )
-from llmcreativity.evaluation.estimators import estimator_agreement, score_tables
+from llmcreativity.evaluation.rubric_estimators import estimator_agreement, score_tables
 from llmcreativity.judges.rubric import RubricScore
+from llmcreativity.pipeline.claim_records import claim_text
 from llmcreativity.pipeline.claim_table import CLAIMS
-from llmcreativity.pipeline.claims import claim_text
 from llmcreativity.writing import BASELINES
 
 
@@ -153,7 +153,7 @@ def test_a5_not_supported_for_a_judge_ranking_against_humans_and_inconclusive_be
 # --- A2: decided on the a2_kl lexical KL (the paper's whole-story one in the paper profile) -----------------------
 
 def test_a2_is_decided_on_the_chosen_lexical_kl_and_the_other_one_is_the_robustness_column():
-    from llmcreativity.evaluation.claims import other_kl, with_kl
+    from llmcreativity.evaluation.review_claims import other_kl, with_kl
 
     table = _stories(8)
     noise = np.random.default_rng(0).normal(0, 0.05, len(table))

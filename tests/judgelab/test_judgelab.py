@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llmcreativity.judgelab import binary, equivalence, solutions, stories
+from llmcreativity.judgelab import binary_agreement, equivalence, solutions, stories
 from llmcreativity.judgelab.choice import Choice, UncommittedChoice, committed_choice, write_choice
 from llmcreativity.judgelab.heads import fit_head, load_head, out_of_fold, save_head
 from llmcreativity.judgelab.splits import Split, SplitError, assert_unseen, load_split, save_split, split_groups
@@ -47,14 +47,14 @@ def test_the_whole_pipeline_on_labels_permuted_within_groups_agrees_at_chance() 
     shuffled = _permuted_within_groups(items, seed=2)
     dev = solutions.develop(shuffled, split, features, n_resamples=400)
     row = dev.table.set_index("protocol").loc["embedding head (toy)"]
-    assert row["auc_low"] < binary.AUC_CHANCE < row["auc_high"]
+    assert row["auc_low"] < binary_agreement.AUC_CHANCE < row["auc_high"]
     chosen = solutions.choose(dev)
     heads = solutions.fit_protocol(shuffled, split, features, chosen)
     test = split.mask(shuffled["group"], "test")
     s = solutions.protocol_scores(chosen, heads, features, test, split.mask(shuffled["group"], "dev"))
-    ci = binary.auc_interval(shuffled["label"].to_numpy()[test], s, shuffled["group"].to_numpy()[test],
+    ci = binary_agreement.auc_interval(shuffled["label"].to_numpy()[test], s, shuffled["group"].to_numpy()[test],
                              n_resamples=400)
-    assert ci.low < binary.AUC_CHANCE < ci.high
+    assert ci.low < binary_agreement.AUC_CHANCE < ci.high
 
 
 def test_a_group_on_two_sides_of_a_split_is_refused() -> None:
@@ -142,7 +142,7 @@ def test_the_story_judge_scores_each_story_from_a_fit_without_it() -> None:
 
 
 def test_the_duplicate_ceiling_compares_the_two_labels_of_a_text() -> None:
-    ceiling = binary.duplicate_ceiling(["1", "1", "1", "1", "2", "2"], ["a", "A ", "b", "b", "a", "a"],
+    ceiling = binary_agreement.duplicate_ceiling(["1", "1", "1", "1", "2", "2"], ["a", "A ", "b", "b", "a", "a"],
                                        [True, True, True, False, False, False])
     assert ceiling["pairs"] == 3 and ceiling["agreement"] == pytest.approx(2 / 3)
 
@@ -430,9 +430,9 @@ def test_the_confirmed_equivalence_judge_clusters_semantic_entropy_samples_and_n
     """Loaded from the published record and its committed choice, it partitions a step's samples for
     `cluster_by_bidirectional_entailment` (no pair asked), decides B1-B4, names their claims, and is refused as
     B4's similarity embedder when it clusters with that embedder."""
-    from llmcreativity.entropy.claims import check_similarity_embedder, claims_judge, is_entailment
     from llmcreativity.entropy.clustering import cluster_by_bidirectional_entailment
     from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge
+    from llmcreativity.entropy.entropy_claims import check_similarity_embedder, claims_judge, is_entailment
     from llmcreativity.judgelab import score
     from llmcreativity.llm.scripted import ScriptedEmbedder
 

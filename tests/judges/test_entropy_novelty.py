@@ -8,7 +8,7 @@ import pytest
 
 from llmcreativity.judges.divergent import novelty_claim, novelty_messages, novelty_scores, novelty_table
 from llmcreativity.llm.types import AnswerDistribution, Usage
-from llmcreativity.pipeline.claims import claim_text
+from llmcreativity.pipeline.claim_records import claim_text
 
 
 class StepCountRater:

@@ -9,7 +9,7 @@ import pytest
 
 from llmcreativity.claims.verdicts import Verdict, all_of_verdict
 from llmcreativity.judges import CriterionVerdict, JudgeCall, Judgement, criteria_set, judgement_table
-from llmcreativity.judges.claims import (
+from llmcreativity.judges.labelled_claims import (
     PAPER_HUMAN_ACCURACY,
     accuracy_claim,
     accuracy_comparisons,
@@ -18,7 +18,7 @@ from llmcreativity.judges.claims import (
     weaker_model_claim,
 )
 from llmcreativity.judges.resample import problem_spearman
-from llmcreativity.pipeline.claims import claim_text
+from llmcreativity.pipeline.claim_records import claim_text
 
 
 def test_paper_set_is_the_papers_four_convergent_criteria_and_macgyver_its_own_three():

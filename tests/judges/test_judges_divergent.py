@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from llmcreativity.judges import CriterionVerdict, JudgeCall, Judgement, judgement_table
-from llmcreativity.judges.claims import efficiency_claim, savings_table
 from llmcreativity.judges.criteria import MACGYVER_CRITERIA, PAPER_CRITERIA
 from llmcreativity.judges.divergent import (
     PAPER_SCORER,
@@ -25,8 +24,9 @@ from llmcreativity.judges.divergent import (
     weak_link_claim,
     weak_link_table,
 )
-from llmcreativity.judges.figures import call_table, plot_accuracy_vs_tokens, plot_cost_by_round, tokens_by_round
-from llmcreativity.pipeline.claims import claim_text
+from llmcreativity.judges.judge_figures import call_table, plot_accuracy_vs_tokens, plot_cost_by_round, tokens_by_round
+from llmcreativity.judges.labelled_claims import efficiency_claim, savings_table
+from llmcreativity.pipeline.claim_records import claim_text
 
 
 def judgement(item, judge, verdict, tokens, confidence=0.5, round_=1):

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from judge_helpers import scripted, user_of
-from llmcreativity.json_records import from_json, to_json
+from llmcreativity.dataclass_json import from_json, to_json
 from llmcreativity.judges import (
     AnswerProbabilityJudge,
     ChatEvalJudge,
@@ -21,7 +21,7 @@ from llmcreativity.judges import (
     validity_score,
 )
 from llmcreativity.judges.chateval import majority
-from llmcreativity.judges.records import AgentVerdict
+from llmcreativity.judges.judgement import AgentVerdict
 from llmcreativity.judges.retrieval_panel import extract_findings
 from llmcreativity.judges.vector_store import NumpyVectorStore
 from llmcreativity.llm import ScriptedEmbedder

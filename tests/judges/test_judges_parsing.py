@@ -4,8 +4,8 @@ from hypothesis import strategies as st
 
 from judge_helpers import scripted, user_of
 from llmcreativity.judges import parse_verdict
-from llmcreativity.judges.parsing import REMINDER, Ask, ask_verdict, ask_verdicts
-from llmcreativity.llm.config import GenerateConfig
+from llmcreativity.judges.reply_parsing import REMINDER, Ask, ask_verdict, ask_verdicts
+from llmcreativity.llm.generate_config import GenerateConfig
 
 
 def test_parse_reads_verdict_and_percentage_confidence():

@@ -21,12 +21,12 @@ from fake_endpoint import FakeServer
 from llmcreativity.entropy import STEP_SAMPLING, StepwiseSettings, run_chains
 from llmcreativity.entropy.domains import MACGYVER_PROMPT, Problem
 from llmcreativity.entropy.entailment import EmbeddingSimilarityJudge, LLMEntailmentJudge
-from llmcreativity.evaluation.estimators import grade_both
+from llmcreativity.evaluation.rubric_estimators import grade_both
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.judges import MACGYVER_VALID, AnswerProbabilityJudge, JudgeItem, run_judge
 from llmcreativity.judges.rubric import DIMENSIONS, RubricJudge
 from llmcreativity.llm import GenerateConfig, ScriptedBackend, ScriptedEmbedder
-from llmcreativity.llm.cached import CachedBackend
+from llmcreativity.llm.cached_backend import CachedBackend
 from llmcreativity.llm.concurrency import endpoint_concurrency, item_workers
 from llmcreativity.llm.request_stats import request_stats
 from llmcreativity.llm.roles import get_role_backend

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from llmcreativity.llm import ScriptedEmbedder
-from llmcreativity.llm.cache import ResponseCache
 from llmcreativity.llm.cached_embedder import CachedEmbedder
+from llmcreativity.llm.response_cache import ResponseCache
 
 
 def test_only_missing_texts_reach_the_encoder_and_rows_round_trip_exactly(tmp_path):

@@ -5,9 +5,9 @@ import pytest
 
 from llmcreativity.context import variable
 from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, ScriptedEmbedder, cache_key
-from llmcreativity.llm.cache import ResponseCache
 from llmcreativity.llm.cached_embedder import CachedEmbedder
 from llmcreativity.llm.call_log import CacheMiss, read_call_log
+from llmcreativity.llm.response_cache import ResponseCache
 
 CHAT = [{"role": "system", "content": "You are a writer."}, {"role": "user", "content": "Write about a lighthouse."}]
 

@@ -20,10 +20,10 @@ from llmcreativity.llm import (
     spot_check,
     usage_file,
 )
-from llmcreativity.llm.cache import cache_key
 from llmcreativity.llm.cached_embedder import CachedEmbedder
 from llmcreativity.llm.call_log import CacheMiss, read_call_log
 from llmcreativity.llm.call_policy import CallPolicy
+from llmcreativity.llm.response_cache import cache_key
 from llmcreativity.llm.spot_check import read_spot_checks
 from llmcreativity.llm.usage_file import flush_usage, read_usage
 
@@ -167,8 +167,8 @@ def test_the_policy_reads_in_words(tmp_path):
 
 
 # -- nothing reads the context on a call -----------------------------------------------------------------------------
-CALL_PATHS = ("llm/cached.py", "llm/cached_embedder.py", "llm/call_log.py", "llm/usage_file.py", "llm/spot_check.py",
-              "entropy/entailment.py")
+CALL_PATHS = ("llm/cached_backend.py", "llm/cached_embedder.py", "llm/call_log.py", "llm/usage_file.py",
+              "llm/spot_check.py", "entropy/entailment.py")
 """The modules a wrapper's call runs through (the NLI judge's included)."""
 POLICY_FIELDS = {"cache_only", "spot_check", "call_log", "usage_file"}
 """The context's fields that make up a call policy."""
@@ -206,7 +206,7 @@ def test_no_wrapper_call_path_reads_the_run_context():
 def test_the_wrappers_read_the_run_policy_only_when_they_are_made():
     callers = {f"{path}:{f}" for path in CALL_PATHS
                for f in _functions_calling(ast.parse((LIB / path).read_text()), "from_context")}
-    assert callers == {"llm/cached.py:CachedBackend.__init__", "llm/cached_embedder.py:CachedEmbedder.__init__",
+    assert callers == {"llm/cached_backend.py:CachedBackend.__init__", "llm/cached_embedder.py:CachedEmbedder.__init__",
                        "entropy/entailment.py:NLIEntailmentJudge.__init__"}
 
 

@@ -14,7 +14,7 @@ import torch
 
 from llmcreativity.llm import GenerateConfig, cache_key
 from llmcreativity.llm.call_log import LoggedCall
-from llmcreativity.llm.config import DECODING_CONTROLS
+from llmcreativity.llm.generate_config import DECODING_CONTROLS
 from llmcreativity.llm.openai_http import FeatureMissing, OpenAIBackend
 from llmcreativity.llm.row_sampling import (
     min_p_filter,

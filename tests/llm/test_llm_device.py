@@ -17,6 +17,7 @@ import torch
 from llm_tiny import tiny_model_dir
 from llmcreativity.context import variable
 from llmcreativity.llm import GenerateConfig, get_backend, get_embedder
+from llmcreativity.llm.cache_wrapping import loaded_models
 from llmcreativity.llm.device import (
     EMBED_BATCH,
     LOCAL_BATCH,
@@ -29,7 +30,6 @@ from llmcreativity.llm.device import (
     run_device,
     run_dtype,
 )
-from llmcreativity.llm.handed_out import loaded_models
 from llmcreativity.llm.local_models import DeferredLocalBackend
 from llmcreativity.llm.row_sampling import next_tokens, row_generators, sampling_probs
 from llmcreativity.llm.transformers_local import TransformersBackend

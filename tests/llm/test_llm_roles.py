@@ -329,7 +329,7 @@ def test_the_no_local_model_guard_refuses_a_local_role_and_allows_an_endpoint(mo
 
 def test_a_claim_carries_the_endpoint_and_the_served_model(monkeypatch):
     from llmcreativity.claims.verdicts import not_testable
-    from llmcreativity.pipeline.claims import read_claims, record_claims
+    from llmcreativity.pipeline.claim_records import read_claims, record_claims
 
     monkeypatch.setenv("LLMCREATIVITY_PROFILE", "default")
     with FakeServer(models=["judge"], root="weights-7b") as server:

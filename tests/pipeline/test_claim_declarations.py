@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import llmcreativity
-from llmcreativity.claims.claim_spec import ClaimSpec
-from llmcreativity.claims.registry import declaring_module, registered
+from llmcreativity.claims.declarations import declaring_module, registered
+from llmcreativity.claims.spec import ClaimSpec
 from llmcreativity.pipeline.claim_table import CLAIMS, DECLARING_MODULES
 from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.preregistration import claim_terms, current_terms, rule_clauses

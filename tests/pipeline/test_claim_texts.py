@@ -17,14 +17,14 @@ import pytest
 
 import claim_inputs as ci
 from llmcreativity.claims.verdicts import Verdict
-from llmcreativity.entropy.claims import se_verdicts
 from llmcreativity.entropy.diversity_agreement import agreement_comparisons, diversity_claim
+from llmcreativity.entropy.entropy_claims import se_verdicts
 from llmcreativity.entropy.validity import mean_ari
-from llmcreativity.evaluation.claims import claim_comparisons, judge_human_verdict, review_verdicts
-from llmcreativity.judges import claims as jc
+from llmcreativity.evaluation.review_claims import claim_comparisons, judge_human_verdict, review_verdicts
 from llmcreativity.judges import divergent as dv
+from llmcreativity.judges import labelled_claims as jc
+from llmcreativity.pipeline.claim_records import claim_text, record_claims
 from llmcreativity.pipeline.claim_table import CLAIMS
-from llmcreativity.pipeline.claims import claim_text, record_claims
 from llmcreativity.stats import distinct_bootstrap_ci
 from llmcreativity.stats.paired import paired_comparisons
 from llmcreativity.writing.convergence import a4_verdict

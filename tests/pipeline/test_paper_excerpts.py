@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from llmcreativity.evaluation.summary import REFERENCE_FIGURES
+from llmcreativity.evaluation.framework_summary import REFERENCE_FIGURES
 from llmcreativity.pipeline import excerpts
 from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.excerpts import EXCERPTS, UNCHECKED, Excerpt, figure_source, numbers

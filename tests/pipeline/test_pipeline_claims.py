@@ -8,8 +8,7 @@ import pytest
 
 from llmcreativity.claims.verdicts import Verdict
 from llmcreativity.jsonl import upsert
-from llmcreativity.pipeline.claim_table import CLAIMS
-from llmcreativity.pipeline.claims import (
+from llmcreativity.pipeline.claim_records import (
     PAPER_CLAIMS,
     Claim,
     claim_text,
@@ -17,6 +16,7 @@ from llmcreativity.pipeline.claims import (
     read_claims,
     record_claims,
 )
+from llmcreativity.pipeline.claim_table import CLAIMS
 from llmcreativity.pipeline.ledger import claims_markdown
 
 

@@ -11,9 +11,9 @@ from matplotlib.figure import Figure
 from llmcreativity.claims.judge_validity import read_judge_validity, record_judge_validity, validity_path
 from llmcreativity.claims.verdicts import Verdict, not_testable
 from llmcreativity.jsonl import upsert
-from llmcreativity.judges.claims import PAPER_HUMAN_ACCURACY
+from llmcreativity.judges.labelled_claims import PAPER_HUMAN_ACCURACY
+from llmcreativity.pipeline.claim_records import Claim, claims_path, read_claims, record_claims
 from llmcreativity.pipeline.claim_table import CLAIMS
-from llmcreativity.pipeline.claims import Claim, claims_path, read_claims, record_claims
 from llmcreativity.pipeline.execution import run
 from llmcreativity.pipeline.ledger import (
     JUDGE_NOT_VALIDATED,

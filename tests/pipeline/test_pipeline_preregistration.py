@@ -17,14 +17,14 @@ from llmcreativity.claims import sizing
 from llmcreativity.claims.judge_validity import JudgeValidity
 from llmcreativity.claims.registration import read_terms, registered_min_n
 from llmcreativity.cli import main
+from llmcreativity.dataclass_json import to_json
 from llmcreativity.entropy.diversity_agreement import BASELINES as DIVERSITY_BASELINES
-from llmcreativity.evaluation.scores import JUDGE_COLUMNS, NOVELTY_COLUMNS
-from llmcreativity.json_records import to_json
+from llmcreativity.evaluation.scoring_table import JUDGE_COLUMNS, NOVELTY_COLUMNS
 from llmcreativity.jsonl import append_jsonl, upsert
 from llmcreativity.judges import pilot_readers as jpr
 from llmcreativity.judges.divergent import novelty_table
-from llmcreativity.judges.records import CriterionVerdict, Judgement
-from llmcreativity.judges.rubric.scores import RubricScore
+from llmcreativity.judges.judgement import CriterionVerdict, Judgement
+from llmcreativity.judges.rubric.rubric_scores import RubricScore
 from llmcreativity.judges.settings import PanelSettings
 from llmcreativity.judges.validation import validation_arms
 from llmcreativity.output_files import JUDGE_RUNS
@@ -137,6 +137,13 @@ def _register(pilot: tuple[Path, dict[str, bool]], **options) -> pr.Preregistrat
     return pr.preregister(results, labels=labels, hanna=hanna(HANNA_N)[0], **options)
 
 
+@pytest.fixture(scope="module")
+def registered(pilot: tuple[Path, dict[str, bool]]) -> pr.Preregistration:
+    """The synthetic pilot registered under the default options, once for the tests that only read it (a
+    registration is frozen; a test that changes the claim table registers again)."""
+    return _register(pilot)
+
+
 def _by_id(registration: pr.Preregistration) -> dict[str, pr.ClaimRegistration]:
     return {c.claim_id: c for c in registration.claims}
 
@@ -147,8 +154,8 @@ def test_every_testable_claim_has_one_target():
         assert t.quantity and t.target and t.reason and t.sample_size
 
 
-def test_a_synthetic_pilot_sizes_every_claim_its_files_allow(pilot):
-    claims = _by_id(_register(pilot))
+def test_a_synthetic_pilot_sizes_every_claim_its_files_allow(registered):
+    claims = _by_id(registered)
     assert list(claims) == list(pl.TARGETS)
     for cid in ("A1", "A2", "A3", "A4", "A5", "B1", "B2", "B3", "B4", "B9"):
         c = claims[cid]
@@ -164,7 +171,7 @@ def test_a_synthetic_pilot_sizes_every_claim_its_files_allow(pilot):
     assert claims["B10"].status == pr.NOT_ESTIMABLE and "weaker" in claims["B10"].note
 
 
-def test_a2s_minimum_is_the_largest_comparison_at_bonferroni_z(pilot):
+def test_a2s_minimum_is_the_largest_comparison_at_bonferroni_z(pilot, registered):
     results, _ = pilot
     table = pd.read_parquet(results / "evaluation" / "story_scores.parquet")
     means = prompt_means(table.assign(lexical_kl=table["lexical_kl_whole"]), NOVELTY_COLUMNS)
@@ -174,15 +181,15 @@ def test_a2s_minimum_is_the_largest_comparison_at_bonferroni_z(pilot):
         for b in BASELINES:
             d = (wide["review"] - wide[b]).to_numpy(float)
             needed.append(n_for_mean(float(d.std(ddof=1)), abs(float(d.mean())), tests=16))
-    a2 = _by_id(_register(pilot))["A2"]
+    a2 = _by_id(registered)["A2"]
     assert a2.derived_n == max(needed)
     assert len(a2.parts) == 16 and all(p.boundary == "0" for p in a2.parts)
 
 
-def test_the_alternative_rule_sets_a_fixed_half_width(pilot):
+def test_the_alternative_rule_sets_a_fixed_half_width(pilot, registered):
     a2 = _by_id(_register(pilot, rule="smallest effect"))["A2"]
     assert a2.derived_n == math.ceil((2.955 / sizing.SMALLEST_EFFECT_SD) ** 2)  # z for 16 tests; d_z
-    assert _by_id(_register(pilot))["A2"].alternative_n == a2.derived_n
+    assert _by_id(registered)["A2"].alternative_n == a2.derived_n
     with pytest.raises(ValueError, match="pilot distance"):
         _register(pilot, rule="round number")
 
@@ -228,8 +235,8 @@ def test_one_prompt_and_missing_files_are_not_estimable(tmp_path):
     assert all(c.min_n is None for c in claims.values())
 
 
-def test_the_hash_is_stable_and_changes_with_a_minimum(pilot, tmp_path, monkeypatch):
-    first = rt.write_preregistration(_register(pilot), tmp_path / "a")
+def test_the_hash_is_stable_and_changes_with_a_minimum(pilot, registered, tmp_path, monkeypatch):
+    first = rt.write_preregistration(registered, tmp_path / "a")
     assert rt.write_preregistration(_register(pilot), tmp_path / "b") == first
     assert pr.registration_hash(tmp_path / "a") == first
     assert first in (tmp_path / "a" / "preregistration.md").read_text()
@@ -237,8 +244,8 @@ def test_the_hash_is_stable_and_changes_with_a_minimum(pilot, tmp_path, monkeypa
     assert rt.write_preregistration(_register(pilot), tmp_path / "c") != first
 
 
-def test_the_registration_holds_the_parser_and_the_claims_tested(pilot, tmp_path):
-    rt.write_preregistration(_register(pilot), tmp_path)
+def test_the_registration_holds_the_parser_and_the_claims_tested(registered, tmp_path):
+    rt.write_preregistration(registered, tmp_path)
     data = json.loads((tmp_path / "preregistration.json").read_text())
     assert data["parser"]["name"] == "llmcreativity.writing.parsing.extract_story"
     assert len(data["parser"]["sha256"]) == 16
@@ -248,8 +255,8 @@ def test_the_registration_holds_the_parser_and_the_claims_tested(pilot, tmp_path
     assert "weak_verdict" in b6["terms"]["rule_functions"] and "inside (-0.3, 0.3)" in b6["terms"]["verdict_rule"]
 
 
-def test_deviations_list_every_change_since_registration(pilot, tmp_path, monkeypatch):
-    rt.write_preregistration(_register(pilot), tmp_path)
+def test_deviations_list_every_change_since_registration(registered, tmp_path, monkeypatch):
+    rt.write_preregistration(registered, tmp_path)
     registered = read_terms(tmp_path)
     assert pr.deviations(tmp_path, registered) == []
     minimums = registered_min_n(tmp_path)
@@ -278,10 +285,10 @@ def test_the_command_writes_the_registration(pilot, tmp_path, monkeypatch, capsy
     assert claims["A2"]["min_n"] is not None
 
 
-def test_the_claims_page_states_the_registration_hash_and_its_deviations(pilot, tmp_path, monkeypatch):
+def test_the_claims_page_states_the_registration_hash_and_its_deviations(registered, tmp_path, monkeypatch):
     from llmcreativity.pipeline.ledger import claims_markdown
 
-    digest = rt.write_preregistration(_register(pilot), tmp_path)
+    digest = rt.write_preregistration(registered, tmp_path)
     for cid, n in registered_min_n(tmp_path).items():
         monkeypatch.setitem(CLAIMS, cid, replace(CLAIMS[cid], min_n=n))
     page = claims_markdown([], registration=tmp_path)
@@ -350,7 +357,7 @@ def test_the_registered_judges_are_those_the_pilot_profiles_parameters_name():
 
 
 def test_the_parameters_the_pilot_ran_with_name_its_reference_judge(tmp_path):
-    from llmcreativity.json_records import to_json
+    from llmcreativity.dataclass_json import to_json
     from llmcreativity.pipeline.manifest import Manifest, ManifestEntry
 
     # a sweep whose (k = 1) pair also has a twin without early stopping: only the manifest's parameters tell the
@@ -407,8 +414,8 @@ PUBLISHED_DEVIATIONS = {
 changed estimator quotes its registered and present clauses). Moving code between modules adds none
 (`a4_verdict`'s paired comparisons moved to `stats.paired` after the second registration hashed it): as at 043cd4e
 and 6840acf, but for the second registration's B1 and B2, which compared the claim table's 5 with the registered 11
-and 12 while the decisive verdicts read the registered ones (`claims.registry.min_n`): no deviation; and for B6's and
-B11's rule, changed since both registrations (`LABELLED_RULE`)."""
+and 12 while the decisive verdicts read the registered ones (`claims.declarations.min_n`): no deviation; and for B6's
+and B11's rule, changed since both registrations (`LABELLED_RULE`)."""
 
 
 @pytest.mark.parametrize("folder", sorted(PUBLISHED_DEVIATIONS))

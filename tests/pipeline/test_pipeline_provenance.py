@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, cache_key, get_backend
-from llmcreativity.llm.handed_out import loaded_models
+from llmcreativity.llm.cache_wrapping import loaded_models
 from llmcreativity.pipeline.provenance import collect, package_versions, start_recording, to_markdown
 
 
@@ -56,15 +56,15 @@ def test_to_markdown_shows_parameters_and_package_versions():
 
 
 def test_provenance_shows_each_call_policy_in_words_with_its_models(tmp_path, monkeypatch):
-    from llmcreativity.llm import handed_out
+    from llmcreativity.llm import cache_wrapping
     from llmcreativity.llm.call_policy import CallPolicy
 
-    monkeypatch.setattr(handed_out, "_loaded", [])
+    monkeypatch.setattr(cache_wrapping, "_loaded", [])
     replaying = ScriptedBackend(lambda prompt, i: "reply")
     replaying.identity = "scripted-replayed"
     policy = CallPolicy("replay-only", spot_check=tmp_path / "spot.jsonl", call_log=tmp_path / "calls.jsonl")
-    handed_out.wrap_backend(replaying, cache=tmp_path / "c.sqlite", policy=policy)
-    handed_out.wrap_backend(ScriptedBackend(lambda prompt, i: "reply"), cache=None, policy=CallPolicy())
+    cache_wrapping.wrap_backend(replaying, cache=tmp_path / "c.sqlite", policy=policy)
+    cache_wrapping.wrap_backend(ScriptedBackend(lambda prompt, i: "reply"), cache=None, policy=CallPolicy())
     text = to_markdown(collect("test", {}))
     assert (f"- Calls of `scripted-replayed`: replay-only (the record's cache answers every call; a miss stops the "
             f"stage), spot-checked (a few answered calls computed again, filed in `{tmp_path / 'spot.jsonl'}`), "
@@ -74,8 +74,8 @@ def test_provenance_shows_each_call_policy_in_words_with_its_models(tmp_path, mo
 
 def test_provenance_shows_the_runs_policy_when_no_model_was_handed_out(monkeypatch):
     from llmcreativity.context import variable
-    from llmcreativity.llm import handed_out
+    from llmcreativity.llm import cache_wrapping
 
-    monkeypatch.setattr(handed_out, "_loaded", [])
+    monkeypatch.setattr(cache_wrapping, "_loaded", [])
     monkeypatch.setenv(variable("cache_only"), "1")
     assert "- Model calls: replay-only (" in to_markdown(collect("test", {}))

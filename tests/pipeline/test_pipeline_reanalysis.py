@@ -11,8 +11,8 @@ import pytest
 
 from llmcreativity.cli import main
 from llmcreativity.jsonl import read_jsonl
-from llmcreativity.llm.cache import ResponseCache
-from llmcreativity.pipeline.claims import read_claims
+from llmcreativity.llm.response_cache import ResponseCache
+from llmcreativity.pipeline.claim_records import read_claims
 from llmcreativity.pipeline.execution import (
     LIVE_FOLDER,
     REPLAY_FOLDER,
@@ -26,7 +26,7 @@ from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import ManifestEntry, RecordCalls, read_manifest, update_manifest
 from llmcreativity.pipeline.parameters import ParameterError
 from llmcreativity.pipeline.planning import plan
-from llmcreativity.pipeline.record import export_record
+from llmcreativity.pipeline.record_export import export_record
 from llmcreativity.pipeline.stages import Stage
 from llmcreativity.record_file import RecordError, read_record
 from locations import TEST_DATA

@@ -13,13 +13,13 @@ import pytest
 
 from llmcreativity.cli import main
 from llmcreativity.jsonl import read_jsonl
-from llmcreativity.pipeline.claims import read_claims
+from llmcreativity.pipeline.claim_records import read_claims
 from llmcreativity.pipeline.execution import prepare_replay, run, run_stage
 from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import read_manifest
 from llmcreativity.pipeline.planning import plan
-from llmcreativity.pipeline.record import call_log_file, export_record
 from llmcreativity.pipeline.record_compare import output_digests, replay_differences, unreplayable_stages
+from llmcreativity.pipeline.record_export import call_log_file, export_record
 from llmcreativity.pipeline.stages import Stage
 from llmcreativity.record_file import Machine, RecordError, Sitting, read_record
 from locations import TEST_DATA
@@ -358,7 +358,7 @@ def test_reproduce_runs_each_planned_stage_and_exports_it_to_the_profiles_record
     """`llmcreativity reproduce` (a sitting): the records imported first, then each stage run and exported at once,
     the record's size said from the typed record the export returns."""
     from llmcreativity.pipeline import execution, planning
-    from llmcreativity.pipeline import record as record_module
+    from llmcreativity.pipeline import record_export as record_module
 
     done: list[str] = []
     monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results"))

@@ -59,13 +59,13 @@ def test_the_published_profile_reaches_every_registered_minimum():
 
 
 def test_a_claims_minimum_is_its_registrations_where_it_sized_the_claim_else_its_declarations(monkeypatch, tmp_path):
-    """`registry.min_n`: under a registration (given, or the one the runner put in the context) a claim it sized is
+    """`declarations.min_n`: under a registration (given, or the one the runner put in the context) a claim it sized is
     decided at that minimum; a claim it did not size, and every claim of a run under no registration, at the
     declaration's (the first registration's), so the published record's verdicts replay unchanged."""
     import json
 
-    from llmcreativity.claims import registry
-    from llmcreativity.claims.registry import min_n
+    from llmcreativity.claims import declarations
+    from llmcreativity.claims.declarations import min_n
 
     folder = tmp_path / "registration"
     folder.mkdir(parents=True)
@@ -80,7 +80,7 @@ def test_a_claims_minimum_is_its_registrations_where_it_sized_the_claim_else_its
     assert min_n("B1") == CLAIMS["B1"].min_n, "a profile's name alone decides no minimum"
     monkeypatch.setenv(variable("registration"), str(folder))
     assert min_n("B1") == 23
-    assert registry.min_n("B2") == CLAIMS["B2"].min_n  # not in its registration
+    assert declarations.min_n("B2") == CLAIMS["B2"].min_n  # not in its registration
     monkeypatch.setenv(variable("registration"), str(tmp_path / "missing"))
     with pytest.raises(FileNotFoundError, match="missing"):
         min_n("B1")
@@ -92,7 +92,7 @@ def test_the_runner_hands_each_recorded_profile_its_registration_and_no_other_pr
     import inspect
 
     from llmcreativity import paths
-    from llmcreativity.claims import registry
+    from llmcreativity.claims import declarations
     from llmcreativity.pipeline.execution import stage_context
     from llmcreativity.pipeline.planning import plan
 
@@ -103,7 +103,7 @@ def test_the_runner_hands_each_recorded_profile_its_registration_and_no_other_pr
     (p,) = plan("decisive", [], "backends")
     context = stage_context(p, "run", "hash", Path("usage.json"), None)
     assert context.registration == paths.REPO_ROOT / paths.DECISIVE_REGISTRATION and context.record is None
-    source = inspect.getsource(registry)
+    source = inspect.getsource(declarations)
     for profile in ("default", "paper", "smoke", "pilot", "published", "decisive-pilot", "decisive"):
         assert f'"{profile}"' not in source and f"'{profile}'" not in source, profile
 
@@ -111,7 +111,7 @@ def test_the_runner_hands_each_recorded_profile_its_registration_and_no_other_pr
 def test_the_redecisions_sizes_reach_every_minimum_its_registration_set():
     """The decisive profile's sizes against the committed second registration: semantic entropy's problems over
     both domains reach B1-B4's and B8's minimums, the prompts reach A2's and A4's, B7's sets the claim's."""
-    from llmcreativity.claims.registry import min_n
+    from llmcreativity.claims.declarations import min_n
     from llmcreativity.paths import DECISIVE_REGISTRATION, REPO_ROOT
     from llmcreativity.pipeline.stages import DECISIVE_SIZES
 

@@ -9,7 +9,7 @@ import inspect
 
 import pytest
 
-MODULES = ("llmcreativity.record_file", "llmcreativity.pipeline.record", "llmcreativity.pipeline.record_compare",
+MODULES = ("llmcreativity.record_file", "llmcreativity.pipeline.record_export", "llmcreativity.pipeline.record_compare",
            "llmcreativity.pipeline.record_page", "llmcreativity.pipeline.manifest", "llmcreativity.pipeline.ledger")
 """The record's format, export and import, comparison and page text; the run manifest; the claims ledger."""
 

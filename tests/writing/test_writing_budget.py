@@ -16,7 +16,7 @@ from llmcreativity.writing.frameworks import (
     WritingConfig,
     story_token_budget,
 )
-from llmcreativity.writing.frameworks.config import REPLY_OVERHEAD_TOKENS
+from llmcreativity.writing.frameworks.writing_config import REPLY_OVERHEAD_TOKENS
 from llmcreativity.writing.report import token_budget_check
 
 WRITING = {s.name: s for s in STAGES if s.name in ("baselines", "review")}

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from llmcreativity.claims.verdicts import Verdict, all_of_verdict
+from llmcreativity.pipeline.claim_records import claim_text
 from llmcreativity.pipeline.claim_table import CLAIMS
-from llmcreativity.pipeline.claims import claim_text
 from llmcreativity.writing.convergence import a4_verdict, convergence
 
 

@@ -9,9 +9,9 @@ from llmcreativity.llm import get_embedder
 from llmcreativity.llm.cached_embedder import CachedEmbedder, uncached
 from llmcreativity.writing.dataset import PromptItem
 from llmcreativity.writing.frameworks import STORY_SAMPLING, LLMReview, SingleAgent, WritingConfig
-from llmcreativity.writing.records import read_transcripts
 from llmcreativity.writing.report import readable_stories
-from llmcreativity.writing.runner import load_stories, run_writing
+from llmcreativity.writing.story_record import read_transcripts
+from llmcreativity.writing.writing_run import load_stories, run_writing
 from writing_helpers import CountingBackend, unique_story_responder
 
 CONFIG = WritingConfig(STORY_SAMPLING.merge(max_tokens=64), feedback_max_tokens=32, max_story_words=60)

@@ -7,12 +7,12 @@ import json
 import pandas as pd
 import pytest
 
-from llmcreativity.json_records import from_json, to_json
+from llmcreativity.dataclass_json import from_json, to_json
 from llmcreativity.jsonl import read_jsonl
 from llmcreativity.writing.dataset import PromptItem
 from llmcreativity.writing.frameworks import STORY_SAMPLING, LLMReview, SingleAgent, WritingConfig
-from llmcreativity.writing.records import StoryRecord, read_transcripts
-from llmcreativity.writing.runner import load_stories, run_writing
+from llmcreativity.writing.story_record import StoryRecord, read_transcripts
+from llmcreativity.writing.writing_run import load_stories, run_writing
 from writing_helpers import CountingBackend, unique_story_responder
 
 CONFIG = WritingConfig(STORY_SAMPLING.merge(max_tokens=64), feedback_max_tokens=32, max_story_words=60)

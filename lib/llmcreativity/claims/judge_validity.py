@@ -31,7 +31,7 @@ from ..context import INTERACTIVE_RUN, kernel_context
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import records_claims, results_dir
 from ..stats.bootstrap import ConfidenceInterval
-from .claim_spec import JudgeKind
+from .spec import JudgeKind
 
 KINDS: dict[str, str] = {"rubric": "Spearman rho vs HANNA human ratings",
                          "convergent": "Cohen's kappa vs MacGyver labels",

@@ -4,7 +4,7 @@ A verdict is "supported", "not supported" or "inconclusive" (or "not testable he
 it comes from a function of the data, never from text, and it is "inconclusive" whenever the interval
 spans both readings or the sample is too small. A claim's function returns its `Verdict` with the `facts` of
 what the run measured (models, counts, figures), from which the claim's record text is written
-(`claims.claim_spec.ClaimSpec.text`); `record_claims` (in `llmcreativity.pipeline.claims`) stores it in
+(`claims.spec.ClaimSpec.text`); `record_claims` (in `llmcreativity.pipeline.claim_records`) stores it in
 the claims ledger.
 
 The rules:
@@ -58,7 +58,7 @@ class Verdict:
     """What the statistic is, e.g. "Spearman rho(temperature, per-chain discrete SE)"."""
     facts: Mapping[str, Any] = field(default_factory=dict)
     """What the run measured, by name (models, counts, figures), for the slots of the claim's record text
-    (`claims.claim_spec.ClaimSpec.text`); empty when the verdict is no claim's."""
+    (`claims.spec.ClaimSpec.text`); empty when the verdict is no claim's."""
 
     def __post_init__(self) -> None:
         if self.label not in LABELS:

@@ -13,13 +13,13 @@ from .domains import (
     scifi_problems,
 )
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge, LLMEntailmentJudge, NLIEntailmentJudge
-from .estimators import (
+from .grid_run import run_chains
+from .se_estimators import (
     cluster_log_probabilities,
     discrete_semantic_entropy,
     length_normalized_semantic_entropy,
     probability_weighted_semantic_entropy,
 )
-from .runner import run_chains
 from .stepwise import run_chain, run_step
 
 __all__ = [

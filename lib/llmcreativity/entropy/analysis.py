@@ -15,7 +15,7 @@ from ..stats.agreement import Values
 from ..stats.bootstrap import cluster_bootstrap_spearman_ci
 from .chains import Candidate, Chain, StepResult
 from .entailment import EntailmentJudge
-from .estimators import length_normalized_semantic_entropy, probability_weighted_semantic_entropy
+from .se_estimators import length_normalized_semantic_entropy, probability_weighted_semantic_entropy
 
 
 def _or_nan(f: Any, *args: Any) -> float:
@@ -122,7 +122,7 @@ def recluster_steps(chains: Sequence[Chain], judge: EntailmentJudge, *, max_step
     One row per step: the stored clustering's cluster count and discrete SE beside the new judge's,
     their adjusted Rand index, and the judge calls the new clustering took.
     """
-    from .estimators import discrete_semantic_entropy
+    from .se_estimators import discrete_semantic_entropy
     from .stepwise import cluster_candidates
 
     rows = []

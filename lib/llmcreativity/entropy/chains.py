@@ -1,6 +1,6 @@
 """The records of the step-wise protocol: its settings, the candidates of a step, a step, a chain, and the chain id.
 
-A `Chain` is stored as its JSON form (`json_records.to_json`), one line of the chains file; its settings in their
+A `Chain` is stored as its JSON form (`dataclass_json.to_json`), one line of the chains file; its settings in their
 flat form (`StepwiseSettings.to_dict`)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from ..llm.config import GenerateConfig
+from ..llm.generate_config import GenerateConfig
 from ..llm.types import FinishReason
 from .domains import Problem, StepPrompt
 

@@ -23,9 +23,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..claims.claim_spec import PAPER_B, ClaimSpec
-from ..claims.registry import min_n, register
+from ..claims.declarations import min_n, register
 from ..claims.sizing import SIGN, Target
+from ..claims.spec import PAPER_B, ClaimSpec
 from ..claims.verdicts import Verdict, beats_every_baseline
 from ..data.musescorer import CODERS, ROUND_OBJECTS
 from ..llm.backend import TextEmbedder
@@ -36,10 +36,10 @@ from ..stats.holm import holm_table
 from ..stats.sample_size import n_for_mean
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
-from .estimators import discrete_semantic_entropy
 from .pilot_readers import read_b7
+from .se_estimators import discrete_semantic_entropy
 
-# Claim B7: declared beside the code that decides it (`claims.registry`).
+# Claim B7: declared beside the code that decides it (`claims.declarations`).
 register(
     ClaimSpec("B7", PAPER_B, "Semantic entropy agrees with human diversity judgements better than cosine "
               "similarity, Distinct-1/2 and Self-BLEU.", "SE ~ human diversity, beats baselines",

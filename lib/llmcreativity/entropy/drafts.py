@@ -17,7 +17,7 @@ from ..metrics.diversity import mean_pairwise_cosine
 from ..writing.transcript import STORY_KINDS, Transcript
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
-from .estimators import discrete_semantic_entropy
+from .se_estimators import discrete_semantic_entropy
 
 
 def draft_revision_entropy(transcripts: Iterable[Transcript], judge: EntailmentJudge,

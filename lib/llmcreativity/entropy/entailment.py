@@ -109,7 +109,7 @@ class NLIEntailmentJudge:
     def __init__(self, model: str | Path, *, batch_size: int = 16, device: str = "cpu",
                  cache: str | Path | None = "default", cache_only: bool | None = None,
                  policy: CallPolicy | None = None):
-        from ..llm.handed_out import open_call_cache
+        from ..llm.cache_wrapping import open_call_cache
 
         self.path = str(model)
         self.batch_size = batch_size
@@ -157,8 +157,8 @@ class NLIEntailmentJudge:
         return out
 
     def entails(self, pairs: Sequence[Pair], context: str | None = None) -> list[bool]:
-        from ..llm.cache import cache_key
         from ..llm.call_log import CacheMiss, LoggedCall, log_call, miss_message
+        from ..llm.response_cache import cache_key
 
         _check_pairs(pairs)
         self.calls += len(pairs)

@@ -13,7 +13,7 @@ from ..llm import get_role_backend
 from .chains import Chain, StepwiseSettings
 from .domains import HYPOGEN_PROMPT, MACGYVER_PROMPT, SCIFI_PROMPT, Problem
 from .entailment import EntailmentJudge
-from .runner import run_chains
+from .grid_run import run_chains
 
 TEMPLATES = {"macgyver": MACGYVER_PROMPT, "scifi100": SCIFI_PROMPT, "hypogen-astro": HYPOGEN_PROMPT}
 """Domain -> the step-wise prompt its problems are asked with."""

@@ -10,7 +10,7 @@ import pandas as pd
 from ..llm import get_role_backend
 from ..llm.backend import Backend, TextEmbedder
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge, LLMEntailmentJudge, NLIEntailmentJudge
-from .musescorer import agreement_table, sample_round
+from .musescorer_validation import agreement_table, sample_round
 
 
 def entailment_judges(llm_models: Sequence[str], llm_thresholds: Sequence[float], answers: Sequence[str],

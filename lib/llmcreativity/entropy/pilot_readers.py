@@ -1,5 +1,6 @@
 """The pilot's per-unit values of the semantic-entropy claims (B1-B4, B7): what the pre-registration sizes each claim
-from (`claims.sizing.Target.read`, declared with the claims in `entropy.claims` and `entropy.diversity_agreement`)."""
+from (`claims.sizing.Target.read`, declared with the claims in `entropy.entropy_claims` and
+`entropy.diversity_agreement`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..output_files import OutputFile
 
 def _se_part(pilot: PilotFolder, output: OutputFile, x: str, label: str) -> list[Part]:
     """rho(x, probability-weighted SE) over the rows of a semantic-entropy table, problems resampled."""
-    from .claims import PRIMARY
+    from .entropy_claims import PRIMARY
 
     table = pd.read_parquet(pilot.path(output))
     if x not in table.columns:

@@ -29,7 +29,7 @@ from .chains import Candidate, Chain, StepResult, StepwiseSettings, chain_id
 from .clustering import cluster_by_bidirectional_entailment
 from .domains import Problem, StepPrompt
 from .entailment import EntailmentJudge
-from .estimators import (
+from .se_estimators import (
     discrete_semantic_entropy,
     length_normalized_semantic_entropy,
     probability_weighted_semantic_entropy,

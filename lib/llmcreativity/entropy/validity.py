@@ -24,7 +24,7 @@ from ..stats.agreement import adjusted_rand
 from ..stats.bootstrap import distinct_bootstrap_ci
 from .clustering import cluster_by_bidirectional_entailment
 from .entailment import EntailmentJudge
-from .musescorer import sample_round
+from .musescorer_validation import sample_round
 
 
 def mean_ari(judge: np.ndarray, *coders: np.ndarray) -> float:

@@ -1,7 +1,9 @@
 """Story evaluation: per-story scores (rubric judge + novelty metrics), framework summaries (the paired statistics
 are `llmcreativity.stats.paired`, the claim verdicts' rules `llmcreativity.claims.verdicts`)."""
 
-from .scores import (
+from .framework_summary import framework_summary, paper_table, reference_table
+from .rubric_estimators import grade_both, score_tables
+from .scoring_table import (
     JUDGE_COLUMNS,
     KL_MODES,
     NOVELTY_COLUMNS,
@@ -11,7 +13,7 @@ from .scores import (
     mode_comparison,
     novelty_table,
 )
-from .summary import framework_summary, paper_table, reference_table
 
-__all__ = ["JUDGE_COLUMNS", "KL_MODES", "NOVELTY_COLUMNS", "kl_column", "framework_summary", "judge_table",
-           "load_story_table", "mode_comparison", "novelty_table", "paper_table", "reference_table"]
+__all__ = ["JUDGE_COLUMNS", "KL_MODES", "NOVELTY_COLUMNS", "kl_column", "framework_summary", "grade_both",
+           "judge_table", "load_story_table", "mode_comparison", "novelty_table", "paper_table", "reference_table",
+           "score_tables"]

@@ -1,5 +1,5 @@
 """The pilot's per-unit values of the LLM Review claims the evaluation decides (A1-A3, A5): what the pre-registration
-sizes each claim from (`claims.sizing.Target.read`, declared with the claim in `evaluation.claims`)."""
+sizes each claim from (`claims.sizing.Target.read`, declared with the claim in `evaluation.review_claims`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _story_parts(pilot: PilotFolder, measures: Sequence[str], others: Sequence[s
     Bonferroni over them all."""
     from ..stats.paired import prompt_means
     from ..writing import large_single_system
-    from .claims import REFERENCE, with_kl
+    from .review_claims import REFERENCE, with_kl
 
     table = pd.read_parquet(pilot.path(out.STORY_SCORES))
     if kl is not None:
@@ -41,7 +41,7 @@ def _story_parts(pilot: PilotFolder, measures: Sequence[str], others: Sequence[s
 def read_a1(pilot: PilotFolder) -> list[Part]:
     """A1: per prompt, Review's judge score minus each baseline's, per dimension."""
     from ..writing import BASELINES
-    from .scores import JUDGE_COLUMNS
+    from .scoring_table import JUDGE_COLUMNS
 
     return _story_parts(pilot, JUDGE_COLUMNS, BASELINES)
 
@@ -49,7 +49,7 @@ def read_a2(pilot: PilotFolder, kl: str = "whole") -> list[Part]:
     """A2: per prompt, Review's novelty metric minus each baseline's; the lexical KL in mode `kl` (the published
     run's `a2_kl`, the paper's whole-story KL)."""
     from ..writing import BASELINES
-    from .scores import NOVELTY_COLUMNS
+    from .scoring_table import NOVELTY_COLUMNS
 
     return _story_parts(pilot, NOVELTY_COLUMNS, BASELINES, kl=kl)
 
@@ -59,9 +59,9 @@ def read_a3(pilot: PilotFolder) -> list[Part]:
 
 def read_a5(pilot: PilotFolder) -> list[Part]:
     """A5: per HANNA story, the rubric judge's mean score (sampled mean) and the human consensus."""
-    from ..judges.rubric.scores import read_scores
-    from .claims import human_consensus
-    from .scores import judge_table
+    from ..judges.rubric.rubric_scores import read_scores
+    from .review_claims import human_consensus
+    from .scoring_table import judge_table
 
     scores = read_scores(pilot.path(out.RUBRIC_HANNA), mode="sampled")
     if not scores:

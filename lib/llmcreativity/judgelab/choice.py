@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..dataclass_json import from_json, to_json
 from ..hashing import sha256_file
-from ..json_records import from_json, to_json
 from ..output_files import LAB_CHOICE
 from ..paths import REPO_ROOT
 

@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-from ..json_records import from_json, to_json
+from ..dataclass_json import from_json, to_json
 from ..stats.agreement import roc_auc, spearman
 from .splits import Groups
 

@@ -1,7 +1,7 @@
 """The three judging jobs, one vocabulary: what each judges, on which human labels, with which gating statistic
 and its chance value.
 
-A job's id is the `claims.claim_spec.JudgeKind` of the claims it gates, so a claim, a judge and its validity
+A job's id is the `claims.spec.JudgeKind` of the claims it gates, so a claim, a judge and its validity
 record name the job alike.
 """
 

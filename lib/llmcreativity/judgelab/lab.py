@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 
 from .. import output_files as out
+from ..dataclass_json import to_json
 from ..hashing import sha256_file
-from ..json_records import to_json
 from ..jsonl import write_json
 from ..llm.backend import Backend, TextEmbedder
 from ..paths import REPO_ROOT
 from ..stats.agreement import adjusted_rand
-from . import binary, checklist, equivalence, features, solutions, stories
+from . import binary_agreement, checklist, equivalence, features, solutions, stories
 from .choice import CHOICE_DIR, Choice, CommittedChoice, committed_choice, recorded_choice
 from .heads import FittedHead, load_head, save_head
 from .jobs import job_spec
@@ -228,18 +228,18 @@ def confirm_solution_judge(items: pd.DataFrame, split: Split, table: Mapping[str
     s = solutions.protocol_scores(choice.protocol, members, table, test, reference)
     base = heads["baseline"].score(table[solutions.BASELINE][0][test])
     y, g = items["label"].to_numpy()[test], items["group"].to_numpy()[test]
-    ci = binary.auc_interval(y, s, g, n_resamples=n_resamples, seed=seed)
-    diff = binary.auc_difference(y, s, base, g, n_resamples=n_resamples, seed=seed)
+    ci = binary_agreement.auc_interval(y, s, g, n_resamples=n_resamples, seed=seed)
+    diff = binary_agreement.auc_difference(y, s, base, g, n_resamples=n_resamples, seed=seed)
     threshold = float(choice.settings["threshold"])
-    kappa = binary.kappa_interval(y, s, threshold, g, n_resamples=n_resamples, seed=seed)
-    ceiling = binary.duplicate_ceiling(items["group"], items["solution"].tolist(), items["valid"].tolist())
+    kappa = binary_agreement.kappa_interval(y, s, threshold, g, n_resamples=n_resamples, seed=seed)
+    ceiling = binary_agreement.duplicate_ceiling(items["group"], items["solution"].tolist(), items["valid"].tolist())
     sources = items["source"].to_numpy()[test]
-    per_source = {str(src): binary.auc(y[sources == src], s[sources == src]) for src in sorted(set(sources))}
+    per_source = {str(src): binary_agreement.auc(y[sources == src], s[sources == src]) for src in sorted(set(sources))}
     spec = job_spec(solutions.JOB)
     return Confirmation(solutions.JOB, judge_name(solutions.JOB, choice.protocol, choice_sha256), choice.protocol,
                         spec.statistic, ci.estimate, ci.low, ci.high, spec.chance, int(test.sum()), len(set(g)),
-                        solutions.BASELINE, binary.auc(y, base), diff.low, diff.high, ceiling["auc"], split.sha256,
-                        commit, choice_sha256, not commit,
+                        solutions.BASELINE, binary_agreement.auc(y, base), diff.low, diff.high, ceiling["auc"],
+                        split.sha256, commit, choice_sha256, not commit,
                         {"kappa": kappa.estimate, "kappa_low": kappa.low, "kappa_high": kappa.high,
                          "threshold": threshold, "ceiling": ceiling, "auc_by_source": per_source})
 
@@ -410,7 +410,7 @@ def coder_ceiling(objects: Mapping[str, equivalence.ObjectPairs], groups: Sequen
 
 def proposal(job: str, folder: Path) -> tuple[Choice, dict[str, FittedHead]]:
     """The proposal `propose` wrote into `folder`, with its heads."""
-    from ..json_records import from_json
+    from ..dataclass_json import from_json
 
     choice = from_json(Choice, json.loads((folder / out.LAB_CHOICE.relative(job=job)).read_text(encoding="utf-8")))
     return choice, {role: load_head(folder / name) for role, name in choice.heads.items()}
@@ -434,7 +434,7 @@ def confirm_job(job: str, split: Split | None, records: bool, folder: Path,
         digest = stories.splits_sha256(stories.outer_splits(story_ids))
     path = choice_path(job)
     if records and path.exists():
-        from ..json_records import from_json
+        from ..dataclass_json import from_json
 
         stored = from_json(Choice, json.loads(path.read_text(encoding="utf-8")))
         if stored.split_sha256 == digest:
@@ -569,7 +569,7 @@ def solution_job(items: pd.DataFrame, embedders: Mapping[str, TextEmbedder], fol
     shown = dev.table.assign(seconds=dev.table["protocol"].map(cost))
     shown.to_csv(folder / out.LAB_DEVELOPMENT.relative(job=solutions.JOB), index=False)
     in_dev = split.mask(items["group"], "dev")
-    ceiling = binary.duplicate_ceiling(items["group"][in_dev], items["solution"][in_dev].tolist(),
+    ceiling = binary_agreement.duplicate_ceiling(items["group"][in_dev], items["solution"][in_dev].tolist(),
                                        items["valid"][in_dev].tolist())["auc"]
 
     def score(choice: Choice, heads: dict[str, FittedHead], commit: str, digest: str) -> Confirmation:
@@ -641,7 +641,7 @@ def show(run: JobRun, label: str) -> None:
     import matplotlib.pyplot as plt
     from IPython.display import Markdown, display
 
-    from .display import cost_figure
+    from .lab_display import cost_figure
 
     chosen = run.proposal.protocol if run.proposal else ""
     fig = cost_figure(run.development, run.column, chance=job_spec(run.job).chance, ceiling=run.ceiling,
@@ -655,7 +655,7 @@ def chapter_finding(job: str) -> str:
     """What the judge laboratory found for `job`, for the chapter whose own judges it stands beside: its
     confirmation in words (`describe`), or why there is none. Reads the laboratory's file from this run's results
     (the laboratory runs before the chapters that show this; a chapter run alone without it says so)."""
-    from ..json_records import from_json
+    from ..dataclass_json import from_json
     from ..paths import stage_dir
 
     spec = job_spec(job)

@@ -134,8 +134,8 @@ def confirmed_equivalence_judge(load_embedder: Any, record: Path | None = None) 
     """The confirmed semantic-equivalence judge, its embedder loaded by `load_embedder(name)`: refused (`ItemsError`)
     when the laboratory confirmed none, or when the committed choice file is not the one its validity record was
     scored from."""
+    from ..dataclass_json import from_json
     from ..hashing import sha256_file
-    from ..json_records import from_json
     from .choice import Choice as ChoiceRecord
     from .choice import choice_path
 

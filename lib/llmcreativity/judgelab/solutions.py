@@ -18,9 +18,9 @@ its training folds, `heads.out_of_fold`):
   checklist's answers; "panel with checklists", the embedding heads' and the checklists' standardised mean.
 Every protocol is compared on the same items: all development solutions, or the ones the language models read when
 they run (`Development.rows`). The choice (`CHOICE_RULE`) is the protocol with the highest AUC there; its kappa
-threshold is the one with the highest development kappa (`binary.best_threshold`). A protocol that reads a language
-model is confirmed on at most `LM_TEST_PER_PROBLEM` solutions of every test problem (`lm_rows`), the baseline on the
-same ones.
+threshold is the one with the highest development kappa (`binary_agreement.best_threshold`). A protocol that reads a
+language model is confirmed on at most `LM_TEST_PER_PROBLEM` solutions of every test problem (`lm_rows`), the
+baseline on the same ones.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.macgyver import load_benchmark, solvable_problems
-from . import binary
+from . import binary_agreement
 from .heads import FittedHead, HeadKind, fit_head, out_of_fold
 from .splits import Split, split_groups
 
@@ -173,10 +173,11 @@ def develop(items: pd.DataFrame, split: Split, features: Mapping[str, tuple[np.n
     y, groups = y_all[rows], g_all[rows]
     table = []
     for name, s in scores.items():
-        ci = binary.auc_interval(y, s, groups, n_resamples=n_resamples, seed=seed)
-        t = binary.best_threshold(y, s)
+        ci = binary_agreement.auc_interval(y, s, groups, n_resamples=n_resamples, seed=seed)
+        t = binary_agreement.best_threshold(y, s)
         table.append({"protocol": name, "items": int(rows.sum()), "problems": len(set(groups)), "auc": ci.estimate,
-                      "auc_low": ci.low, "auc_high": ci.high, "kappa": binary.kappa_at(y, s, t), "threshold": t})
+                      "auc_low": ci.low, "auc_high": ci.high, "kappa": binary_agreement.kappa_at(y, s, t),
+                      "threshold": t})
     return Development(pd.DataFrame(table), scores, rows)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..json_records import from_json, to_json
+from ..dataclass_json import from_json, to_json
 
 Groups = Sequence[object] | np.ndarray | pd.Series
 """One group label per item: a list, an array or a column."""

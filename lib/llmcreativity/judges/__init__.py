@@ -16,8 +16,7 @@ from .criteria import (
     criteria_set,
     joint_criterion,
 )
-from .parsing import ParsedVerdict, ask_verdict, parse_verdict
-from .records import (
+from .judgement import (
     AgentVerdict,
     Criterion,
     CriterionVerdict,
@@ -26,8 +25,16 @@ from .records import (
     Judgement,
     Retrieved,
 )
+from .judging_run import Judge, read_judgements, run_judge
+from .performance import (
+    accuracy_difference,
+    judgement_table,
+    summarize_judges,
+    token_saving,
+    validity_score,
+)
+from .reply_parsing import ParsedVerdict, ask_verdict, parse_verdict
 from .retrieval_panel import RetrievalPanelJudge
-from .runner import Judge, read_judgements, run_judge
 from .settings import (
     AnswerProbabilitySettings,
     ChatEvalSettings,
@@ -36,13 +43,6 @@ from .settings import (
     SingleCallSettings,
 )
 from .simple import AnswerProbabilityJudge, SingleCallJudge
-from .summary import (
-    accuracy_difference,
-    judgement_table,
-    summarize_judges,
-    token_saving,
-    validity_score,
-)
 from .vector_store import Fragment, Hit, NumpyVectorStore, VectorStore
 
 __all__ = [

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..llm.backend import Backend
-from ..llm.config import GenerateConfig
+from ..llm.generate_config import GenerateConfig
 from ..llm.types import Completion, Message
 
 Parsed = TypeVar("Parsed")

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import CriterionJudge
-from .parsing import REPLY_TEMPLATE, ask_verdict
-from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem
+from .judge_protocol import CriterionJudge
+from .judgement import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem
+from .reply_parsing import REPLY_TEMPLATE, ask_verdict
 from .retrieval_panel import AGENTS, PERSPECTIVES, shared_input
 from .settings import ChatEvalSettings
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, get_args
 
-from .records import Criterion
+from .judgement import Criterion
 
 MACGYVER_VALID = Criterion(
     "valid",

@@ -2,11 +2,11 @@
 and an LLM's novelty rating of each solution, against its SE (claim B8).
 
 A chain's judge item has id `chain_item_id(chain)`, the chain's problem as its task and the chosen
-steps (`entropy.tables.solution_text`) as the response; this module is the one place both are made.
+steps (`entropy.entropy_tables.solution_text`) as the response; this module is the one place both are made.
 Every domain of the per-chain table (its `domain` column) is analysed on its own; correlations
 resample problems, not chains (`resample.problem_spearman`); a verdict's n counts problems. The claims' texts
 and minimum numbers of problems are their declarations below (B6, B8, B11; B13 and B15, not testable here),
-registered in `claims.registry`.
+registered in `claims.declarations`.
 """
 
 from __future__ import annotations
@@ -16,21 +16,21 @@ from dataclasses import replace
 
 import pandas as pd
 
-from ..claims.claim_spec import PAPER_B, ClaimSpec
-from ..claims.registry import min_n, register
+from ..claims.declarations import min_n, register
 from ..claims.sizing import PROBLEMS_WHOLE, RHO_PRECISION, SIGN, Target
+from ..claims.spec import PAPER_B, ClaimSpec
 from ..claims.verdicts import Verdict, all_of_verdict, barely_varies, not_testable, sign_verdict, weak_verdict
 from ..entropy.analysis import spearman_with_ci
-from ..entropy.tables import solution_text
+from ..entropy.entropy_tables import solution_text
 from ..llm.backend import Backend
 from ..stats.sample_size import design_effect, n_for_correlation
 from . import JudgeItem, Judgement, validity_score
 from .criteria import PAPER_CRITERIA
+from .judgement import Criterion
 from .pilot_readers import read_b6, read_b8, read_b11
-from .records import Criterion
 from .resample import problem_spearman
 
-# Claims B6, B8 and B11, declared beside the code that decides them (`claims.registry`), with B13 and B15, not
+# Claims B6, B8 and B11, declared beside the code that decides them (`claims.declarations`), with B13 and B15, not
 # testable here: B13 beside B8 (the same novelty judge, against people), B15 beside B11 (convergent scores by model).
 register(
     ClaimSpec("B6", PAPER_B, "Divergent (semantic entropy) and convergent (judge) scores correlate only weakly.",

@@ -1,6 +1,6 @@
 """The pilot's per-unit values of the convergent judges' claims (B5, B9, B10) and of the claims that set semantic
 entropy beside a judge (B6, B8, B11): what the pre-registration sizes each claim from (`claims.sizing.Target.read`,
-declared with the claims in `judges.claims` and `judges.divergent`)."""
+declared with the claims in `judges.labelled_claims` and `judges.divergent`)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def _arms(pilot: PilotFolder) -> list[ValidationArms]:
 def _judgements(pilot: PilotFolder) -> pd.DataFrame:
     """One row per (judge, labelled item) of the pilot's judge runs (`judges.judgement_table`), chain runs left
     out."""
-    from .runner import read_judgements
-    from .summary import judgement_table
+    from .judging_run import read_judgements
+    from .performance import judgement_table
 
     runs = pilot.path(out.JUDGE_RUNS)
     found = [j for f in sorted(runs.glob("*.jsonl")) if not f.name.startswith("se-chains-")
@@ -94,7 +94,7 @@ def read_b5(pilot: PilotFolder) -> list[Part]:
 def read_b9(pilot: PilotFolder) -> list[Part]:
     """B9: per item, the retrieval judge's correctness minus ChatEval's, one-shot's and CoT's (Bonferroni over the
     three), and its accuracy against the paper's least accurate annotator."""
-    from .claims import PAPER_HUMAN_ACCURACY
+    from .labelled_claims import PAPER_HUMAN_ACCURACY
 
     per_item, arms = _judgements(pilot), _arms(pilot)
     judges = set(per_item["judge"])
@@ -119,7 +119,7 @@ def _judged_chains(pilot: PilotFolder) -> dict[str, pd.DataFrame]:
     """Domain -> the semantic-entropy chains with the convergent judge's p_valid (`judges.divergent.judged_chains`),
     from the paper's judge's chain run where there is one."""
     from .divergent import PAPER_SCORER, judged_chains
-    from .runner import read_judgements
+    from .judging_run import read_judgements
 
     chains = pd.read_parquet(pilot.path(out.CHAIN_TABLE))
     runs = pilot.path(out.JUDGE_RUNS)
@@ -146,7 +146,7 @@ def _chain_part(label: str, chains: pd.DataFrame, x: str, y: str, boundaries: tu
 def read_b6(pilot: PilotFolder) -> list[Part]:
     """B6: per chain of each domain, (SE, p_valid), problems whole; the rule's bounds are `weak_verdict`'s."""
     from ..claims.verdicts import weak_verdict
-    from ..entropy.claims import PRIMARY
+    from ..entropy.entropy_claims import PRIMARY
 
     bound = rule_default(weak_verdict, "bound")
     return [_chain_part(f"{domain}: rho(SE, p_valid)", c, PRIMARY, "p_valid", (-bound, bound), (PRIMARY, "p_valid"))
@@ -154,14 +154,14 @@ def read_b6(pilot: PilotFolder) -> list[Part]:
 
 def read_b11(pilot: PilotFolder) -> list[Part]:
     """B11: per chain of each domain, (parameters, p_valid) and (parameters, SE), problems whole."""
-    from ..entropy.claims import PRIMARY
+    from ..entropy.entropy_claims import PRIMARY
 
     return [_chain_part(f"{domain}: rho(parameters, {y})", c, "params_m", y, (0.0,), (y,))
             for domain, c in _judged_chains(pilot).items() for y in ("p_valid", PRIMARY)]
 
 def read_b8(pilot: PilotFolder) -> list[Part]:
     """B8: per chain, (solution-level SE, the novelty judge's rating), problems whole."""
-    from ..entropy.claims import PRIMARY
+    from ..entropy.entropy_claims import PRIMARY
 
     chains = pd.read_parquet(pilot.path(out.NOVELTY))
     return [_chain_part("rho(solution SE, novelty)", chains, PRIMARY, "novelty", (0.0,), ())]

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..llm.backend import TextEmbedder
-from .base import CriterionJudge
-from .parsing import FORMAT, REPLY_TEMPLATE, Ask, ask_verdicts
-from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem, Retrieved
+from .judge_protocol import CriterionJudge
+from .judgement import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem, Retrieved
+from .reply_parsing import FORMAT, REPLY_TEMPLATE, Ask, ask_verdicts
 from .settings import PanelSettings
 from .vector_store import Fragment, NumpyVectorStore, VectorStore
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import CriterionJudge
-from .parsing import FORMAT, ask_verdict
-from .records import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem
+from .judge_protocol import CriterionJudge
+from .judgement import AgentVerdict, Criterion, CriterionVerdict, JudgeCall, JudgeItem
+from .reply_parsing import FORMAT, ask_verdict
 from .settings import AnswerProbabilitySettings, SingleCallSettings
 
 SYSTEM = "You are a careful judge of proposed solutions."

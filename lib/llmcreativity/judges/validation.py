@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..paths import require_file
 from .criteria import criteria_set
-from .records import JudgeItem
+from .judgement import JudgeItem
 from .settings import (
     AnswerProbabilitySettings,
     ChatEvalSettings,

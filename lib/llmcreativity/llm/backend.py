@@ -6,7 +6,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .config import GenerateConfig
+from .generate_config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores
 
 

@@ -14,9 +14,9 @@ import numpy as np
 
 from . import spot_check
 from .backend import TextEmbedder
-from .cache import ResponseCache, cache_key
 from .call_log import CacheMiss, LoggedCall, log_call, miss_message
 from .call_policy import CallPolicy
+from .response_cache import ResponseCache, cache_key
 from .usage_file import ModelUsage, record_usage
 
 

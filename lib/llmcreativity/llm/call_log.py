@@ -5,7 +5,7 @@ per stage, emptied when the stage starts), every `CachedBackend` / `CachedEmbedd
 call policy (`call_policy.CallPolicy.call_log`), and each of their lookups appends one row there: which model
 identity, which method, which role asked, the cache keys it asked for, and the call's inputs (prompt and sampling
 config, scored continuation, answers, embedded text). A key is logged once per file and process. `record export`
-(`pipeline.record`) reads the log to know which cached answers the stage used and stores them with their inputs,
+(`pipeline.record_export`) reads the log to know which cached answers the stage used and stores them with their inputs,
 so a recorded call can be recomputed from the record alone.
 
 Replay (`llmcreativity run --replay`) sets the context's `cache_only` and `calls` (the
@@ -58,7 +58,7 @@ class LoggedCall:
 
 def calls_path(default: Path) -> Path:
     """The call-cache file: the context's `calls` when set, else `default` (read where a wrapper's cache is opened,
-    `handed_out.open_call_cache`, never on a call)."""
+    `cache_wrapping.open_call_cache`, never on a call)."""
     return kernel_context().calls or default
 
 

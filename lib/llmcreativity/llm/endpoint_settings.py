@@ -7,7 +7,7 @@ kernel through its context (`context.KernelContext`), and there they are the def
 `roles.get_role_embedder` (`run_api_key_env`, `run_max_concurrency`). Unset, they are `ENDPOINT_DEFAULTS`.
 
 Both are operational: neither is part of a cache key, a model's identity or a prompt, so no model call depends on
-them, and a record is replayed whatever they were (`pipeline.record.check_parameters`).
+them, and a record is replayed whatever they were (`pipeline.record_export.check_parameters`).
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ from transformers import AutoConfig, AutoTokenizer, GenerationConfig
 from transformers.utils import logging as hf_logging
 
 from ..paths import cache_dir
-from .config import GenerateConfig
+from .generate_config import GenerateConfig
 from .local_engine import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, refuse_local_lm, text_ids
 from .prefix_cache import batch_prefix_length, common_prefix_length
 from .registry import get_spec, llamacpp_identity, materialize

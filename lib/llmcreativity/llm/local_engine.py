@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..context import kernel_context, variable
 from .backend import check_prompt
-from .config import GenerateConfig
+from .generate_config import GenerateConfig
 from .types import AnswerDistribution, Completion, FinishReason, Prompt, TokenScores, Usage
 
 if TYPE_CHECKING:

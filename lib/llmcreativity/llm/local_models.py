@@ -11,11 +11,11 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cached import CachedBackend
+from .cache_wrapping import DEFAULT_CACHE, wrap_backend, wrap_embedder
+from .cached_backend import CachedBackend
 from .cached_embedder import CachedEmbedder
-from .config import GenerateConfig
 from .device import device_kind, local_batch_size, resolve_device, resolve_device_dtype, run_device, run_dtype
-from .handed_out import DEFAULT_CACHE, wrap_backend, wrap_embedder
+from .generate_config import GenerateConfig
 from .local_engine import refuse_local_lm
 from .registry import (
     MODELS,

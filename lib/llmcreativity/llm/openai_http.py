@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from tqdm.auto import tqdm
 
 from .backend import check_prompt
-from .config import DECODING_CONTROLS, GenerateConfig
+from .generate_config import DECODING_CONTROLS, GenerateConfig
 from .http_client import HttpClient, endpoint_identity
 from .types import AnswerDistribution, Completion, FinishReason, Prompt, TokenScores, Usage
 

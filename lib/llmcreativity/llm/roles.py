@@ -19,7 +19,7 @@ says it serves are recorded for the provenance (`role_uses`).
 
 `get_role_backend` and `get_role_embedder` are the one way from a spec to a model: they parse it, probe an endpoint
 and build its model from what the probe found, or build a local model by name (`local_models`), and hand the model
-out behind the call cache (`handed_out`).
+out behind the call cache (`cache_wrapping`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from typing import Any
 
 from ..context import endpoint_key
 from .backend import Backend
-from .cached import CachedBackend
+from .cache_wrapping import DEFAULT_CACHE, wrap_backend, wrap_embedder
+from .cached_backend import CachedBackend
 from .cached_embedder import CachedEmbedder
 from .endpoint_settings import run_api_key_env, run_max_concurrency
-from .handed_out import DEFAULT_CACHE, wrap_backend, wrap_embedder
 from .local_models import get_embedder, local_backend
 from .openai_embedder import OpenAIEmbedder
 from .openai_http import OpenAIBackend

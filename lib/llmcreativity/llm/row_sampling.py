@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 import torch
 
-from .config import GenerateConfig
+from .generate_config import GenerateConfig
 
 
 def row_seed(prompt_ids: list[int], config: GenerateConfig, index: int) -> int:

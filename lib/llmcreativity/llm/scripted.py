@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .config import GenerateConfig
+from .generate_config import GenerateConfig
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage, prompt_text
 
 Responder = Callable[[Prompt, int], str]

@@ -36,7 +36,7 @@ import numpy as np
 from ..context import PerFile
 from ..jsonl import append_jsonl, read_jsonl
 from .call_log import LoggedCall
-from .config import GenerateConfig
+from .generate_config import GenerateConfig
 from .types import AnswerDistribution, Completion, TokenScores
 
 SPOT_RATE = 0.02

@@ -36,8 +36,8 @@ from transformers.cache_utils import CacheLayerMixin, DynamicCache
 from transformers.utils import logging as hf_logging
 
 from ..paths import cache_dir
-from .config import GenerateConfig
 from .device import device_kind, local_batch_size, resolve_device, resolve_device_dtype
+from .generate_config import GenerateConfig
 from .local_engine import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, refuse_local_lm, text_ids
 from .prefix_cache import KV, PrefixCache, batch_prefix_length
 from .registry import local_identity

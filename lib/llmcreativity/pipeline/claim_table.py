@@ -1,22 +1,22 @@
 """The claim table: every claim of both papers, in page order (A1-A5, B1-B15), as the domains declare them.
 
-Each claim is declared beside the code that decides it (`claims.registry.register`) and registered when its module
+Each claim is declared beside the code that decides it (`claims.declarations.register`) and registered when its module
 is imported. This module imports every declaring module (`DECLARING_MODULES`), so that `CLAIMS` is complete: the
 claims page (`ledger`), the pre-registration (`preregistration`), the recorded verdicts' texts (`claims`), the
-excerpts and the book read the table here. A domain reads only its own claims (`claims.registry.min_n`).
+excerpts and the book read the table here. A domain reads only its own claims (`claims.declarations.min_n`).
 """
 
 from __future__ import annotations
 
 from types import ModuleType
 
-from ..claims.claim_spec import ClaimSpec
-from ..claims.registry import registered
-from ..entropy import claims as entropy_claims
+from ..claims.declarations import registered
+from ..claims.spec import ClaimSpec
 from ..entropy import diversity_agreement
-from ..evaluation import claims as evaluation_claims
-from ..judges import claims as judges_claims
+from ..entropy import entropy_claims as entropy_claims
+from ..evaluation import review_claims as evaluation_claims
 from ..judges import divergent
+from ..judges import labelled_claims as judges_claims
 from ..writing import convergence
 
 DECLARING_MODULES: tuple[ModuleType, ...] = (evaluation_claims, convergence, entropy_claims, diversity_agreement,
@@ -25,5 +25,5 @@ DECLARING_MODULES: tuple[ModuleType, ...] = (evaluation_claims, convergence, ent
 what completes `CLAIMS`)."""
 
 CLAIMS: dict[str, ClaimSpec] = registered()
-"""Claim id -> its spec, in page order: the registry's own mapping (`claims.registry.registered`), complete."""
+"""Claim id -> its spec, in page order: the registry's own mapping (`claims.declarations.registered`), complete."""
 

@@ -12,7 +12,7 @@ also learns its usage file (the context's `usage_file`, emptied before the stage
 models count calls, cache hits and tokens; after the stage the runner adds that usage and the stage's
 items to the manifest entry and rewrites the run report (`run_report`) after every change of an entry.
 
-Three ways to run against a record (`pipeline.record`), each into a results folder of its own:
+Three ways to run against a record (`pipeline.record_export`), each into a results folder of its own:
 
 - **replay** (`prepare_replay`, `run --replay RECORD`): every call answered from the record alone (a miss stops the
   stage), a few spot-checked live; under `results/replay/`.
@@ -44,8 +44,8 @@ from pathlib import Path
 import nbformat
 
 from ..context import KernelContext, kernel_context, kernel_environment, use_results
+from ..dataclass_json import to_json
 from ..hashing import sha256_file
-from ..json_records import to_json
 from ..llm.call_log import LoggedCall, calls_path, read_call_log
 from ..llm.spot_check import read_spot_checks, summarize
 from ..llm.usage_file import read_usage
@@ -63,7 +63,8 @@ from .manifest import (
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
 from .provenance import parameters_hash
-from .record import (
+from .record_compare import check_parameters, parameter_differences, replay_differences
+from .record_export import (
     call_log_file,
     calls_by_role,
     code_commit,
@@ -72,7 +73,6 @@ from .record import (
     stored_keys,
     verify_record,
 )
-from .record_compare import check_parameters, parameter_differences, replay_differences
 from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_path, write_run_report
 from .stages import Stage
 

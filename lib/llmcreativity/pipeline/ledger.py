@@ -29,14 +29,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..claims.claim_spec import ClaimSpec
+from ..claims.declarations import min_n
 from ..claims.judge_validity import KINDS, LAB_STAGE, JudgeValidity, judges_for
-from ..claims.registry import min_n
+from ..claims.spec import ClaimSpec
 from ..llm.registry import short_label
 from ..paths import registration_folder
 from ..record_file import Record
+from .claim_records import SAMPLE_TOO_SMALL, Claim
 from .claim_table import CLAIMS
-from .claims import SAMPLE_TOO_SMALL, Claim
 from .excerpts import figure_source
 from .manifest import ManifestEntry
 from .record_page import record_markdown, record_origin
@@ -79,7 +79,7 @@ class LedgerRow:
 
 
 def _minimum(claim_id: str, claim: Claim | None) -> int:
-    """The minimum sample a recorded claim is decided at: its profile's registration's (`claims.registry.min_n`,
+    """The minimum sample a recorded claim is decided at: its profile's registration's (`claims.declarations.min_n`,
     `paths.registration_folder`), the claim table's for a claim not recorded or of a profile without one."""
     if claim is None:
         return CLAIMS[claim_id].min_n
@@ -227,7 +227,7 @@ class EarlierRun:
 
 def earlier_run(record: Record, label: str) -> EarlierRun:
     """The claims, judge agreements and stage runs a record (`record_file.read_record`) holds, as an `EarlierRun`."""
-    from ..json_records import from_json
+    from ..dataclass_json import from_json
 
     entries = record.stages.values()
     return EarlierRun(label, [from_json(Claim, c) for e in entries for c in e.claims],

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..json_records import from_json, to_json
+from ..dataclass_json import from_json, to_json
 from ..llm.spot_check import SpotSummary
 from ..paths import results_dir
 from ..record_file import CallCounts, JsonObject, calls_total

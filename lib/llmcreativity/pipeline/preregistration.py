@@ -34,10 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import paths
-from ..claims.claim_spec import ClaimSpec
+from ..claims.declarations import min_n as applied_min_n
 from ..claims.judge_validity import JudgeValidity, judges_for, read_judge_validity
 from ..claims.registration import REGISTRATION_JSON, ClaimTerms, Terms, read_terms
-from ..claims.registry import min_n as applied_min_n
 from ..claims.sizing import (
     PRECISION_RULES,
     SMALLEST_EFFECT_RHO,
@@ -48,6 +47,7 @@ from ..claims.sizing import (
     PrecisionRule,
     Target,
 )
+from ..claims.spec import ClaimSpec
 from .claim_table import CLAIMS
 from .pilot import TARGETS, Pilot, manifest_runs
 
@@ -67,9 +67,10 @@ CARRIED: Status = "carried from the first registration"
 STORY_PARSER = "llmcreativity.writing.parsing.extract_story"
 """The parser that cuts every story out of a writer's reply; its module's source is hashed (its regexes and helpers
 decide the story too)."""
-RULE_MODULES = ("llmcreativity.claims.verdicts", "llmcreativity.writing.convergence", "llmcreativity.evaluation.claims",
-                "llmcreativity.entropy.claims", "llmcreativity.entropy.diversity_agreement",
-                "llmcreativity.judges.claims", "llmcreativity.judges.divergent")
+RULE_MODULES = ("llmcreativity.claims.verdicts", "llmcreativity.writing.convergence",
+                "llmcreativity.evaluation.review_claims", "llmcreativity.entropy.entropy_claims",
+                "llmcreativity.entropy.diversity_agreement", "llmcreativity.judges.labelled_claims",
+                "llmcreativity.judges.divergent")
 """Modules searched for the functions a claim's estimator text names in backticks (its verdict rule's code)."""
 SIGNIFICANT = 6
 """Significant digits of every number in the JSON, so that the hash does not hang on the last bits of a float."""
@@ -240,7 +241,7 @@ def claim_terms(spec: ClaimSpec, min_n: int | None = None) -> ClaimTerms:
 
 def current_terms(profile: str | None = None) -> Terms:
     """The terms of the present code: the claim table and the story parser. With `profile`, each claim's minimum is
-    the one its verdicts read under that profile (`claims.registry.min_n`: the profile's own registration's, where
+    the one its verdicts read under that profile (`claims.declarations.min_n`: the profile's own registration's, where
     it sized the claim, else the claim table's)."""
     tested = tuple(c for c, s in CLAIMS.items() if not s.not_testable)
     folder = None if profile is None else paths.registration_folder(profile)

@@ -207,7 +207,7 @@ def _inputs(stage: str) -> list[InputFile]:
 
 def _models() -> list[ModelUse]:
     """The models `llm` handed out, one row per identity with the calls of all its objects summed."""
-    from ..llm.handed_out import loaded_models
+    from ..llm.cache_wrapping import loaded_models
     from ..llm.request_stats import RequestCounts, combine_counts
 
     uses: dict[str, ModelUse] = {}
@@ -228,8 +228,8 @@ def _models() -> list[ModelUse]:
 def _policies() -> tuple[tuple[CallPolicy, tuple[str, ...]], ...]:
     """Each distinct call policy of the models `llm` handed out, with their identities (first use first); the run's
     policy (`CallPolicy.from_context`) when none was handed out."""
+    from ..llm.cache_wrapping import loaded_models
     from ..llm.call_policy import CallPolicy
-    from ..llm.handed_out import loaded_models
 
     followed: dict[CallPolicy, list[str]] = {}
     for m in loaded_models():

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..json_records import to_json
+from ..dataclass_json import to_json
 from ..jsonl import read_records, rewrite_jsonl
 from ..llm.usage_file import ModelUsage
 from ..paths import results_dir

@@ -1,6 +1,6 @@
 """A reference system versus each baseline, paired by prompt: paired t and Wilcoxon tests, a mixed model, Holm,
-effect sizes. Paper A's claims compare Review with the baselines (`evaluation.claims`, A1-A3) and the frameworks'
-convergence (`writing.convergence`, A4); the judges' comparisons use d_z (`judges.claims`).
+effect sizes. Paper A's claims compare Review with the baselines (`evaluation.review_claims`, A1-A3) and the frameworks'
+convergence (`writing.convergence`, A4); the judges' comparisons use d_z (`judges.labelled_claims`).
 
 Frameworks deliver different numbers of stories per prompt (Single Agent one, the others three), so
 the pairing unit is the prompt: each system's stories on a prompt are averaged, and for prompt i

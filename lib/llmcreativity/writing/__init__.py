@@ -15,9 +15,9 @@ from .frameworks import (
     large_single_system,
     story_token_budget,
 )
-from .records import StoryRecord, read_transcripts
-from .runner import RunResult, load_stories, run_writing
+from .story_record import StoryRecord, read_transcripts
 from .transcript import Message, Transcript
+from .writing_run import RunResult, load_stories, run_writing
 
 __all__ = ["BASELINES", "FRAMEWORKS", "LLMDebate", "LLMDiscussion", "LLMReview", "LLMTeacher", "Message", "PromptItem",
            "RunResult", "STORY_SAMPLING", "SingleAgent", "StoryRecord", "Transcript", "WritingConfig",

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..llm.backend import Backend, TextEmbedder
-from ..llm.config import GenerateConfig
+from ..llm.generate_config import GenerateConfig
 
 SCIFI100_DIMENSIONS: tuple[str, ...] = (
     "Strong Voice", "Imagery and Sensory Details", "Conflict and Tension", "Character Development",

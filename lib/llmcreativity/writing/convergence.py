@@ -21,16 +21,16 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..claims.claim_spec import PAPER_A, ClaimSpec
-from ..claims.registry import min_n, register
+from ..claims.declarations import min_n, register
 from ..claims.sizing import SIGN, Target
+from ..claims.spec import PAPER_A, ClaimSpec
 from ..claims.verdicts import Verdict, all_of_verdict, beats_every_baseline, not_testable, sign_verdict
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.sample_size import n_for_mean
 from .dataset import SCIFI100_PROMPTS
 from .pilot_readers import read_a4
 
-# Claim A4: declared beside the code that decides it (`claims.registry`).
+# Claim A4: declared beside the code that decides it (`claims.declarations`).
 register(
     ClaimSpec("A4", PAPER_A, "Interaction homogenizes stories: Debate and Discussion converge over rounds, Review "
               "does not.", "Debate/Discussion converge, Review not",

@@ -21,10 +21,10 @@ from typing import Any
 import pandas as pd
 
 from ..llm.backend import Backend
-from ..llm.config import GenerateConfig
+from ..llm.generate_config import GenerateConfig
 from .dataset import PromptItem
 from .frameworks import SingleAgent, WritingConfig
-from .runner import load_stories, run_writing
+from .writing_run import load_stories, run_writing
 
 DECODINGS: dict[str, dict[str, Any]] = {
     "none": {},

@@ -1,5 +1,5 @@
 """Transcripts: every message of a framework run, with the exact prompt and what it could see. A `Message` is stored as
-its JSON form (`json_records.to_json`), one line of a transcripts file."""
+its JSON form (`dataclass_json.to_json`), one line of a transcripts file."""
 
 from __future__ import annotations
 

@@ -17,10 +17,10 @@ five prompts as one batch.
 """
 
 from .dimensions import DIMENSIONS, SCALE, Dimension
+from .grading_run import run_rubric
 from .judge import SAMPLING, RubricJudge
 from .prompt import ANSWERS, REMINDER, SYSTEM, parse_score, rubric_prompt
-from .runner import run_rubric
-from .scores import MODES, Mode, RubricScore, expected_score, mean_of_samples, read_scores
+from .rubric_scores import MODES, Mode, RubricScore, expected_score, mean_of_samples, read_scores
 
 __all__ = ["ANSWERS", "DIMENSIONS", "MODES", "REMINDER", "SAMPLING", "SCALE", "SYSTEM", "Dimension", "Mode",
            "RubricJudge",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...llm.backend import Backend, answer_probs_batch
-from ...llm.config import GenerateConfig
+from ...llm.generate_config import GenerateConfig
 from ..asking import Attempt, ask, remind_until_readable
-from ..records import JudgeItem
+from ..judgement import JudgeItem
 from .dimensions import DIMENSIONS, Dimension
 from .prompt import ANSWERS, REMINDER, parse_score, rubric_prompt
-from .scores import MODES, Mode, RubricScore, expected_score, mean_of_samples
+from .rubric_scores import MODES, Mode, RubricScore, expected_score, mean_of_samples
 
 SAMPLING = GenerateConfig(n=3, temperature=0.7, max_tokens=8)
 """The sampled mode's default (the paper's): three samples per score at temperature 0.7, a reply of at most 8 tokens."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Framework
-from .config import STORY_SAMPLING, TOKENS_PER_WORD, WritingConfig, story_token_budget
 from .debate import LLMDebate
 from .discussion import LLMDiscussion
+from .protocol import Framework
 from .review import REVIEW_DIMENSIONS, LLMReview
 from .single import SingleAgent
 from .teacher import LLMTeacher
+from .writing_config import STORY_SAMPLING, TOKENS_PER_WORD, WritingConfig, story_token_budget
 
 FRAMEWORKS: dict[str, type] = {
     "single": SingleAgent,

@@ -9,9 +9,9 @@ from ...llm.backend import Backend
 from ..dataset import PromptItem
 from ..persona import REVIEW_PERSONAS, TEACHER, Persona
 from ..transcript import Transcript
-from .base import Request, framework_settings, step, usage_tag
-from .config import WritingConfig
 from .prompts import OWN_STORY, block, chat, revise_instruction, writing_task
+from .protocol import Request, framework_settings, step, usage_tag
+from .writing_config import WritingConfig
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,14 @@ from typing import Any
 
 import pandas as pd
 
-from ..json_records import from_json, to_json
+from ..dataclass_json import from_json, to_json
 from ..jsonl import append_jsonl, read_jsonl
 from ..llm.backend import Backend
 from ..output_files import STORIES, TRANSCRIPTS
 from ..resume import run_resumable
 from .dataset import PromptItem
-from .frameworks.base import Framework
-from .records import StoryRecord, story_records
+from .frameworks.protocol import Framework
+from .story_record import StoryRecord, story_records
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 A1 and A3 rest on the rubric judge's sampled mean (the paper's estimator: `repeats` sampled scores per
 story and dimension, averaged); the expected score is an alternative shown beside them
-(`llmcreativity.evaluation.estimators`). Every comparison is paired by prompt and resamples prompts. Each
-claim's minimum sample and the text it is recorded with are its declaration below, registered in `claims.registry`;
+(`llmcreativity.evaluation.rubric_estimators`). Every comparison is paired by prompt and resamples prompts. Each
+claim's minimum sample and the text it is recorded with are its declaration below, registered in `claims.declarations`;
 the functions here return `Verdict`s with the facts that text names.
 """
 
@@ -15,9 +15,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..claims.claim_spec import PAPER_A, ClaimSpec
-from ..claims.registry import min_n, register
+from ..claims.declarations import min_n, register
 from ..claims.sizing import MEAN_PRECISION, RHO_PRECISION, SIGN, Target
+from ..claims.spec import PAPER_A, ClaimSpec
 from ..claims.verdicts import Verdict, beats_every_baseline, not_testable, sign_verdict
 from ..data.hanna import N_STORIES, HannaHuman
 from ..llm.registry import MODELS, local_model
@@ -28,9 +28,9 @@ from ..stats.sample_size import n_for_correlation, n_for_mean
 from ..writing import BASELINES
 from ..writing.dataset import SCIFI100_PROMPTS
 from .pilot_readers import read_a1, read_a2, read_a3, read_a5
-from .scores import JUDGE_COLUMNS, KL_MODES, NOVELTY_COLUMNS, kl_column
+from .scoring_table import JUDGE_COLUMNS, KL_MODES, NOVELTY_COLUMNS, kl_column
 
-# Claims A1-A3 and A5: declared beside the code that decides them (`claims.registry`).
+# Claims A1-A3 and A5: declared beside the code that decides them (`claims.declarations`).
 register(
     ClaimSpec("A1", PAPER_A, "LLM Review beats every baseline framework on the LLM judge's creativity dimensions.",
               "Review > every baseline, judge scores",

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from ..paths import cache_dir
 from .backend import Backend, TextEmbedder
-from .cache import ResponseCache
-from .cached import CachedBackend, CallRecord
+from .cached_backend import CachedBackend, CallRecord
 from .cached_embedder import CachedEmbedder
 from .call_log import calls_path
 from .call_policy import CallPolicy
 from .request_stats import RequestStats, request_stats
+from .response_cache import ResponseCache
 
 DEFAULT_CACHE = "default"
 """The `cache` argument that means the run's call cache (`open_call_cache`)."""

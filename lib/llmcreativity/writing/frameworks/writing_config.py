@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ...llm.config import GenerateConfig
+from ...llm.generate_config import GenerateConfig
 
 TOKENS_PER_WORD = 1.5
 """Token budget per asked-for word. Measured on 400 HANNA stories (human and LLM prose), the registry's language-model

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 
 from ..llm.backend import Backend
-from ..llm.config import GenerateConfig
+from ..llm.generate_config import GenerateConfig
 from ..llm.types import Message
 from .asking import Attempt, ask, remind_until_readable
-from .records import JudgeCall, Retrieved, TurnPurpose
+from .judgement import JudgeCall, Retrieved, TurnPurpose
 
 FORMAT = "VERDICT: yes or no\nCONFIDENCE: how sure you are of that verdict, from 0 to 100"
 """The two lines every judge prompt asks for."""

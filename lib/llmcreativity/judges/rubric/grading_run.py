@@ -6,12 +6,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ...json_records import to_json
+from ...dataclass_json import to_json
 from ...llm.concurrency import item_workers
 from ...resume import run_resumable, unique_keys
-from ..records import JudgeItem
+from ..judgement import JudgeItem
 from .judge import RubricJudge
-from .scores import MODES, Mode, RubricScore, read_scores
+from .rubric_scores import MODES, Mode, RubricScore, read_scores
 
 
 def run_rubric(judge: RubricJudge, items: Iterable[JudgeItem], path: str | Path, mode: Mode, *,

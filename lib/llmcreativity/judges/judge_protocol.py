@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..llm.backend import Backend
-from ..llm.config import GenerateConfig
+from ..llm.generate_config import GenerateConfig
 from .criteria import CRITERIA_MODES, joint_criterion
-from .records import Criterion, CriterionVerdict, JudgeCall, JudgeItem, Judgement, combine
+from .judgement import Criterion, CriterionVerdict, JudgeCall, JudgeItem, Judgement, combine
 from .settings import JudgeSettings
 
 

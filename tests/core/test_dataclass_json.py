@@ -1,4 +1,4 @@
-"""One way to store a record (`json_records`): every record class writes, byte for byte, what it wrote before.
+"""One way to store a record (`dataclass_json`): every record class writes, byte for byte, what it wrote before.
 
 `tests/data/json_records/before.jsonl` was captured with the hand-written `to_dict`/`from_dict` pairs and `asdict` calls
 this module replaced, on rows of a default run (stories, transcript messages, rubric scores, chains, judgements,
@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 import pytest
 
 from llmcreativity.claims.judge_validity import JudgeValidity
+from llmcreativity.dataclass_json import SCHEMA_KEY, from_json, to_json
 from llmcreativity.entropy.chains import Chain
-from llmcreativity.json_records import SCHEMA_KEY, from_json, to_json
 from llmcreativity.jsonl import read_records, upsert
-from llmcreativity.judges.records import Judgement
-from llmcreativity.judges.rubric.scores import RubricScore
-from llmcreativity.pipeline.claims import Claim
+from llmcreativity.judges.judgement import Judgement
+from llmcreativity.judges.rubric.rubric_scores import RubricScore
+from llmcreativity.pipeline.claim_records import Claim
 from llmcreativity.pipeline.run_report import StageReport
-from llmcreativity.writing.records import StoryRecord
+from llmcreativity.writing.story_record import StoryRecord
 from llmcreativity.writing.transcript import Message
 from locations import TEST_DATA
 

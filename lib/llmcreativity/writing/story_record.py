@@ -1,5 +1,5 @@
 """The story record that later stages read, one line of stories.jsonl per final story (its JSON form,
-`json_records.to_json`)."""
+`dataclass_json.to_json`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..json_records import from_json
+from ..dataclass_json import from_json
 from ..jsonl import read_jsonl
 from .dataset import PromptItem
 from .transcript import FrameworkName, Message, Transcript

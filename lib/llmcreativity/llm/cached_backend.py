@@ -16,13 +16,13 @@ from typing import Literal, TypeVar
 
 import pandas as pd
 
-from ..json_records import from_json, to_json
+from ..dataclass_json import from_json, to_json
 from . import spot_check
 from .backend import Backend, answer_probs_batch, check_prompt
-from .cache import ResponseCache, cache_key
 from .call_log import CacheMiss, LoggedCall, log_call, miss_message
 from .call_policy import CallPolicy
-from .config import GenerateConfig
+from .generate_config import GenerateConfig
+from .response_cache import ResponseCache, cache_key
 from .types import AnswerDistribution, Completion, Prompt, TokenScores, Usage
 from .usage_file import call_usage, record_usage
 

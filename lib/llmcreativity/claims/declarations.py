@@ -12,8 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..context import kernel_context
-from .claim_spec import ClaimSpec
 from .registration import REGISTRATION_JSON, registered_min_n
+from .spec import ClaimSpec
 
 _SPECS: dict[str, ClaimSpec] = {}
 """Claim id -> its spec, in page order (`page_order`); the one mapping every reader shares."""

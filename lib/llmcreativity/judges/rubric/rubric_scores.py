@@ -1,5 +1,5 @@
 """The rubric judge's records and the formulas of its two estimators. A `RubricScore` is stored as its JSON form
-(`json_records.to_json`), one line of a scores file."""
+(`dataclass_json.to_json`), one line of a scores file."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from ...json_records import from_json
+from ...dataclass_json import from_json
 from ...jsonl import read_jsonl
 
 Mode = Literal["expected", "sampled"]

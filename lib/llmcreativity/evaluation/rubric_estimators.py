@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..judges.records import JudgeItem
+from ..judges.judgement import JudgeItem
 from ..judges.rubric import RubricJudge, RubricScore, run_rubric
 from ..llm.concurrency import item_workers
 from ..stats.agreement import icc, spearman
 from ..stats.bootstrap import bootstrap_ci
-from .scores import judge_table
+from .scoring_table import judge_table
 
 
 def grade_both(judge: RubricJudge, items: Sequence[JudgeItem], path: str | Path, *,

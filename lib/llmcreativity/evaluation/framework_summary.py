@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..claims.claim_spec import PAPER_A
+from ..claims.spec import PAPER_A
 from ..stats.bootstrap import bootstrap_ci
 
 

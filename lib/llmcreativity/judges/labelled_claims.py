@@ -2,7 +2,7 @@
 B10 (a weaker base model).
 
 Each function returns the claim's `Verdict` with the facts its text names; the text and the minimum number of
-items are the claim's declaration below (B5, B9, B10; B12, not testable here), registered in `claims.registry`.
+items are the claim's declaration below (B5, B9, B10; B12, not testable here), registered in `claims.declarations`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from ..claims.claim_spec import PAPER_B, ClaimSpec
-from ..claims.registry import min_n, register
+from ..claims.declarations import min_n, register
 from ..claims.sizing import SIGN, Target
+from ..claims.spec import PAPER_B, ClaimSpec
 from ..claims.verdicts import (
     Verdict,
     all_of_verdict,
@@ -30,10 +30,10 @@ from ..stats.bootstrap import bootstrap_ci
 from ..stats.holm import holm_table
 from ..stats.paired import cohen_dz
 from ..stats.sample_size import n_for_paired_proportions, n_for_proportion, n_for_ratio
+from .performance import accuracy_difference, token_saving
 from .pilot_readers import read_b5, read_b9, read_b10
-from .summary import accuracy_difference, token_saving
 
-# Claims B5, B9 and B10, declared beside the code that decides them (`claims.registry`), with B12, not testable
+# Claims B5, B9 and B10, declared beside the code that decides them (`claims.declarations`), with B12, not testable
 # here, beside B9: the same judge's accuracy on other data.
 register(
     ClaimSpec("B5", PAPER_B, "The retrieval-based multi-agent judge matches or beats ChatEval's accuracy with far "

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..stats.agreement import accuracy, cohen_kappa
 from ..stats.bootstrap import ConfidenceInterval, bootstrap_ci
-from .records import Judgement
+from .judgement import Judgement
 
 
 def judgement_table(judgements: Iterable[Judgement], labels: Mapping[str, bool]) -> pd.DataFrame:

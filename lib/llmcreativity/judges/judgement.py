@@ -1,5 +1,5 @@
 """What every judge reads and returns: the item judged, verdicts, every prompt, what was retrieved and why, token use
-per call. A `Judgement` is stored as its JSON form (`json_records.to_json`), one line of a judge's runs file."""
+per call. A `Judgement` is stored as its JSON form (`dataclass_json.to_json`), one line of a judge's runs file."""
 
 from __future__ import annotations
 

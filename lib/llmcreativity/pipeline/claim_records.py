@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..claims.registry import min_n
+from ..claims.declarations import min_n
 from ..claims.verdicts import LABELS, Label, Verdict
 from ..jsonl import read_records, record_interval, upsert
 from ..paths import current_profile, records_claims, results_dir
@@ -120,7 +120,7 @@ def claim_text(claim_id: str, verdict: Verdict) -> str:
     spec = CLAIMS.get(claim_id)
     if spec is None:
         raise ValueError(f"claim {claim_id!r} is not in the claim table; declare its ClaimSpec beside the code that "
-                         "decides it (`claims.registry.register`) in a module of `claim_table.DECLARING_MODULES`")
+                         "decides it (`claims.declarations.register`) in a module of `claim_table.DECLARING_MODULES`")
     template = spec.untested_text if verdict.label == "not testable here" and spec.untested_text else spec.text
     if not verdict.facts or not template:
         return spec.claim

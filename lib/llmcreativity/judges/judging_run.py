@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
-from ..json_records import from_json, to_json
+from ..dataclass_json import from_json, to_json
 from ..jsonl import read_jsonl
 from ..llm.concurrency import item_workers
 from ..resume import run_resumable, unique_keys
-from .records import JudgeItem, Judgement
+from .judgement import JudgeItem, Judgement
 
 
 class Judge(Protocol):

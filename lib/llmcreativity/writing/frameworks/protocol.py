@@ -7,12 +7,12 @@ from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 from ...llm.backend import Backend
-from ...llm.config import GenerateConfig
+from ...llm.generate_config import GenerateConfig
 from ..dataset import PromptItem
 from ..parsing import FLAG_KEPT_PREVIOUS, extract_feedback, extract_story
 from ..persona import Persona
 from ..transcript import STORY_KINDS, Message, MessageKind, Transcript
-from .config import WritingConfig
+from .writing_config import WritingConfig
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from dataclasses import replace
 
 import pandas as pd
 
-from ..claims.claim_spec import PAPER_B, ClaimSpec
-from ..claims.registry import register
+from ..claims.declarations import register
 from ..claims.sizing import PROBLEMS_WHOLE, RHO_PRECISION, SIGN, Target
+from ..claims.spec import PAPER_B, ClaimSpec
 from ..claims.verdicts import Verdict, not_testable, sign_verdict
 from ..llm.backend import TextEmbedder
 from ..stats.sample_size import design_effect, n_for_correlation
@@ -23,7 +23,7 @@ from .analysis import correlation_table
 from .entailment import EmbeddingSimilarityJudge, EntailmentJudge
 from .pilot_readers import read_b1, read_b2, read_b3, read_b4
 
-# Claims B1-B4, declared beside the code that decides them (`claims.registry`), with B14, not testable here, beside
+# Claims B1-B4, declared beside the code that decides them (`claims.declarations`), with B14, not testable here, beside
 # B2, which tests its weaker form.
 register(
     ClaimSpec("B1", PAPER_B, "Semantic entropy rises with sampling temperature.", "SE rises with temperature",

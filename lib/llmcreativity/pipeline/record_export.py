@@ -38,11 +38,11 @@ from typing import Any
 
 import numpy as np
 
+from ..dataclass_json import to_json
 from ..hashing import sha256_file
-from ..json_records import to_json
 from ..jsonl import read_jsonl
-from ..llm.cache import ResponseCache
 from ..llm.call_log import LoggedCall, read_call_log
+from ..llm.response_cache import ResponseCache
 from ..paths import REPO_ROOT, cache_dir, results_dir
 from ..record_file import (
     RECORD_FILE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..json_records import from_json, to_json
+from ..dataclass_json import from_json, to_json
 from ..jsonl import read_jsonl
 from ..llm.backend import Backend
 from ..llm.concurrency import item_workers

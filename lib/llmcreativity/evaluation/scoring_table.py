@@ -17,7 +17,7 @@ from ..llm.backend import Backend, TextEmbedder
 from ..metrics import KL_WINDOW, VolumeReference, lexical_kl, mean_surprisal, semantic_novelty_batch
 from ..metrics.tokenize import Tokenizer
 from ..stats.agreement import spearman
-from ..writing.runner import load_stories
+from ..writing.writing_run import load_stories
 
 JUDGE_COLUMNS: tuple[str, ...] = tuple(d.key for d in DIMENSIONS)
 """The five rubric dimensions, as columns of the scoring table (0-5)."""
