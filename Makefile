@@ -18,9 +18,9 @@ check:  ## set up (test extras), lint with ruff and type-check with mypy: the fi
 	.venv/bin/ruff check lib tests
 	.venv/bin/mypy
 
-quick:  ## set up (test extras) and run every test that loads no real model and starts no server (minutes)
+quick:  ## set up (test extras) and run, on both cores, every test that loads no model and starts no server or kernel
 	python3 scripts/setup_env.py --tests
-	.venv/bin/pytest -m "not slow and not e2e" -q
+	.venv/bin/pytest -m "not slow and not e2e and not kernel" -n 2 -q
 
 smoke-record:  ## record the smoke record (tests/data/records/smoke) again after a change that moves a model call
 	python3 scripts/setup_env.py --tests

@@ -16,6 +16,17 @@ from locations import TEST_DATA
 
 REAL_MODEL = "smollm2-135m"
 
+KERNEL_FIXTURES = frozenset({"book", "recorded_book", "recorded", "counted"})
+"""Fixtures that run a stage notebook in a Jupyter kernel or open headless Chromium: every test that uses one is
+marked `kernel` (`pytest_collection_modifyitems`), so that `make quick` leaves it out."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `kernel` each test that uses a fixture of `KERNEL_FIXTURES` (or a fixture that depends on one)."""
+    for item in items:
+        if KERNEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.kernel)
+
 
 @pytest.fixture(scope="session")
 def real_lm():

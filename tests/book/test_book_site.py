@@ -91,6 +91,7 @@ def test_mathjax_is_found_in_the_installed_package():
     assert (mathjax_dir() / "tex-chtml.js").stat().st_size > 100_000
 
 
+@pytest.mark.kernel
 def test_built_pages_load_no_remote_scripts_styles_or_images(book):
     _, html = book
     pages = sorted(html.rglob("*.html"))
@@ -116,6 +117,7 @@ def test_claims_page_shows_the_run_report_with_the_total_time(book):
     assert re.search(r"The stages took \d+ seconds \([\d.]+ minutes\) in all", text)
 
 
+@pytest.mark.kernel
 def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book):
     from llmcreativity.pipeline.claim_table import CLAIMS
 
@@ -132,6 +134,7 @@ def test_claims_page_lists_every_claim_with_a_forest_plot_and_fits_1280_px(book)
     assert text.index("What this run found") < text.index("The verdicts") < text.index("How to read this page")
 
 
+@pytest.mark.kernel
 def test_the_published_claims_page_states_its_findings_first_and_fits_a_desktop_and_a_phone(recorded_book):
     """At 1280 px the findings start within the first screen and no table scrolls sideways; at 390 px (a phone)
     the page itself does not scroll sideways; an over-wide table appended to the page is caught."""
@@ -152,6 +155,7 @@ def test_the_published_claims_page_states_its_findings_first_and_fits_a_desktop_
     assert phone.view == 390 and phone.page <= 390 and phone.heading is not None, phone
 
 
+@pytest.mark.kernel
 def test_book_in_headless_chromium_loads_figures_typesets_math_and_stays_local(book):
     _, html = book
     with serve(html) as base, Chromium() as browser:
@@ -169,6 +173,7 @@ def test_book_in_headless_chromium_loads_figures_typesets_math_and_stays_local(b
     assert results_page.images and all(ok for _, ok in results_page.images), results_page.images
 
 
+@pytest.mark.kernel
 def test_pdf_command_prints_the_whole_book(book):
     out, _ = book
     with pytest.MonkeyPatch.context() as mp:

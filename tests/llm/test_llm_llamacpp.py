@@ -28,6 +28,7 @@ def cpp():
     return LlamaCppBackend.from_registry(MODEL)
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_engine_is_chosen_by_name_and_its_identity_names_the_gguf_digest_and_the_engine_version(cpp):
     """Deliberately changed (exact-replay issue, item 1): before, `llama.cpp:<model>:<gguf file>:row-seeded`; now
     the GGUF's SHA-256 prefix and the llama-cpp-python version follow the file name, so another GGUF or another
@@ -51,6 +52,7 @@ def test_physical_cores_counts_distinct_cores_not_hyperthreads():
     assert physical_cores("processor\t: 0\n") >= 1  # no core ids: the usable CPUs
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_prompt_ids_are_the_tokenizers_and_llamacpp_reads_the_same_vocabulary(cpp):
     """The ids fed to llama.cpp are the transformers path's; llama.cpp splits the templated text identically."""
     ids = cpp._prompt_ids(CHAT)
@@ -59,6 +61,7 @@ def test_prompt_ids_are_the_tokenizers_and_llamacpp_reads_the_same_vocabulary(cp
     assert cpp.tokenizer.decode(ids) == cpp._model.detokenize(ids, special=True).decode()
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_a_sample_does_not_depend_on_its_batch_companions(cpp):
     cfg = GenerateConfig(n=2, temperature=0.9, max_tokens=12, seed=5)
     alone = cpp.generate([CHAT], cfg)[0]
@@ -70,6 +73,7 @@ def test_a_sample_does_not_depend_on_its_batch_companions(cpp):
     assert [c.text for c in first_of_three] == [c.text for c in alone]
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_greedy_generation_is_the_argmax_of_teacher_forcing(cpp):
     (out,) = cpp.generate([CHAT], GenerateConfig(n=1, temperature=0, max_tokens=16))
     ids = cpp._prompt_ids(CHAT)
@@ -83,6 +87,7 @@ def test_greedy_generation_is_the_argmax_of_teacher_forcing(cpp):
     assert max(abs(a - b) for a, b in zip(out[0].logprobs, scored[0], strict=False)) < 1e-3
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_sampled_logprobs_agree_with_scoring(cpp):
     (out,) = cpp.generate([CHAT], GenerateConfig(n=2, temperature=0.8, max_tokens=16, seed=5))
     for c in out:
@@ -91,6 +96,7 @@ def test_sampled_logprobs_agree_with_scoring(cpp):
         assert max(abs(a - b) for a, b in zip(s.logprobs, c.logprobs, strict=True)) < 1e-3
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_without_logprobs_the_same_samples_come_back_with_their_tokens(cpp):
     # the engine computes the log-probabilities anyway; a recorded sample is checked by teacher-forcing its tokens
     cfg = GenerateConfig(n=2, temperature=0.8, max_tokens=16, seed=5)
@@ -99,6 +105,7 @@ def test_without_logprobs_the_same_samples_come_back_with_their_tokens(cpp):
     assert all(len(c.tokens) == len(c.logprobs) == c.usage.completion_tokens > 0 for c in plain)
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_stop_string_cuts_the_text_where_the_unstopped_sample_has_it(cpp):
     """Same seed, same rows: the stopped sample is the unstopped one cut before its first stop string."""
     cfg = GenerateConfig(n=1, temperature=0.0, max_tokens=24)
@@ -109,6 +116,7 @@ def test_stop_string_cuts_the_text_where_the_unstopped_sample_has_it(cpp):
     assert cpp.tokenizer.convert_tokens_to_string(cut.tokens) in full and len(cut.logprobs) == len(cut.tokens)
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_answer_probs_sum_to_one_and_batch_equals_one_by_one(cpp):
     answers = ["Yes", "No", "maybe so"]
     prompts = [YES_NO, [{"role": "user", "content": "Is fire cold? Answer Yes or No."}]]
@@ -119,6 +127,7 @@ def test_answer_probs_sum_to_one_and_batch_equals_one_by_one(cpp):
         assert max(abs(alone.logprobs[a] - d.logprobs[a]) for a in answers) < 1e-3
 
 
+@pytest.mark.slow  # loads the 135M GGUF on llama.cpp
 def test_rows_that_do_not_fit_at_once_run_in_rounds():
     small = LlamaCppBackend.from_registry(MODEL, n_ctx=256, parallel=3)
     cfg = GenerateConfig(n=3, temperature=0.9, max_tokens=8, seed=1)

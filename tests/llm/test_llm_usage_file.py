@@ -130,6 +130,7 @@ def _kernel(cache, calls: int, usage) -> subprocess.Popen:
                             stdout=subprocess.PIPE, text=True)
 
 
+@pytest.mark.kernel
 def test_a_kernel_killed_mid_stage_leaves_a_whole_account_and_the_resumed_stage_counts_hits(tmp_path):
     cache, usage = tmp_path / "c.sqlite", tmp_path / "usage.jsonl"
     killed = _kernel(cache, 100_000, usage)

@@ -270,6 +270,7 @@ def _stage(notebook: Path) -> list[Stage]:
     return [Stage("tiny", str(notebook), "Tiny", profiles={"default": {"n": 30}, "smoke": {"n": 3}})]
 
 
+@pytest.mark.kernel
 def test_the_runner_stamps_claims_with_its_run_and_a_stage_rerun_that_does_not_record_makes_them_stale(
         results, tmp_path, monkeypatch):
     monkeypatch.delenv("LLMCREATIVITY_RUN_ID")
@@ -287,6 +288,7 @@ def test_the_runner_stamps_claims_with_its_run_and_a_stage_rerun_that_does_not_r
     assert f"the latest run of tiny is {second.run_id}" in row("B1", read_manifest().stages).stale
 
 
+@pytest.mark.kernel
 def test_a_smoke_run_leaves_claims_jsonl_untouched(results, monkeypatch):
     monkeypatch.delenv("LLMCREATIVITY_PROFILE")
     record("tiny", "B1", Verdict("inconclusive", "r", 0.1, -0.2, 0.4, 9))

@@ -126,6 +126,27 @@ def write_pilot(results: Path, *, convergent_validated: bool = False, seed: int 
     return labels
 
 
+@pytest.fixture(scope="module", autouse=True)
+def fewer_resamples():
+    """Each bootstrap here draws at most `TEST_RESAMPLES` resamples: this module tests how a registration is made,
+    written, hashed and compared, not its bootstraps' precision (`tests/claims/test_sizing_difference.py` sizes a part
+    at its full resamples). B7's parts draw 2,000 Spearman resamples a side otherwise, most of this module's time."""
+    from llmcreativity.stats import bootstrap
+
+    full = bootstrap.bootstrap_draws
+
+    def fewer(samples, statistic, *, n_resamples: int = 2000, seed: int = 0):
+        return full(samples, statistic, n_resamples=min(n_resamples, TEST_RESAMPLES), seed=seed)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bootstrap, "bootstrap_draws", fewer)
+        yield
+
+
+TEST_RESAMPLES = 200
+"""The most resamples a bootstrap draws in this module (`fewer_resamples`)."""
+
+
 @pytest.fixture(scope="module")
 def pilot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bool]]:
     results = tmp_path_factory.mktemp("pilot")

@@ -71,6 +71,7 @@ def page() -> str:
     return claims_markdown(read_claims(), [], read_manifest("default").stages)
 
 
+@pytest.mark.kernel
 def test_a_replay_refuses_a_changed_generating_parameter_naming_the_live_mode(recorded, fresh):
     with pytest.raises(RecordError, match=r"stage 'first': the parameters differ from the record .* in generating "
                                           r"parameters, which change model calls \(n: recorded 3, now 4\).*analysis "
@@ -78,6 +79,7 @@ def test_a_replay_refuses_a_changed_generating_parameter_naming_the_live_mode(re
         prepare_replay(recorded, [("n", "4")], stages=STAGES)
 
 
+@pytest.mark.kernel
 def test_a_replay_re_analyses_one_stage_alone_answering_every_call_from_the_record(recorded, fresh):
     plans, replay = prepare_replay(recorded, stages=STAGES)
     for p in plans:
@@ -116,6 +118,7 @@ def test_one_stage_against_a_record_needs_its_upstream_outputs_made_against_that
         prepare_replay(recorded, only="second", stages=STAGES)
 
 
+@pytest.mark.kernel
 def test_a_live_run_against_the_record_computes_only_the_calls_it_lacks(recorded, fresh):
     plans, replay = prepare_from_record(recorded, [("n", "4")], stages=STAGES)
     assert Path(os.environ["LLMCREATIVITY_RESULTS"]) == fresh / "results" / LIVE_FOLDER

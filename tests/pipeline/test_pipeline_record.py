@@ -54,6 +54,7 @@ def fresh(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.kernel
 def test_the_record_lists_every_call_with_its_role_and_the_files_hashes(recorded):
     folder, _, entry = recorded
     record = read_record(folder)
@@ -65,6 +66,7 @@ def test_the_record_lists_every_call_with_its_role_and_the_files_hashes(recorded
     assert [c["claim_id"] for c in stage.claims] == ["B1"]
 
 
+@pytest.mark.kernel
 def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded, fresh):
     folder, live, entry = recorded
     plans, replay = prepare_replay(folder, stages=[STAGE])
@@ -87,6 +89,7 @@ def test_a_replay_from_the_record_alone_rebuilds_the_outputs_and_claims(recorded
     assert f"The record holds 1 stage(s) of profile `default` from 1 run(s) (`{entry.run_id}`" in page
 
 
+@pytest.mark.kernel
 def test_a_replay_clears_the_caches_its_stage_keeps_beside_its_folder_and_asks_every_recorded_call(recorded, fresh):
     """The corpus stage keeps its built store beside its own folder and resumes from it. A second replay into the
     same folder starts without it, as without the stage's own folder, so it asks every recorded call again; a
@@ -109,6 +112,7 @@ def test_a_replay_clears_the_caches_its_stage_keeps_beside_its_folder_and_asks_e
     assert replayed.calls == read_record(folder).stages["recorded"].calls
 
 
+@pytest.mark.kernel
 def test_a_replay_that_meets_an_unrecorded_call_stops_naming_stage_and_fix(recorded, fresh, tmp_path):
     folder, _, _ = recorded
     copy = tmp_path / "copy"
@@ -206,6 +210,7 @@ def test_a_record_is_complete_only_with_every_stage_at_the_profiles_generating_p
     assert later == {"recorded": "recorded with other generating parameters (n: recorded 5, now 3)"}
 
 
+@pytest.mark.kernel
 def test_exporting_again_after_a_rerun_adds_files_and_never_rewrites_them(recorded, tmp_path, monkeypatch):
     folder, live, _ = recorded
     copy = tmp_path / "grown"
@@ -247,6 +252,7 @@ def test_a_sitting_without_new_calls_whose_outputs_changed_is_recorded_with_the_
     assert len(entry.sittings) == len(first.all_sittings()) + 1 and entry.sittings[-1].calls == {}
 
 
+@pytest.mark.kernel
 def test_a_stage_resumed_in_a_later_sitting_is_recorded_with_the_calls_of_every_sitting(recorded, tmp_path,
                                                                                         monkeypatch):
     """A resumed sitting logs only the calls it did not read back from its results folder; the record's entry still
@@ -274,6 +280,7 @@ def test_a_stage_resumed_in_a_later_sitting_is_recorded_with_the_calls_of_every_
     assert export_record(copy, profile, "default", log=lambda *_: None).stages["recorded"] == stage
 
 
+@pytest.mark.kernel
 def test_a_sitting_at_an_interim_size_is_recorded_at_that_size_until_the_stage_runs_at_the_profiles(
         recorded, tmp_path, monkeypatch):
     """`record export --profile P` plans with P's parameters; the record keeps what the stage ran with (a -p

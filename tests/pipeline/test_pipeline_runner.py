@@ -107,6 +107,7 @@ def test_smoke_plan_gives_every_model_role_the_smallest_model():
     assert with_roles >= len(plan("smoke", [])) - 1  # only the judge laboratory has no language model
 
 
+@pytest.mark.kernel
 def test_run_executes_with_parameters_and_adds_provenance(results):
     [entry] = run("default", [("scale", "2")], stages=[tiny(n=30)], log=lambda _: None)
     assert entry.status == "ok" and entry.parameters == {"n": 30, "scale": 2.0}
@@ -119,6 +120,7 @@ def test_run_executes_with_parameters_and_adds_provenance(results):
     assert unexecuted_stages([tiny(n=30)]) == []
 
 
+@pytest.mark.kernel
 def test_a_smoke_run_writes_notebooks_and_manifest_under_its_own_folder(results):
     [entry] = run("smoke", [], stages=[tiny()], log=lambda _: None)
     assert entry.profile == "smoke" and entry.parameters == {"n": 3}
@@ -129,6 +131,7 @@ def test_a_smoke_run_writes_notebooks_and_manifest_under_its_own_folder(results)
     assert unexecuted_stages([tiny()]) == ["stage 'tiny' has not been executed; run `llmcreativity run --stage tiny`"]
 
 
+@pytest.mark.kernel
 def test_failing_cell_stops_the_run_naming_notebook_and_line(results):
     stages = [tiny("first"), tiny("second", ("first",))]
     with pytest.raises(StageFailed) as err:
@@ -144,6 +147,7 @@ def test_failing_cell_stops_the_run_naming_notebook_and_line(results):
         stage_source(results / "src", stages)
 
 
+@pytest.mark.kernel
 def test_build_refuses_a_stage_whose_notebook_changed_after_it_ran(results, tmp_path):
     source = tmp_path / "copy.md"
     source.write_text(TINY.read_text())
@@ -160,6 +164,7 @@ def test_running_one_stage_requires_its_dependencies_to_have_run():
         plan("default", [], only="second", stages=stages)
 
 
+@pytest.mark.kernel
 def test_one_stage_in_the_smoke_profile_runs_its_missing_upstream_stages_first_and_says_so(results):
     stages = [tiny("first"), tiny("second", ("first",))]
     said: list[str] = []
@@ -252,6 +257,7 @@ def counted(results, tmp_path, monkeypatch):
     return replace(tiny("counted", notebook=COUNTED), outputs=(replies,))
 
 
+@pytest.mark.kernel
 def test_the_manifest_entry_holds_the_kernels_calls_hits_tokens_and_items(results, counted):
     from llmcreativity.pipeline.run_report import read_run_report
 
@@ -271,6 +277,7 @@ def test_the_manifest_entry_holds_the_kernels_calls_hits_tokens_and_items(result
     assert line.seconds == warm.seconds > 0
 
 
+@pytest.mark.kernel
 def test_a_failed_stage_reports_the_calls_it_made_and_a_rerun_does_not_add_the_killed_attempts(results, counted):
     from llmcreativity.pipeline.run_report import read_run_report, usage_path
 
@@ -283,6 +290,7 @@ def test_a_failed_stage_reports_the_calls_it_made_and_a_rerun_does_not_add_the_k
     assert entry.usage == [] and read_run_report()[0].lm_calls == 0
 
 
+@pytest.mark.kernel
 def test_cli_run_ends_with_the_table_of_its_stages_failed_ones_included(results, counted, monkeypatch, capsys):
     from llmcreativity import cli
     from llmcreativity.pipeline import order
@@ -351,6 +359,7 @@ def test_a_profile_with_a_bad_run_setting_is_refused_naming_the_table(monkeypatc
         plan("default", [], stages=[tiny()])
 
 
+@pytest.mark.kernel
 def test_the_kernel_gets_the_run_settings_and_the_manifest_records_them(results):
     stage = tiny("settings", notebook=SETTINGS)
     [entry] = run("default", [], stages=[stage], log=lambda _: None)

@@ -132,6 +132,7 @@ def added(results, tmp_path, monkeypatch):
     STAGES.remove(NEW)
 
 
+@pytest.mark.kernel
 def test_a_new_stage_is_its_notebook_and_one_entry(added, results):
     from llmcreativity.pipeline.execution import run
     from llmcreativity.pipeline.ledger import not_run_reason
