@@ -108,17 +108,32 @@ def uncommitted(root: Path, paths: tuple[str, ...] = GUARDED_PATHS) -> list[str]
     return [line[3:] for line in status.stdout.splitlines() if line.strip()]
 
 
+def _choice_file(job: str, root: Path | None, missing: str) -> tuple[Path, str]:
+    """Job `job`'s choice file under `root` (default: the repository root) and its path relative to `root`;
+    `UncommittedChoice` saying `missing` (the fix) when it does not exist."""
+    base = root or REPO_ROOT
+    p = choice_path(job, base)
+    rel = str(p.relative_to(base))
+    if not p.exists():
+        raise UncommittedChoice(f"{rel} does not exist: {missing}")
+    return p, rel
+
+
+def _read_choice(job: str, p: Path, rel: str) -> Choice:
+    """The choice in `p`, refused when it is another job's."""
+    choice = from_json(Choice, json.loads(p.read_text(encoding="utf-8")))
+    if choice.job != job:
+        raise UncommittedChoice(f"{rel} holds the choice of job {choice.job!r}, not {job!r}")
+    return choice
+
+
 def recorded_choice(job: str, validity: Sequence[Mapping[str, Any]], root: Path | None = None) -> CommittedChoice:
     """Job `job`'s choice as a record scored it: the choice file under `root` (default: the repository root), whose
     SHA-256 must be the one a validity row of the record (`validity`: the judge laboratory's rows) names; its commit
     is that row's. No git state is read. `UncommittedChoice` naming the file and the fix when no row names the
     file's SHA-256 (the choice was changed after the record was made, or the record scored none)."""
-    base = root or REPO_ROOT
-    p = choice_path(job, base)
-    rel = str(p.relative_to(base))
-    if not p.exists():
-        raise UncommittedChoice(f"{rel} does not exist: a replay scores job {job!r}'s test split from the choice the "
-                                "record was scored with; restore the file from the repository")
+    p, rel = _choice_file(job, root, f"a replay scores job {job!r}'s test split from the choice the record was "
+                                     "scored with; restore the file from the repository")
     digest = sha256_file(p)
     rows = [row for row in validity if row.get("choice_sha256") == digest and row.get("choice_commit")]
     if not rows:
@@ -126,21 +141,15 @@ def recorded_choice(job: str, validity: Sequence[Mapping[str, Any]], root: Path 
         raise UncommittedChoice(f"{rel} (sha256 {digest[:12]}) is not the choice the record scored (its choices: "
                                 f"{', '.join(recorded) or 'none'}): restore the committed file (`git checkout -- "
                                 f"{rel}`), or run live to score a new choice")
-    choice = from_json(Choice, json.loads(p.read_text(encoding="utf-8")))
-    if choice.job != job:
-        raise UncommittedChoice(f"{rel} holds the choice of job {choice.job!r}, not {job!r}")
-    return CommittedChoice(choice, str(rows[0]["choice_commit"]), digest, rel)
+    return CommittedChoice(_read_choice(job, p, rel), str(rows[0]["choice_commit"]), digest, rel)
 
 
 def committed_choice(job: str, root: Path | None = None) -> CommittedChoice:
     """Job `job`'s choice, after checking that it and `GUARDED_PATHS` are committed (`UncommittedChoice`
     otherwise, naming the files and the fix)."""
     base = root or REPO_ROOT
-    p = choice_path(job, base)
-    rel = str(p.relative_to(base))
-    if not p.exists():
-        raise UncommittedChoice(f"{rel} does not exist: choose job {job!r}'s judge on its development split and "
-                                "commit the choice before scoring its test split")
+    p, rel = _choice_file(job, base, f"choose job {job!r}'s judge on its development split and commit the choice "
+                                     "before scoring its test split")
     if _git(base, "ls-files", "--error-unmatch", rel).returncode != 0:
         raise UncommittedChoice(f"{rel} is not committed: `git add {rel} && git commit` before scoring the test split")
     dirty = uncommitted(base)
@@ -149,7 +158,4 @@ def committed_choice(job: str, root: Path | None = None) -> CommittedChoice:
                                 f"{len(dirty)} file(s) have uncommitted changes ({', '.join(dirty[:4])}): commit or "
                                 "stash them first")
     commit = _git(base, "log", "-1", "--format=%H", "--", rel).stdout.strip()
-    choice = from_json(Choice, json.loads(p.read_text(encoding="utf-8")))
-    if choice.job != job:
-        raise UncommittedChoice(f"{rel} holds the choice of job {choice.job!r}, not {job!r}")
-    return CommittedChoice(choice, commit, sha256_file(p), rel)
+    return CommittedChoice(_read_choice(job, p, rel), commit, sha256_file(p), rel)
