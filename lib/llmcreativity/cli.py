@@ -160,7 +160,7 @@ def _print_against_record(replay: Replay, plans: list[Plan]) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
-    from .pipeline.execution import new_run_id, run_stage
+    from .pipeline.execution import new_run_id, remember_run, run_stage
     from .pipeline.manifest import read_manifest
     from .pipeline.parameters import ParameterError
     from .pipeline.planning import plan, upstream_line
@@ -192,6 +192,7 @@ def _run(args: argparse.Namespace) -> None:
               "profile's file and part, or the -p; parameters are valid, nothing was run)")
         return
     run_id = new_run_id()
+    remember_run()
     try:
         for p in plans:
             run_stage(p, run_id=run_id, replay=replay)
@@ -299,15 +300,19 @@ def main(argv: list[str] | None = None) -> int:
                                        after=args.after)
             digest = write_preregistration(registration, args.out)
             print(f"pre-registration written to {args.out} (SHA-256 {digest})")
-        elif args.command == "build":
+        elif args.command in ("build", "pdf"):
+            from llmcreativity_book.pdf import build_pdf
             from llmcreativity_book.site import build
 
-            html = build(args.output)
-            print(f"book built: {html / 'index.html'}")
-        else:
-            from llmcreativity_book.pdf import build_pdf
+            from .context import kernel_context
+            from .pipeline.execution import use_last_run
 
-            print(f"PDF written: {build_pdf(args.output)}")
+            if kernel_context().results is None:  # the results the last run wrote (`make book`'s replay)
+                print(f"building from {use_last_run()}")
+            if args.command == "build":
+                print(f"book built: {build(args.output) / 'index.html'}")
+            else:
+                print(f"PDF written: {build_pdf(args.output)}")
     except ParameterError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

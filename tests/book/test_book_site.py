@@ -13,10 +13,10 @@ import pytest
 from llmcreativity import cli
 from llmcreativity.claims.judge_validity import validity_path
 from llmcreativity.jsonl import rewrite_jsonl
-from llmcreativity.paths import PUBLISHED_RECORD, RECORDS, REPO_ROOT
+from llmcreativity.paths import PUBLISHED_RECORD, RECORDS, REPO_ROOT, results_root
 from llmcreativity.pipeline import order
 from llmcreativity.pipeline.claim_records import claims_path
-from llmcreativity.pipeline.execution import run
+from llmcreativity.pipeline.execution import LAST_RUN, remember_run, run
 from llmcreativity.pipeline.ledger import FINDINGS_HEADING
 from llmcreativity.pipeline.manifest import ManifestEntry, ReplayMark, update_manifest
 from llmcreativity.pipeline.stages import Stage
@@ -199,6 +199,30 @@ def test_cli_build_refuses_when_stages_have_not_run(monkeypatch, tmp_path, capsy
     monkeypatch.setattr(order, "STAGES", STAGES)
     assert cli.main(["build", "--output", str(tmp_path)]) == 1
     assert "stage 'tiny' has not been executed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["build", "pdf"])
+def test_build_and_pdf_read_the_results_of_the_last_run(monkeypatch, tmp_path, capsys, command):
+    """`make pdf` right after `make book` prints the pages the book was built from: the last run's results folder
+    (`results/replay/` after the replay), not the default profile's `results/`; a results folder the user set wins."""
+    monkeypatch.setattr("llmcreativity.paths.REPO_ROOT", tmp_path)
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "results" / "replay"))
+    (tmp_path / "results" / "replay").mkdir(parents=True)
+    remember_run()  # as `llmcreativity run --replay` does before its first stage
+    monkeypatch.delenv("LLMCREATIVITY_RESULTS")
+    read: list[Path] = []
+    monkeypatch.setattr("llmcreativity_book.site.build", lambda output=None: read.append(results_root()) or tmp_path)
+    monkeypatch.setattr("llmcreativity_book.pdf.build_pdf", lambda output=None: read.append(results_root()) or tmp_path)
+    assert cli.main([command]) == 0
+    assert read == [tmp_path / "results" / "replay"]
+    assert f"building from {tmp_path / 'results' / 'replay'}" in capsys.readouterr().out
+    (tmp_path / "results" / LAST_RUN).unlink()  # no run noted: the default results folder
+    monkeypatch.delenv("LLMCREATIVITY_RESULTS")
+    assert cli.main([command]) == 0 and read[-1] == tmp_path / "results"
+    monkeypatch.setenv("LLMCREATIVITY_RESULTS", str(tmp_path / "mine"))
+    remember_run()
+    (tmp_path / "mine" / LAST_RUN).write_text(f"{tmp_path / 'results' / 'replay'}\n")
+    assert cli.main([command]) == 0 and read[-1] == tmp_path / "mine"  # set by the user: read as set
 
 
 @pytest.mark.parametrize("complete", [("decisive", "published"), ("published",), ()])

@@ -76,8 +76,8 @@ from .record_export import (
 from .run_report import RUN_REPORT_FILE, stage_items, stage_report, usage_path, write_run_report
 from .stages import Stage
 
-__all__ = ["LIVE_FOLDER", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_from_record",
-           "prepare_notebook", "prepare_replay", "run", "run_stage"]
+__all__ = ["LAST_RUN", "LIVE_FOLDER", "REPLAY_FOLDER", "Replay", "StageFailed", "new_run_id", "prepare_from_record",
+           "prepare_notebook", "prepare_replay", "remember_run", "run", "run_stage", "use_last_run"]
 
 REPLAY_FOLDER = "replay"
 """A replay (and a re-analysis) writes under `results_root()/replay/`, never over a live run's results."""
@@ -113,6 +113,36 @@ def _use_results_folder(name: str) -> None:
     if root.name in (REPLAY_FOLDER, LIVE_FOLDER):
         root = root.parent
     use_results(root / name)
+
+
+LAST_RUN = ".last-run"
+"""The file in the results root that names the results folder of the last `llmcreativity run` (a replay's, a run's
+against a record, or the root itself): `build` and `pdf` read that folder, so `make pdf` right after `make book`
+prints the pages the book was built from (`remember_run`, `use_last_run`)."""
+
+
+def _base(root: Path) -> Path:
+    return root.parent if root.name in (REPLAY_FOLDER, LIVE_FOLDER) else root
+
+
+def remember_run() -> Path:
+    """Note `results_root()` as the last run's results folder (in the root it belongs to); return the note's path."""
+    root = results_root()
+    note = _base(root) / LAST_RUN
+    note.parent.mkdir(parents=True, exist_ok=True)
+    note.write_text(f"{root}\n")
+    return note
+
+
+def use_last_run() -> Path:
+    """Make the last run's results folder this process's (`remember_run`), when one is noted in `results_root()` and
+    still exists; return the results folder now in use."""
+    note = results_root() / LAST_RUN
+    if note.exists():
+        folder = Path(note.read_text().strip())
+        if folder.is_dir():
+            use_results(folder)
+    return results_root()
 
 
 def _check_upstream(plans: list[Plan], folder: Path) -> None:
