@@ -139,7 +139,7 @@ def _record(args: argparse.Namespace) -> None:
     if args.action == "export":
         plans = plan(args.profile, [], args.stage)
         record = export_record(args.dest, plans, args.profile, calls_path(cache_dir() / "calls.sqlite"))
-        print(f"record {args.dest}: {len(record['stages'])} stage(s), {record['bytes'] / 2**20:.1f} MiB")
+        print(f"record {args.dest}: {len(record.stages)} stage(s), {record.bytes / 2**20:.1f} MiB")
     else:
         cache = import_record(args.source, calls_path(cache_dir() / "calls.sqlite"), fresh=False)
         print(f"imported {args.source} into {cache.path} ({len(cache)} answers in all)")
@@ -169,6 +169,15 @@ def _run(args: argparse.Namespace) -> None:
     replay = None
     if args.user_cache and args.from_record is None:
         raise ParameterError("--user-cache imports a record into your call cache: use it with --from-record RECORD")
+    if args.from_record is not None and args.stage is not None and not args.dry_run:
+        from .pipeline.execution import upstream_to_replay
+
+        first = upstream_to_replay(args.from_record, args.stage)
+        if first:
+            print(f"{args.stage} reads {', '.join(first)}, which results/replay/ does not hold as this record's "
+                  "replay: replaying them from the record first")
+            for name in first:
+                _run(_parser().parse_args(["run", "--replay", str(args.from_record), "--stage", name]))
     if args.replay is not None or args.from_record is not None:
         plans, replay = _against_record(args)
         _print_against_record(replay, plans)

@@ -21,6 +21,7 @@ from llmcreativity.pipeline.execution import (
     prepare_replay,
     run,
     run_stage,
+    upstream_to_replay,
 )
 from llmcreativity.pipeline.ledger import claims_markdown
 from llmcreativity.pipeline.manifest import ManifestEntry, RecordCalls, read_manifest, update_manifest
@@ -170,3 +171,29 @@ def test_the_live_mode_prints_the_projected_cost_before_anything_runs(fresh, cap
     assert "[re-analysis] scifi100: keep: recorded 2, now 1" in out
     assert out.index("[cost]") < out.index("backends (notebooks/backends.md)") < out.index("nothing was run")
     assert not (fresh / "results" / LIVE_FOLDER / "smoke" / "semantic_entropy").exists()
+
+
+@pytest.mark.kernel
+def test_one_stage_live_against_the_record_reads_its_upstream_from_the_records_replay(recorded, fresh, capsys):
+    """`--from-record RECORD --stage S` after a replay of RECORD: S's upstream stages are taken as the replay rebuilt
+    them (not run again), a bare `-p` changes S alone, and a replay re-analysed at other values is not taken."""
+    assert upstream_to_replay(recorded, "second", STAGES) == ["first"]  # nothing replayed yet
+    plans, replay = prepare_replay(recorded, stages=STAGES)
+    replayed = {p.stage.name: run_stage(p, replay=replay, **QUIET) for p in plans}
+    assert upstream_to_replay(recorded, "second", STAGES) == []
+
+    [p], live = prepare_from_record(recorded, [("n", "4")], "second", stages=STAGES)
+    assert f"second reads first as the replay of this record rebuilt them ({fresh / 'results' / 'replay'})" \
+        in capsys.readouterr().out
+    assert p.parameters["n"] == 4  # the bare -p is the asked stage's
+    entry = run_stage(p, replay=live, **QUIET)
+    assert read_manifest("default").stages["first"] == replayed["first"]  # taken, not run again
+    assert (fresh / "results" / LIVE_FOLDER / "first" / "replies.jsonl").read_bytes() == \
+        (fresh / "results" / REPLAY_FOLDER / "first" / "replies.jsonl").read_bytes()
+    assert [r["upstream"] for r in replies("second")] == [3, 3, 3, 3]  # first's three replies, as recorded
+    assert entry.record_calls == RecordCalls(from_record=3, new=1, new_calls={"writer": {"generate": 1}})
+    assert {c.claim_id for c in read_claims()} == {"B1", "B2"}  # first's claim rows came with it
+
+    [p], again = prepare_replay(recorded, [("min_length", "26")], "first", stages=STAGES)
+    run_stage(p, replay=again, **QUIET)  # first re-analysed at another value: no longer the record's replay
+    assert upstream_to_replay(recorded, "second", STAGES) == ["first"]

@@ -32,6 +32,7 @@ changed) and how many of the calls it asked the record held (`record_calls`), wh
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -46,20 +47,24 @@ import nbformat
 from ..context import KernelContext, kernel_context, kernel_environment, use_results
 from ..dataclass_json import to_json
 from ..hashing import sha256_file
+from ..jsonl import read_jsonl, rewrite_jsonl
 from ..llm.call_log import LoggedCall, calls_path, read_call_log
 from ..llm.spot_check import read_spot_checks, summarize
 from ..llm.usage_file import read_usage
 from ..paths import REPO_ROOT, SCRATCH_PROFILES, cache_dir, registration_folder, results_dir, results_root
 from ..record_file import Record, RecordError, read_record
 from .manifest import (
+    MANIFEST_FILE,
     AgainstRecord,
     ManifestEntry,
     RecordCalls,
     ReplayMark,
     executed_dir,
     read_manifest,
+    read_manifest_file,
     update_manifest,
 )
+from .order import find_stage, ordered_stages
 from .parameters import ParameterError
 from .planning import Plan, load_notebook, missing_input, parameters_cell_index, plan, upstream_line
 from .provenance import parameters_hash
@@ -162,15 +167,92 @@ def _check_upstream(plans: list[Plan], folder: Path) -> None:
                                   "--stage)")
 
 
+def _upstream(only: str, stages: list[Stage] | None) -> list[str]:
+    """Every stage `only` reads from, directly or through another, in run order."""
+    ordered = ordered_stages(stages)
+    by_name = {s.name: s for s in ordered}
+    needed: set[str] = set()
+    todo = list(find_stage(only, ordered).depends)
+    while todo:
+        name = todo.pop()
+        if name not in needed:
+            needed.add(name)
+            todo += by_name[name].depends
+    return [s.name for s in ordered if s.name in needed]
+
+
+def _replayed_here(folder: Path, record: Record, names: list[str], stages: list[Stage] | None,
+                   results: Path) -> list[str]:
+    """Those of `names` that the results folder `results` holds as a replay of the record at `folder` made at the
+    parameters a replay gives them (the profile's: no re-analysis with other values), and ran to the end."""
+    made = read_manifest_file(results / "executed" / MANIFEST_FILE).stages
+    plans = {p.stage.name: p for p in plan(record.profile, [], None, stages)}
+
+    def same(entry: ManifestEntry, name: str) -> bool:
+        given, planned = (json.dumps(x, default=str, sort_keys=True)
+                          for x in (entry.parameters, plans[name].parameters))
+        return given == planned
+
+    return [n for n in names if (e := made.get(n)) is not None and e.status == "ok" and e.replay is not None
+            and e.made_against() == str(folder) and same(e, n)]
+
+
+def upstream_to_replay(folder: str | Path, only: str, stages: list[Stage] | None = None) -> list[str]:
+    """The stages `--from-record folder --stage only` reads from that `results_root()/replay` does not hold as this
+    record's replay (`_replayed_here`), in run order: they are replayed from the record first."""
+    folder = Path(folder).resolve()
+    record = read_record(folder)
+    upstream = _upstream(only, stages)
+    base = results_root().parent if results_root().name in (REPLAY_FOLDER, LIVE_FOLDER) else results_root()
+    held = set(_replayed_here(folder, record, upstream, stages, base / REPLAY_FOLDER))
+    return [n for n in upstream if n not in held]
+
+
+def _adopt_replayed(folder: Path, record: Record, only: str, stages: list[Stage] | None) -> list[str]:
+    """Copy into this run's results folder (a run live against the record) the outputs, executed notebook, manifest
+    entry, claims and judge-validity rows of every stage `only` reads from, as `results_root()/../replay` holds them
+    from a replay of the same record (`_replayed_here`), unless this folder already holds that stage made against the
+    record; return the stages copied. `only` then reads its upstream stages exactly as the replay rebuilt them."""
+    here = results_root()
+    replayed = here.parent / REPLAY_FOLDER
+    upstream = _upstream(only, stages)
+    mine = read_manifest(record.profile).stages
+    missing = [n for n in upstream if (e := mine.get(n)) is None or e.status != "ok"
+               or e.made_against() != str(folder)]
+    adopted = _replayed_here(folder, record, missing, stages, replayed)
+    for name in adopted:
+        if (replayed / name).is_dir():
+            shutil.copytree(replayed / name, here / name, dirs_exist_ok=True)
+        notebook = replayed / "executed" / f"{name}.ipynb"
+        if notebook.exists():
+            executed_dir(record.profile).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(notebook, executed_dir(record.profile) / notebook.name)
+        update_manifest(name, read_manifest_file(replayed / "executed" / MANIFEST_FILE).stages[name], record.profile)
+        for ledger in ("claims.jsonl", "judge_validity.jsonl"):
+            rows = [r for r in read_jsonl(replayed / ledger) if r.get("stage") == name] \
+                if (replayed / ledger).exists() else []
+            if rows:
+                kept = [r for r in read_jsonl(here / ledger) if r.get("stage") != name] \
+                    if (here / ledger).exists() else []
+                rewrite_jsonl(here / ledger, kept + rows)
+    return adopted
+
+
 def _load_record(folder: str | Path, results: str, overrides: list[tuple[str, str]] | None, only: str | None,
                  stages: list[Stage] | None) -> tuple[Path, Record, list[Plan]]:
     """The record folder, its checked record.json and the plans of a run against it writing under
     `results_root()/results`; refused with a `RecordError` naming the file or stage and the fix: a record of another
     version, a truncated or altered file, a stage the plan runs but the record lacks, an upstream stage whose
-    outputs here are not this record's."""
+    outputs here are not this record's. A run live against the record of one stage (`only`) first takes its upstream
+    stages from the record's replay beside it (`_adopt_replayed`), saying so."""
     folder = Path(folder).resolve()
     record = read_record(folder)
     _use_results_folder(results)
+    if results == LIVE_FOLDER and only:
+        adopted = _adopt_replayed(folder, record, only, stages)
+        if adopted:
+            print(f"{only} reads {', '.join(adopted)} as the replay of this record rebuilt them "
+                  f"({results_root().parent / REPLAY_FOLDER})")
     plans = plan(record.profile, overrides or [], only, stages)
     record = verify_record(folder, [p.stage.name for p in plans])
     _check_upstream(plans, folder)
