@@ -2,8 +2,9 @@
 
 Two kinds of variable carry it, every name `LLMCREATIVITY_` followed by a field of `KernelContext` in capitals:
 
-- **the user's** (`USER_VARIABLES`): where the public datasets are read (`LLMCREATIVITY_DATA`), where models and the
-  call cache live (`LLMCREATIVITY_CACHE`) and where results are written (`LLMCREATIVITY_RESULTS`); they work in any
+- **the user's** (`USER_VARIABLES`): where the public datasets are read (`LLMCREATIVITY_DATA`) and the papers'
+  summaries (`LLMCREATIVITY_PAPERS`), where models and the call cache live (`LLMCREATIVITY_CACHE`) and where
+  results are written (`LLMCREATIVITY_RESULTS`); they work in any
   process, a notebook opened by hand included, and `NO_LOCAL_LM` proves a run used its endpoints only;
 - **the runner's**: `llmcreativity run` starts one papermill kernel per stage and writes that stage's context into
   the kernel's environment once (`kernel_environment`): its profile, stage, run id and parameter hash, the files
@@ -44,6 +45,9 @@ class KernelContext:
 
     data: Path | None = None
     """The public datasets' folder (`paths.data_dir`; default `../shared/data` beside the project). The user's."""
+    papers: Path | None = None
+    """The papers' summaries (`paths.papers_dir`; default `../shared/papers` beside the data folder), which the
+    excerpt test reads. The user's."""
     cache: Path | None = None
     """Materialized models and the call cache (`paths.cache_dir`; default `~/.cache/llmcreativity`). The user's."""
     results: Path | None = None
@@ -100,7 +104,7 @@ class KernelContext:
         return out
 
 
-USER_VARIABLES = ("data", "cache", "results", "no_local_lm")
+USER_VARIABLES = ("data", "papers", "cache", "results", "no_local_lm")
 """The fields a user sets (the others are the runner's, written for each stage kernel)."""
 
 _PATHS = frozenset(f.name for f in fields(KernelContext) if f.type == "Path | None")

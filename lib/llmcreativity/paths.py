@@ -1,5 +1,5 @@
 """Where the project reads data and writes caches and results; each can be moved by an environment variable
-(`context`: `LLMCREATIVITY_DATA`, `LLMCREATIVITY_CACHE`, `LLMCREATIVITY_RESULTS`).
+(`context`: `LLMCREATIVITY_DATA`, `LLMCREATIVITY_PAPERS`, `LLMCREATIVITY_CACHE`, `LLMCREATIVITY_RESULTS`).
 
 A run's profile (`default`, `paper`, `smoke`, ...) reaches the kernel through its context (`context.kernel_context`).
 Scratch profiles (`SCRATCH_PROFILES`) write under their own folder, `results/<profile>/`, so that a
@@ -59,6 +59,12 @@ records both in its own folder, where the pre-registration reads them (`pipeline
 def data_dir() -> Path:
     """Public datasets: $LLMCREATIVITY_DATA, else `../shared/data` beside the project."""
     return kernel_context().data or REPO_ROOT.parent / "shared" / "data"
+
+
+def papers_dir() -> Path:
+    """The papers' summaries (`pipeline.excerpts.SUMMARIES`): $LLMCREATIVITY_PAPERS, else `../shared/papers` beside the
+    project, next to the data folder's default."""
+    return kernel_context().papers or REPO_ROOT.parent / "shared" / "papers"
 
 
 def cache_dir() -> Path:

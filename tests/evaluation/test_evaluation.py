@@ -104,10 +104,12 @@ def test_reference_table_sets_the_papers_single_agent_beside_this_runs_and_says_
     out = reference_table(summary).set_index("quantity")
     isc = "single agent: judge score, Integration of Scientific Concepts"
     assert out.loc[isc, "paper's figure"] == "3.62 ± 1.14" and out.loc[isc, "this run"] == "2.5 ± 0.5 (n = 3)"
-    assert out.loc["single agent: KL divergence (whole story)", "paper's figure"] == "2.233 ± 0.012"
-    assert out.loc["single agent: KL divergence (whole story)", "this run"] == "1.25 (n = 6)"
-    assert out.loc["single agent: surprisal", "this run"] == "not measured here"
-    assert list(out["paper's figure"]) == ["3.62 ± 1.14", "3.62 ± 1.13; 3.41 ± 1.11", "0.476 ± 0.271",
+    assert out.loc["single agent: KL Divergence (whole story)", "paper's figure"] == "2.233 ± 0.012"
+    assert out.loc["single agent: KL Divergence (whole story)", "this run"] == "1.25 (n = 6)"
+    assert out.loc["single agent: Surprisal", "this run"] == "not measured here"
+    assert out.loc["single agent: judge score, Speculative Logic", "paper's figure"] == "3.62 ± 1.13"
+    assert out.loc["single agent: judge score, Character Depth", "paper's figure"] == "3.41 ± 1.11"
+    assert list(out["paper's figure"]) == ["3.62 ± 1.14", "3.62 ± 1.13", "3.41 ± 1.11", "0.476 ± 0.271",
                                            "2.233 ± 0.012", "0.345 ± 0.002", "0.0138 ± 0.0002"]
 
 

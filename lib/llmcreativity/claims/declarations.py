@@ -17,6 +17,10 @@ from .spec import ClaimSpec
 
 _SPECS: dict[str, ClaimSpec] = {}
 """Claim id -> its spec, in page order (`page_order`); the one mapping every reader shares."""
+_LATER: dict[str, ClaimSpec] = {}
+"""Claim id -> its spec, for the claims declared for a later registration (`ClaimSpec.later`), in page order: kept
+out of `_SPECS`, so no reader of the recorded runs' claims (the page's counts and verdict tables, the registrations'
+terms, the recorded texts) meets them."""
 _MODULES: dict[str, str] = {}
 """Claim id -> the module that declared it."""
 
@@ -29,17 +33,19 @@ def page_order(claim_id: str) -> tuple[str, int]:
 
 
 def register(*specs: ClaimSpec, module: str) -> None:
-    """Declare `specs` as computed by `module` (the caller's `__name__`). An id already declared, by any module, or
-    twice among `specs`, raises `ValueError` naming both declarations; nothing is registered then."""
+    """Declare `specs` as computed by `module` (the caller's `__name__`); a spec declared for a later registration
+    (`ClaimSpec.later`) goes to `later`, not to `registered`. An id already declared, by any module, or twice among
+    `specs`, raises `ValueError` naming both declarations; nothing is registered then."""
     ids = [s.claim_id for s in specs]
     for claim_id in ids:
-        if claim_id in _SPECS or ids.count(claim_id) > 1:
+        if claim_id in _SPECS or claim_id in _LATER or ids.count(claim_id) > 1:
             first = _MODULES.get(claim_id, module)
             raise ValueError(f"claim {claim_id!r} is declared twice: by {first} and by {module}; "
                              "each claim has one declaration, beside the code that computes it")
-    merged = {**_SPECS, **{s.claim_id: s for s in specs}}
-    _SPECS.clear()
-    _SPECS.update(sorted(merged.items(), key=lambda item: page_order(item[0])))
+    for table, mine in ((_SPECS, [s for s in specs if not s.later]), (_LATER, [s for s in specs if s.later])):
+        merged = {**table, **{s.claim_id: s for s in mine}}
+        table.clear()
+        table.update(sorted(merged.items(), key=lambda item: page_order(item[0])))
     _MODULES.update({claim_id: module for claim_id in ids})
 
 
@@ -48,6 +54,12 @@ def registered() -> dict[str, ClaimSpec]:
     replaces it for every reader). Complete only once every declaring module is imported
     (`pipeline.claim_table`)."""
     return _SPECS
+
+
+def later() -> dict[str, ClaimSpec]:
+    """Every claim declared for a later registration (`ClaimSpec.later`) so far, in page order: the live mapping,
+    apart from `registered`'s."""
+    return _LATER
 
 
 def declaring_module(claim_id: str) -> str:

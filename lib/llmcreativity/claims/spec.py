@@ -37,9 +37,9 @@ ClaimKind = Literal["paper claim", "project check"]
 motivation or procedure that this project tests because its claims rest on it (A4, A5)."""
 
 PAPER_A = "LLM Review"
-"""The paper of claims A1-A5 (`ClaimSpec.paper`)."""
+"""The paper of claims A1-A5 and A6, declared for a later registration (`ClaimSpec.paper`)."""
 PAPER_B = "Automated creativity evaluation"
-"""The paper of claims B1-B15 (`ClaimSpec.paper`)."""
+"""The paper of claims B1-B15 and B16, declared for a later registration (`ClaimSpec.paper`)."""
 
 
 @dataclass(frozen=True)
@@ -90,3 +90,8 @@ class ClaimSpec:
     target: Target | None = None
     """How the pre-registration sizes it from a pilot: its per-unit quantity, precision, reason, pilot reader and
     sample-size functions; None for a claim not testable here."""
+    later: str = ""
+    """Why the claim waits for a later registration; empty for a claim of the recorded runs. A statement of a paper
+    this project could test but no stage of the recorded runs decides: no registration sized it before their
+    sittings. `declarations.register` keeps it apart (`declarations.later`, `pipeline.claim_table.LATER`): the claims
+    page shows it in its own group, out of every count and verdict table, and no registration's terms hold it."""

@@ -33,15 +33,18 @@ class ReferenceFigure:
 REFERENCE_FIGURES: tuple[ReferenceFigure, ...] = (
     ReferenceFigure(PAPER_A, "single agent: judge score, Integration of Scientific Concepts", "3.62 ± 1.14",
                     "integration", "single"),
-    ReferenceFigure(PAPER_A, "single agent: judge scores of two other rubric dimensions (which two: the paper's "
-                    "table, not checked here)", "3.62 ± 1.13; 3.41 ± 1.11", "", "single"),
-    ReferenceFigure(PAPER_A, "single agent: surprisal", "0.476 ± 0.271", "surprisal", "single"),
-    ReferenceFigure(PAPER_A, "single agent: KL divergence (whole story)", "2.233 ± 0.012", "lexical_kl_whole",
+    ReferenceFigure(PAPER_A, "single agent: judge score, Speculative Logic", "3.62 ± 1.13", "logic", "single"),
+    ReferenceFigure(PAPER_A, "single agent: judge score, Character Depth", "3.41 ± 1.11", "character", "single"),
+    ReferenceFigure(PAPER_A, "single agent: Surprisal", "0.476 ± 0.271", "surprisal", "single"),
+    ReferenceFigure(PAPER_A, "single agent: KL Divergence (whole story)", "2.233 ± 0.012", "lexical_kl_whole",
                     "single"),
-    ReferenceFigure(PAPER_A, "single agent: semantic novelty (1 - cos)", "0.345 ± 0.002", "novelty", "single"),
-    ReferenceFigure(PAPER_A, "single agent: volume gain", "0.0138 ± 0.0002", "volume_gain", "single"),
+    ReferenceFigure(PAPER_A, "single agent: semantic novelty, 1-Cosine Similarity", "0.345 ± 0.002", "novelty",
+                    "single"),
+    ReferenceFigure(PAPER_A, "single agent: Volume Gain", "0.0138 ± 0.0002", "volume_gain", "single"),
 )
-"""The papers' reference figures that are no claims: the LLM Review paper's single-agent scores."""
+"""The papers' reference figures that are no claims: the LLM Review paper's single-agent scores, each named by the
+column of the results table it comes from, as a summary of the paper gives that table's header and Single Agent row
+(`pipeline.excerpts.REFERENCE_EXCERPTS`; the other two rubric dimensions have no single-agent figure there)."""
 
 
 def framework_summary(table: pd.DataFrame, measures: Sequence[str], *, by: str = "system", confidence: float = 0.95,

@@ -32,9 +32,11 @@ from .scoring_table import JUDGE_COLUMNS, KL_MODES, NOVELTY_COLUMNS, kl_column
 
 # Claims A1-A3 and A5: declared beside the code that decides them (`claims.declarations`).
 register(
-    ClaimSpec("A1", PAPER_A, "LLM Review beats every baseline framework on the LLM judge's creativity dimensions.",
-              "Review > every baseline, judge scores",
-              "Review consistently outperforms the multi-agent baselines (abstract, qualitative)", None, "",
+    ClaimSpec("A1", PAPER_A, "LLM Review beats every baseline framework on the LLM judge's quality dimensions.",
+              "Review > every baseline, judge's quality scores",
+              "Review “significantly outperforms single-agent and other multi-agent frameworks” in the “quality "
+              "dimensions (LLM-as-a-Judge scores)” (summary); “consistently outperforms multi-agent baselines” "
+              "(abstract, qualitative)", None, "",
               5, "prompts", "rubric",
               estimator="per prompt and rubric dimension, Review's score minus each baseline's (the judge's sampled "
                         "mean of `repeats` scores); bootstrap 95 % CI over prompts, paired t-test Holm-adjusted over "
@@ -48,7 +50,8 @@ register(
     ClaimSpec("A2", PAPER_A, "LLM Review beats every baseline framework on the four rule-based novelty metrics "
               "(surprisal, KL divergence, semantic novelty, volume gain).",
               "Review > every baseline, novelty metrics",
-              "Review scores highest on the rule-based novelty metrics (qualitative)", None, "", 14, "prompts", "none",
+              "Review “significantly outperforms single-agent and other multi-agent frameworks” in the “novelty "
+              "dimensions (rule-based indicators)” (summary, qualitative)", None, "", 14, "prompts", "none",
               estimator="per prompt and metric, Review's value minus each baseline's on surprisal, lexical KL (the "
                         "paper's whole-story KL in the paper profile, the windowed KL otherwise: the evaluation "
                         "chapter's `a2_kl`), semantic novelty and volume gain; bootstrap CI over prompts, paired "
@@ -61,7 +64,9 @@ register(
                      read_a2, (n_for_mean,), SCIFI100_PROMPTS)),
     ClaimSpec("A3", PAPER_A, "A small model writing with LLM Review beats a larger model writing as a single agent.",
               "small + Review > larger single agent",
-              "smaller models with Review can surpass larger single agents (abstract, qualitative)", None, "", 5,
+              "smaller models with Review “can surpass larger single-agent models” (abstract); “small and "
+              "medium-sized models (e.g., Llama-3.2-3B) can achieve creative writing capabilities exceeding those of "
+              "larger single-agent models” (summary, qualitative)", None, "", 5,
               "prompts", "rubric",
               estimator="per prompt, Review's mean judge score (sampled mean, five dimensions) minus the larger "
                         "Single Agent's; bootstrap CI over prompts, paired t-test (`beats_every_baseline`); not "
@@ -71,7 +76,9 @@ register(
               target=Target("per prompt: Review's mean judge score minus the larger Single Agent's", MEAN_PRECISION,
                      SIGN, read_a3, (n_for_mean,), SCIFI100_PROMPTS)),
     ClaimSpec("A5", PAPER_A, "The rubric LLM judge agrees with human consensus scores.", "rubric judge ~ humans",
-              "the judge's scores agree with human consensus ratings (qualitative)", None, "", 44, "stories", "rubric",
+              "a human check, with no agreement figure given: “9 student annotators” scored Review + Llama-3.2-3B "
+              "stories on “the same 5 dimensions and 0-5 scale as GPT-4o”, their mean “used to verify the "
+              "consistency of LLM scores” (summary, qualitative)", None, "", 44, "stories", "rubric",
               gated=False, kind="project check",
               stand_in="HANNA's human ratings of its own stories (3 raters x 6 criteria), standing in for the paper's "
                        "human check, in which 9 annotators scored SciFi-100 stories on its 5 dimensions",
@@ -82,6 +89,22 @@ register(
                    "consensus. {Reason}.",
               target=Target("per HANNA story: (the judge's mean score, the human consensus)", RHO_PRECISION, SIGN,
                      read_a5, (n_for_correlation,), N_STORIES)),
+    module=__name__,
+)
+
+# A6: a statement of the summary's the recorded runs could test but do not decide (`ClaimSpec.later`), shown apart.
+register(
+    ClaimSpec("A6", PAPER_A, "Interaction structure matters more than model scale: LLM Review's gain over a single "
+              "agent of the same model exceeds the gain of a larger model as a single agent.",
+              "Review's gain > a larger model's gain",
+              "“Interaction Structure Is More Important Than Model Scale” (summary); the results suggest “interaction "
+              "structure may substitute for model scale” (abstract, qualitative)", None, "", 5, "prompts", "rubric",
+              estimator="per prompt, (Review minus the Single Agent, both with the small writer) minus (the larger "
+                        "Single Agent minus the small one), on the judge's mean score; bootstrap CI over prompts; "
+                        "supported when the CI lies above 0",
+              later="the recorded runs hold the three systems it needs (Review and a Single Agent with the small "
+                    "writer, a Single Agent with a larger one), but no registration sized this contrast before their "
+                    "sittings: decided on their data now, it would be a test chosen after its data were seen"),
     module=__name__,
 )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from ..claims.declarations import registered
+from ..claims.declarations import later, registered
 from ..claims.spec import ClaimSpec
 from ..entropy import diversity_agreement
 from ..entropy import entropy_claims as entropy_claims
@@ -27,3 +27,6 @@ what completes `CLAIMS`)."""
 CLAIMS: dict[str, ClaimSpec] = registered()
 """Claim id -> its spec, in page order: the registry's own mapping (`claims.declarations.registered`), complete."""
 
+LATER: dict[str, ClaimSpec] = later()
+"""Claim id -> its spec, for the claims declared for a later registration (`ClaimSpec.later`), in page order: shown on
+the claims page in their own group (`ledger.later_markdown`), never in `CLAIMS`."""

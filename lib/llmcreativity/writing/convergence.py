@@ -34,7 +34,9 @@ from .pilot_readers import read_a4
 register(
     ClaimSpec("A4", PAPER_A, "Interaction homogenizes stories: Debate and Discussion converge over rounds, Review "
               "does not.", "Debate/Discussion converge, Review not",
-              "interaction induces homogenization; blind review keeps trajectories divergent (abstract, qualitative)",
+              "interaction “can paradoxically hinder creativity by inducing content homogenization”; revising "
+              "independently preserves “divergent creative trajectories” (abstract); “repeated exposure of agents to "
+              "each other’s real-time revisions” ends in “content homogenization” (summary, qualitative)",
               None, "", 10, "prompts", "none", kind="project check",
               estimator="convergence Delta = homogenization (mean pairwise cosine, Self-BLEU of the writers' latest "
                         "stories) at the last round minus round 0, per prompt: Debate's and Discussion's mean Delta "
