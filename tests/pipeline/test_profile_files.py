@@ -116,3 +116,23 @@ def test_dry_run_says_where_each_value_comes_from(capsys):
     assert shown["temperatures"] == " [-p temperatures]"
     assert shown["seed"] == " [-p backends.seed]"
     assert shown["estimator"] == " [notebook default]"
+
+
+def test_the_paper_profile_scores_the_summarys_unconditioned_surprisal_and_no_other_profile_does():
+    from llmcreativity.pipeline.record_compare import resolved_parameters
+
+    plans = {name: {p.stage.name: p for p in plan(name, [])} for name in PROFILES}
+    for stage in ("corpus", "evaluation"):
+        p = plans["paper"][stage]
+        assert resolved_parameters(p)["surprisal_context"] == "none"
+        assert p.origin("surprisal_context") == "profile paper: paper.yaml, parameters"
+        assert p.declared["surprisal_context"].added  # a record made before it replays at its default
+        for other in (name for name in PROFILES if name != "paper"):
+            assert resolved_parameters(plans[other][stage])["surprisal_context"] == "prompt", (other, stage)
+
+
+def test_a_surprisal_context_that_is_not_a_choice_is_refused_naming_the_choices():
+    from llmcreativity.pipeline.parameters import ParameterError
+
+    with pytest.raises(ParameterError, match=r"surprisal_context='story' is not one of \['prompt', 'none'\]"):
+        plan("smoke", [("surprisal_context", "story")])

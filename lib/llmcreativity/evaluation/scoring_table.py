@@ -14,7 +14,15 @@ from ..corpus.store import CorpusStore
 from ..corpus.unigram import counts_from_table
 from ..judges.rubric import DIMENSIONS, RubricScore
 from ..llm.backend import Backend, TextEmbedder
-from ..metrics import KL_WINDOW, VolumeReference, lexical_kl, mean_surprisal, semantic_novelty_batch
+from ..metrics import (
+    KL_WINDOW,
+    PROMPT_CONTEXT,
+    VolumeReference,
+    check_surprisal_context,
+    lexical_kl,
+    semantic_novelty_batch,
+    story_surprisal,
+)
 from ..metrics.tokenize import Tokenizer
 from ..stats.agreement import spearman
 from ..writing.writing_run import load_stories
@@ -35,8 +43,9 @@ def kl_column(mode: str) -> str:
         raise ValueError(f"kl mode {mode!r} is not one of {KL_MODES}")
     return f"lexical_kl_{mode}"
 
-SURPRISAL_CONTEXT = "Writing prompt: {prompt}\n\nStory:\n"
-"""Context the scoring model reads before the story (the corpus notebook uses the same)."""
+SURPRISAL_CONTEXT = PROMPT_CONTEXT
+"""Context the scoring model reads before the story in the prompt-conditioned form (`metrics.story_surprisal`; the
+corpus notebook uses the same)."""
 
 
 def load_story_table(path: str | Path, *, system: str | None = None) -> pd.DataFrame:
@@ -69,7 +78,7 @@ def load_unigrams(path: str | Path) -> dict[str, int]:
 def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[str, int], embedder: TextEmbedder,
                   scorer: Backend, *, tokenizer: Tokenizer = "whitespace", alpha: float = 1.0, volume_eps: float = 1e-6,
                   kl_mode: str = "windowed", kl_window: int = KL_WINDOW, surprisal_words: int = 0,
-                  progress: bool = True) -> pd.DataFrame:
+                  surprisal_context: str = "prompt", progress: bool = True) -> pd.DataFrame:
     """The four novelty metrics of every story (rows of `stories` with story_id, prompt, story).
 
     surprisal = -(1/L) sum_j log p(x_j | prompt, x_<j) under `scorer`; lexical_kl = KL(p_story || q_corpus)
@@ -80,6 +89,8 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
     `kl_column("windowed")` and `kl_column("whole")`; `lexical_kl` is the `kl_mode` one. `embedder` must be the one
     the corpus store was embedded with, or the cosines compare different spaces. `surprisal_words` > 0 scores the
     surprisal of each story's first `surprisal_words` words only (`metrics.first_words`; 0 = the whole story).
+    `surprisal_context` "none" scores it without the prompt, S = -(1/L) sum_j log p(x_j | x_<j) (the LLM Review
+    summary's form, `metrics.story_surprisal`).
     """
     if embedder.identity != store.embedder:
         raise ValueError(f"embedder {embedder.identity!r} differs from the corpus store's {store.embedder!r}: "
@@ -89,11 +100,12 @@ def novelty_table(stories: pd.DataFrame, store: CorpusStore, unigrams: Mapping[s
         raise ValueError(f"stories lacks columns {sorted(missing)}: load it with load_story_table")
     texts = stories["story"].tolist()
     kl_column(kl_mode)  # refuses an unknown mode before any metric is computed
+    check_surprisal_context(surprisal_context)
     kl = {m: lexical_kl(texts, unigrams, mode=m, window=kl_window, alpha=alpha, tokenizer=tokenizer) for m in KL_MODES}
     E = embedder.encode(texts)
     nov = semantic_novelty_batch(E, store.embeddings)
     gain = VolumeReference.fit(store.embeddings, volume_eps).gain(E)
-    surprisal = [mean_surprisal(scorer, t, SURPRISAL_CONTEXT.format(prompt=p), max_words=surprisal_words).mean
+    surprisal = [story_surprisal(scorer, t, p, context=surprisal_context, max_words=surprisal_words).mean
                  for p, t in tqdm(list(zip(stories["prompt"], texts, strict=True)), desc="surprisal",
                                   disable=not progress)]
     return pd.DataFrame({
