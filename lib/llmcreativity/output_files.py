@@ -147,6 +147,16 @@ CHAIN_TABLE = OutputFile("chains.parquet", "one row per chain: mean SE, problem 
 DRAFTS = OutputFile("drafts.parquet", "SE across writers of first drafts and final versions")
 NOVELTY = OutputFile("novelty.parquet", "claim B8's chains, one row per chain: solution-level SE and the novelty "
                      "judge's rating (`judges.divergent.novelty_scores`)")
+SE_WEIGHTS = OutputFile("weight_diagnostic.csv", "one row per step: the effective number of samples and the top "
+                        "sample's share of each probability-weighted SE's weights (`entropy.weight_concentration`; "
+                        "exploratory, listed by no record made before it)")
+SE_EXPLORATORY = OutputFile("exploratory_verdicts.csv", "B1-B4 and B8 decided under every SE statistic, the "
+                            "registered one first (`entropy.exploratory_verdicts`; exploratory, never recorded as "
+                            "claims, listed by no record made before it)")
+COHERENCE = OutputFile("coherence.csv", "every sampled candidate with its coherence under the text rule and the "
+                       "log-probability rule (`entropy.coherence`; listed by no record made before it)")
+SE_COHERENT = OutputFile("se_coherent.csv", "one row per step: every SE statistic over all its candidates and without "
+                         "the incoherent ones (`entropy.coherence`; exploratory, listed by no record made before it)")
 
 # judge_validation ---------------------------------------------------------------------------------------------------
 JUDGE_RUNS = OutputFile("runs", "one resumable JSONL file per judge run", items="judgements")

@@ -260,6 +260,33 @@ def novelty_file() -> Path:
     return output_file(out.NOVELTY)
 
 
+def se_weights_file() -> Path:
+    """Where `output_files.SE_WEIGHTS` goes."""
+    return output_file(out.SE_WEIGHTS)
+
+
+def se_exploratory_file() -> Path:
+    """Where `output_files.SE_EXPLORATORY` goes."""
+    return output_file(out.SE_EXPLORATORY)
+
+
+def coherence_file() -> Path:
+    """Where `output_files.COHERENCE` goes."""
+    return output_file(out.COHERENCE)
+
+
+def se_coherent_file() -> Path:
+    """Where `output_files.SE_COHERENT` goes."""
+    return output_file(out.SE_COHERENT)
+
+
+def read_se_coherent() -> pd.DataFrame | None:
+    """The semantic-entropy stage's per-step SE without the incoherent candidates (`entropy.coherence.
+    coherent_step_table`), or None where the stage has not written it (a record made before it)."""
+    path = _found(out.SE_COHERENT)
+    return pd.read_csv(path) if path is not None else None
+
+
 # judge_validation ---------------------------------------------------------------------------------------------------
 
 def judge_runs_dir() -> Path:

@@ -27,14 +27,16 @@ from .pilot_readers import read_b1, read_b2, read_b3, read_b4
 # B2, which tests its weaker form.
 register(
     ClaimSpec("B1", PAPER_B, "Semantic entropy rises with sampling temperature.", "SE rises with temperature",
-              "SE increases with temperature (qualitative)", None, "", 5, "problems", "entailment",
+              "SE rises with temperature: “随温度升高而增大” (summary, qualitative)", None, "", 5, "problems",
+              "entailment",
               estimator="Spearman rho(temperature, per-chain probability-weighted SE), cluster-bootstrap 95 % CI over "
                         "problems; supported when the CI lies above 0 (`sign_verdict`)",
               text="SE rises with sampling temperature ({who}).",
               target=Target("per chain: (temperature, probability-weighted SE)", RHO_PRECISION + PROBLEMS_WHOLE, SIGN,
                      read_b1, (n_for_correlation, design_effect))),
     ClaimSpec("B2", PAPER_B, "Semantic entropy does not grow with model scale.", "SE not monotone in scale",
-              "SE is not monotone in model size (qualitative)", None, "", 5, "problems", "entailment",
+              "SE is “不单调” (not monotone) in model size; the README's Vicuna rows, 7B, 13B, 33B: 2.19, 1.96, 2.17 "
+              "(qualitative)", None, "", 5, "problems", "entailment",
               estimator="Spearman rho(model parameters, per-chain probability-weighted SE), cluster-bootstrap CI over "
                         "problems; supported when the CI lies at or below 0 (`sign_verdict`, expected 0)",
               text="SE does not grow with model size ({who}; the models are not one family).",
@@ -42,7 +44,9 @@ register(
                      "'does not grow' is decided by the side of 0 the interval lies on: " + SIGN, read_b2,
                      (n_for_correlation, design_effect))),
     ClaimSpec("B3", PAPER_B, "Semantic entropy correlates strongly and positively with the number of semantic "
-              "clusters.", "SE ~ number of clusters (strong +)", "strong positive correlation (qualitative)", None, "",
+              "clusters.", "SE ~ number of clusters (strong +)",
+              "strong positive correlation, “强正相关”, read as TTCT's “灵活性（flexibility）” (summary, qualitative)",
+              None, "",
               5, "problems", "entailment",
               estimator="Spearman rho(number of clusters, per-step probability-weighted SE), cluster-bootstrap CI "
                         "over problems; supported when the CI lies above 0 (`sign_verdict`; the sign, not the "
@@ -51,7 +55,9 @@ register(
               target=Target("per step: (number of clusters, probability-weighted SE)", RHO_PRECISION + PROBLEMS_WHOLE,
                      SIGN, read_b3, (n_for_correlation, design_effect))),
     ClaimSpec("B4", PAPER_B, "Semantic entropy correlates negatively with the similarity of the candidates.",
-              "SE ~ candidate similarity (-)", "negative correlation (qualitative)", None, "", 5, "problems",
+              "SE ~ candidate similarity (-)",
+              "negative correlation, high-SE candidates being less similar: “负相关，高 SE 模型产出的候选确实更不相似” "
+              "(summary, qualitative)", None, "", 5, "problems",
               "entailment",
               estimator="Spearman rho(mean pairwise cosine of the candidates, per-step probability-weighted SE), "
                         "cluster-bootstrap CI over problems; supported when the CI lies below 0 (`sign_verdict`)",
@@ -59,8 +65,11 @@ register(
               target=Target("per step: (mean pairwise cosine, probability-weighted SE)", RHO_PRECISION + PROBLEMS_WHOLE,
                      SIGN, read_b4, (n_for_correlation, design_effect))),
     ClaimSpec("B14", PAPER_B, "Semantic entropy falls slightly for larger or newer models.",
-              "SE falls slightly for larger/newer models", "SE falls slightly for larger or newer models "
-              "(qualitative)", None, "", 5, "problems", "entailment",
+              "SE falls slightly for larger/newer models",
+              "SE “反而略降” (falls slightly) for larger or newer models, the summary's examples LLaMA 3→3.3 and "
+              "Vicuna 7B→33B; the README's rows: Llama 3 → 3.3 "
+              "70B flat, 2.10 → 2.10; Llama 3.1 8B → 405B 2.13 → 2.08; Vicuna 7B → 33B 2.19 → 2.17 (qualitative)",
+              None, "", 5, "problems", "entailment",
               not_testable="no newer release of a model of one size runs here; the larger-model half is only "
                            "tested in B2's weaker form (SE does not grow with scale)"),
     module=__name__,
@@ -96,15 +105,15 @@ def is_entailment(judge: EntailmentJudge) -> bool:
 def check_similarity_embedder(judge: EntailmentJudge, embedder: TextEmbedder) -> None:
     """Refuse to measure candidate similarity (B4) with the embedder that also clusters the candidates.
 
-    With the embedding approximation or the laboratory's confirmed equivalence judge, clusters are cosine clusters
-    of that embedder, so SE falls with its cosine by construction; any other embedder (or entailment clustering) is
-    fine.
+    With the embedding approximation or the laboratory's confirmed equivalence judge, clusters are cut
+    from that embedder's cosines, so B4 would compare the clusters with the numbers they were cut from and test
+    nothing; any other embedder (or entailment clustering) is fine.
     """
     clusterer = getattr(judge, "embedder", None)
     if clusterer is not None and clusterer.identity == embedder.identity:
         raise ValueError(f"the similarity embedder {embedder.identity!r} also clusters the candidates "
-                         f"({judge.identity}): B4 would hold by construction; choose another similarity embedder "
-                         "or cluster by entailment")
+                         f"({judge.identity}): B4 would compare the clusters with the cosines they were cut from; "
+                         "choose another similarity embedder or cluster by entailment")
 
 
 def claims_judge(judge: EntailmentJudge) -> str:

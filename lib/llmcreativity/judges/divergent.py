@@ -11,6 +11,7 @@ registered in `claims.declarations`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -20,6 +21,7 @@ from ..claims.declarations import min_n, register
 from ..claims.sizing import PROBLEMS_WHOLE, RHO_PRECISION, SIGN, Target
 from ..claims.spec import PAPER_B, ClaimSpec
 from ..claims.verdicts import Verdict, all_of_verdict, barely_varies, not_testable, sign_verdict, weak_verdict
+from ..entropy import exploratory_verdicts as ev
 from ..entropy.analysis import spearman_with_ci
 from ..entropy.entropy_tables import solution_text
 from ..llm.backend import Backend
@@ -34,7 +36,9 @@ from .resample import problem_spearman
 # testable here: B13 beside B8 (the same novelty judge, against people), B15 beside B11 (convergent scores by model).
 register(
     ClaimSpec("B6", PAPER_B, "Divergent (semantic entropy) and convergent (judge) scores correlate only weakly.",
-              "divergent ~ convergent only weakly", "weak correlation (qualitative)", None, "", 5, "problems",
+              "divergent ~ convergent only weakly",
+              "consistently weak correlation, the two dimensions separable: “Spearman 一致偏弱，两维经验上可分离” "
+              "(summary, qualitative)", None, "", 5, "problems",
               "convergent",
               estimator="per domain, Spearman rho(chain SE, the judge's p_valid of the chain's own solution), "
                         "bootstrap CI over problems; weak when the CI lies inside (-0.3, 0.3) (`weak_verdict`); "
@@ -48,7 +52,9 @@ register(
                      "an interval this narrow fits; alternative 'smallest effect': half-width z(0.3), which fits when "
                      "centred at 0", read_b6, (n_for_correlation, design_effect))),
     ClaimSpec("B8", PAPER_B, "Solution-level semantic entropy correlates with an LLM judgement of novelty.",
-              "solution SE ~ LLM novelty", "positive correlation with the LLM novelty judgement (qualitative)",
+              "solution SE ~ LLM novelty",
+              "positive correlation, “正相关”, with an LLM novelty judge checked on 30 problems against human rankings "
+              "(summary, qualitative)",
               None, "", 5, "problems", "entailment",
               estimator="Spearman rho(solution-level SE = the chain's mean step SE, the novelty judge's expected "
                         "1-5 rating), bootstrap CI over problems; supported when the CI lies above 0 "
@@ -58,7 +64,8 @@ register(
               target=Target("per chain: (solution-level SE, the novelty judge's expected rating)",
                      RHO_PRECISION + PROBLEMS_WHOLE, SIGN, read_b8, (n_for_correlation, design_effect))),
     ClaimSpec("B11", PAPER_B, "Convergent scores rise with model scale while divergent ones do not.",
-              "convergent rises with scale, divergent not", "convergent scores rise with model size (qualitative)",
+              "convergent rises with scale, divergent not",
+              "convergent scores rise with model size, “单调提升”, divergent ones are “不单调” (summary, qualitative)",
               None, "", 5, "problems", "convergent",
               estimator="per domain, Spearman rho(model parameters, p_valid) above 0 and rho(model parameters, SE) "
                         "at or below 0 (`sign_verdict`), bootstrap CI over problems; every part of the domains with "
@@ -73,9 +80,26 @@ register(
               "novelty judge ~ human rankings", "Spearman rho 0.80 on 30 problems", 0.80, "rho", 30, "problems",
               "none", not_testable="no human novelty rankings of solutions here"),
     ClaimSpec("B15", PAPER_B, "Convergent scores rise for newer and reasoning models.",
-              "convergent rises for newer/reasoning models", "convergent scores rise for newer and reasoning models "
-              "(qualitative)", None, "", 5, "problems", "convergent",
+              "convergent rises for newer/reasoning models",
+              "convergent scores rise for newer and reasoning models: "
+              "“更大、更新、带推理（R1-70B）的模型收敛分更高” (summary, "
+              "qualitative)", None, "", 5, "problems", "convergent",
               not_testable="no newer or reasoning models run here"),
+    module=__name__,
+)
+
+# B16: a statement of the summary's that B6's data could test but no recorded run decides (`ClaimSpec.later`).
+register(
+    ClaimSpec("B16", PAPER_B, "Semantic entropy measures breadth, not error: it does not correlate strongly and "
+              "negatively with task completion.", "SE not an error signal",
+              "were SE mostly an error signal, it “should correlate strongly and negatively with task completion; "
+              "there is no such relation” (summary, translated; qualitative)", None, "", 5, "problems", "convergent",
+              estimator="per domain with human labels, Spearman rho(chain probability-weighted SE, the convergent "
+                        "judge's p_valid of the chain's own solution), bootstrap CI over problems; supported when the "
+                        "CI's lower end lies above -0.3",
+              later="B6's recorded correlation bears it, but B6 registered a two-sided rule (weak: the CI inside "
+                    "(-0.3, 0.3)); this one-sided reading was registered for no run, and choosing it after B6's "
+                    "verdicts were seen would be a test chosen after its data"),
     module=__name__,
 )
 
@@ -319,3 +343,30 @@ def novelty_claim(scored: pd.DataFrame, se_column: str, judge_model: str, *, ent
                                     n=stats["n_groups"], measure=measure), facts=facts)
     return replace(sign_verdict(stats["low"], stats["high"], 1, statistic=stats["rho"], n=stats["n_groups"],
                                 measure=measure), facts=facts)
+
+
+def weak_link_verdicts(judged: dict[str, pd.DataFrame], *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """B6 under every SE statistic: per domain (`judged`: domain -> `judged_chains`), rho(the chain's
+    mean SE, the judge's p_valid) with a CI over problems and B6's rule (`weak_link_table`, which
+    also says "inconclusive" for too few problems or a score that barely varies); and per statistic an "all" row,
+    the verdict over the domains with human labels (`labelled_verdict`) with its deciding part's
+    rho. This is the weak rule's own label, before the registered claim's gate on a stand-in convergent scorer
+    (`weak_link_claim`). `expected` is 0 (a weak link has no sign); `exploratory_verdicts.COLUMNS`."""
+    rows: list[dict[str, object]] = []
+    for column in ev.STATISTICS:
+        if not all(column in frame.columns for frame in judged.values()):
+            continue
+        table, parts = weak_link_table(judged, column, n_resamples=n_resamples, seed=seed)
+        for r in table.to_dict("records"):
+            rows.append({"claim": "B6", "domain": r["domain"], "statistic": ev.STATISTIC_NAMES[column],
+                         "column": column, "registered": column == ev.PRIMARY, "x": "p_valid", "expected": 0,
+                         "rho": r["rho"], "low": r["low"], "high": r["high"], "n": int(r["chains"]),
+                         "n_groups": int(r["problems"]), "verdict": r["verdict"]})
+        overall = labelled_verdict(parts)
+        rows.append({"claim": "B6", "domain": ev.ALL_DOMAINS, "statistic": ev.STATISTIC_NAMES[column], "column": column,
+                     "registered": column == ev.PRIMARY, "x": "p_valid", "expected": 0,
+                     "rho": math.nan if overall.statistic is None else overall.statistic,
+                     "low": math.nan if overall.ci_low is None else overall.ci_low,
+                     "high": math.nan if overall.ci_high is None else overall.ci_high, "n": overall.n,
+                     "n_groups": overall.n, "verdict": overall.label})
+    return pd.DataFrame(rows, columns=ev.COLUMNS)

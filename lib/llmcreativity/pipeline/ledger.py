@@ -38,7 +38,9 @@ from ..record_file import Record
 from .claim_records import SAMPLE_TOO_SMALL, Claim
 from .claim_table import CLAIMS
 from .excerpts import figure_source
+from .later_page import later_markdown
 from .manifest import ManifestEntry
+from .paper_deviations import deviations_markdown
 from .record_page import record_markdown, record_origin
 from .registration_text import registration_markdown_line
 from .stages import recorder_of
@@ -330,6 +332,9 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
     elif c is not None:
         items.append(f"Measured (stage `{c.stage}`): {c.text}" + (f" Statistic: {c.measure}." if c.measure else ""))
         items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
+        from .se_exploratory_page import ledger_items  # the SE claims' exploratory block, beneath the verdict
+
+        items += ledger_items(r.claim_id, c.stage, c.run_id, c.judge)
         if r.judges:
             items.append("Judge agreement with humans: " + "; ".join(agreement(v) for v in r.judges) + ".")
         items += [f"Not confirmed: {laboratory_finding(v, linked=LAB_STAGE in chapters)}." for v in r.unconfirmed]
@@ -502,10 +507,11 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
                     chapters: Collection[str] = ()) -> str:
     """The page body, findings first (`findings_markdown`); then one verdict table a paper (six columns, a second
     verdict of a claim on its own line), the registration's hash and deviations, the forest plot `figure` (a path
-    relative to the page; left out when None), each claim in full, and, folded, the run's provenance (records, run
-    ids, commits). `registration`: the folder of the committed pre-registration the run was recorded under, or
-    None; `earlier`: a run whose verdicts under other judges stand beside this one's (`ledger_rows`); `chapters`: the
-    stage chapters the book holds, which the page may link to."""
+    relative to the page; left out when None), each claim in full, the claims declared for a later registration
+    (`later_page.later_markdown`, counted nowhere), and, folded, the run's provenance (records, run ids, commits).
+    `registration`: the folder of the committed pre-registration the run was recorded under, or None; `earlier`: a
+    run whose verdicts under other judges stand beside this one's (`ledger_rows`); `chapters`: the stage chapters the
+    book holds, which the page may link to."""
     rows = ledger_rows(claims, validity or [], manifest_stages or {}, earlier)
     replayed = record_markdown(manifest_stages or {})
     registered = registration_markdown_line(registration) if registration is not None else ""
@@ -525,11 +531,13 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
     if figure:
         out += ["", f"![Every claim's statistic with its 95 % CI, beside the paper's figure where the paper gives one "
                     f"on the same scale]({figure})"]
+    out += ["", deviations_markdown(chapters)]  # the method's differences from the papers, one declaration
     out += ["", "## Each claim in full", "",
             "Agreement statistics that validate a judge: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + "."]
     for r in rows:
         out += ["", _details(r, chapters=chapters),
                 *(_details(a, a.claim.judge if a.claim else "", chapters) for a in r.also)]
+    out += ["", later_markdown()]  # shown apart: decided by no recorded run, counted nowhere above
     if replayed:
         out += ["", f":::{{dropdown}} {PROVENANCE_SUMMARY}", replayed, ":::"]
     return "\n".join(out)
