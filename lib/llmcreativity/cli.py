@@ -199,6 +199,10 @@ def _run(args: argparse.Namespace) -> None:
         print(*(f"endpoint {line}" for line in endpoint_summary(plans)), sep="\n")
         print("(* = set by the profile or -p; [...] = where the value comes from: the notebook's default, the "
               "profile's file and part, or the -p; parameters are valid, nothing was run)")
+        if args.replay is None and plans:  # a replay asks no model: nothing to project
+            from .pipeline.projection import dry_run_cost
+
+            print(*dry_run_cost(plans, plans[0].profile, args.from_record), sep="\n")
         return
     run_id = new_run_id()
     remember_run()

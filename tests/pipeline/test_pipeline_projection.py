@@ -3,14 +3,23 @@ lengths), a run against a record's seconds, and the units of work each stage's s
 
 from __future__ import annotations
 
+import re
+import shutil
+
 import pytest
 
+from llmcreativity.paths import DECISIVE_RECORD, PUBLISHED_RECORD, REPO_ROOT
 from llmcreativity.pipeline.manifest import ManifestEntry, update_manifest
 from llmcreativity.pipeline.planning import plan
 from llmcreativity.pipeline.projection import (
+    NO_COST,
+    calibration_command,
+    calibration_folder,
     paper_projection_markdown,
     project,
+    project_calls,
     projection_markdown,
+    record_call_costs,
     scale_parameters,
     seconds_lines,
     seconds_projection,
@@ -170,3 +179,122 @@ def test_the_rerun_guide_has_the_line_the_projection_replaces():
     from llmcreativity_book.site import PROJECTION_MARKER
 
     assert PROJECTION_MARKER in (REPO_ROOT / "book" / "rerun.md").read_text()
+
+
+PUBLISHED_RUN = REPO_ROOT / PUBLISHED_RECORD
+DECISIVE = REPO_ROOT / DECISIVE_RECORD
+
+
+def recorded_parameters(record) -> dict[str, dict]:
+    return {s.name: stage_parameters(s, record.stages[s.name].resolved_parameters) for s in STAGES
+            if s.name in record.stages}
+
+
+@pytest.mark.parametrize("folder", [SMOKE_RECORD, PUBLISHED_RUN, DECISIVE], ids=["smoke", "published", "decisive"])
+def test_every_calls_formula_counts_what_the_committed_records_asked(folder):
+    """Each stage's `Scale.calls` at a record's parameters, against the distinct calls its `record.json` lists:
+    within a factor of 1.5 per stage (early stops and duplicate texts, which the formulas do not know, make the
+    records smaller; a projection carries their share over from its calibration record), and every role the record
+    names is one the formula names."""
+    record = read_record(folder)
+    params = recorded_parameters(record)
+    for stage in STAGES:
+        entry = record.stages[stage.name]
+        calls = stage.scale.calls(scale_parameters(stage, params))
+        assert 1 / 1.5 <= sum(calls.values()) / entry.call_count() <= 1.5, (stage.name, calls, entry.calls)
+        if folder != SMOKE_RECORD:  # the smoke record predates the entailment stage's role names
+            assert set(entry.calls) <= set(calls), stage.name
+
+
+def test_the_per_call_costs_of_a_record_are_its_stored_answers_usage():
+    """The published run's backends stage: 2 answer-probability calls, 8 samples in 2 generate requests, 1 score;
+    a request's prompt counts once, its samples' completion tokens and seconds each."""
+    costs = record_call_costs(PUBLISHED_RUN)["backends"]
+    assert {k: (c.calls, c.requests) for k, c in costs.items()} == {
+        ("writer", "answer_probs"): (2, 2), ("writer", "generate"): (8, 2), ("writer", "score"): (1, 1)}
+    generate = costs[("writer", "generate")]
+    usage = read_record(PUBLISHED_RUN).stages["backends"].usage[0]  # every call of it answered by the cache
+    assert generate.completion_tokens == usage["cached_completion_tokens"] == 300
+    assert generate.seconds > 0
+
+
+def test_calibrated_on_the_published_run_the_decisive_profile_projects_its_record():
+    """Calibrate on `published/run` (recorded on an Intel Xeon), project the `decisive` profile, compare with
+    `published/decisive` (recorded on an AMD EPYC: the per-call seconds of the two machines differ, and calls the
+    re-decision imported from the published run keep the Xeon's seconds), per stage:
+
+    - calls against `record.json`'s per-stage call counts, within 25 %;
+    - hours against the sum of the decisive record's per-call seconds (each stored answer's `usage.seconds`, not the
+      stage's `seconds`, which is its last sitting only), within a factor of 2; embeddings store no seconds and count
+      none on either side;
+    - prompt plus completion tokens against the same stored answers' (a request's prompt once), within a factor of 2.
+
+    Only semantic entropy (n_samples 6 -> 10, step_cap 2 -> 3, 1 -> 6 problems per domain, judge llm -> lab) and
+    entailment validation (100 B7 sets, clustered by the laboratory's judge) change size between the two; the
+    others check that the same parameters project the same calls."""
+    published, decisive = read_record(PUBLISHED_RUN), read_record(DECISIVE)
+    assert (published.cpu.model, decisive.cpu.model) == ("Intel(R) Xeon(R) Processor", "AMD EPYC")
+    target = {s.name: stage_parameters(s, s.profiles["decisive"]) for s in STAGES}
+    projected = project_calls(record_call_costs(PUBLISHED_RUN), recorded_parameters(published), target)
+    actual = record_call_costs(DECISIVE)
+    assert [p.stage for p in projected] == [s.name for s in STAGES]
+    for p in projected:
+        seen = sum(actual[p.stage].values(), NO_COST)
+        assert seen.calls == decisive.stages[p.stage].call_count()
+        assert 0.75 <= p.cost.calls / seen.calls <= 1.25, (p.stage, p.cost.calls, seen.calls)
+        assert 0.5 <= p.cost.seconds / seen.seconds <= 2, (p.stage, p.cost.seconds, seen.seconds)
+        tokens = seen.prompt_tokens + seen.completion_tokens
+        assert 0.5 <= (p.cost.prompt_tokens + p.cost.completion_tokens) / tokens <= 2, (p.stage, p.cost, tokens)
+        assert p.notes == ()
+
+
+def test_a_role_the_calibration_lacks_is_counted_by_its_formula_at_the_records_mean_cost():
+    """The decisive record's semantic entropy clusters with the laboratory's judge, asking no entailment judge: asked
+    to project judge "llm", the questions come from the formula, priced like the record's other calls."""
+    decisive = read_record(DECISIVE)
+    calibrated = recorded_parameters(decisive)
+    target = calibrated | {"semantic_entropy": calibrated["semantic_entropy"] | {"judge": "llm"}}
+    [lab] = [p for p in project_calls(record_call_costs(DECISIVE), calibrated, calibrated) if p.stage ==
+             "semantic_entropy"]
+    [llm] = [p for p in project_calls(record_call_costs(DECISIVE), calibrated, target) if p.stage ==
+             "semantic_entropy"]
+    questions = 48 * 3 * 10 * 9  # chains x steps x n_samples (n_samples - 1)
+    assert llm.cost.calls == pytest.approx(lab.cost.calls + questions)
+    assert llm.cost.seconds > lab.cost.seconds
+    assert llm.notes == (f"entailment_judge: no recorded call to scale, {questions:,} calls by the formula at the "
+                         "record's mean per-call cost",)
+
+
+def test_the_dry_run_of_the_paper_profile_prints_calls_tokens_and_hours_per_stage(capsys):
+    from llmcreativity import cli
+
+    assert cli.main(["run", "--profile", "paper", "--dry-run"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[cost]")]
+    for stage in STAGES:
+        [line] = [x for x in lines if x.startswith(f"[cost] {stage.name}: ")]
+        assert re.fullmatch(rf"\[cost\] {stage.name}: ~[\d,]+ calls \([\d,]+ in the record\), ~[\d,]+ prompt \+ "
+                            r"[\d,]+ completion tokens, ~[\d,.]+ h", line), line
+    total = next(x for x in lines if x.startswith("[cost] profile paper: "))
+    hours = float(re.search(r"~([\d,.]+) h$", total).group(1).replace(",", ""))
+    assert hours > 100  # the paper's sizes: hundreds of hours on a 2-core CPU, not minutes
+    assert any(f"the record {DECISIVE}" in x and "AMD EPYC" in x and "order of magnitude" in x for x in lines)
+    assert any(calibration_command() in x for x in lines)
+
+
+def test_a_dry_run_projects_its_p_overrides_from_this_machines_calibration_record(capsys):
+    """A calibration record exported where `calibration_command` puts it (here a copy of the smoke record) is the
+    one the dry run reads; -p overrides change the projection."""
+    from llmcreativity import cli
+
+    shutil.copytree(SMOKE_RECORD, calibration_folder())
+    assert calibration_command().endswith(f"record export {calibration_folder()} --profile smoke")
+
+    def calls(argv):
+        assert cli.main(argv) == 0
+        out = capsys.readouterr().out
+        [line] = [x for x in out.splitlines() if x.startswith("[cost] semantic_entropy: ")]
+        assert f"the record {calibration_folder()} (profile smoke" in out
+        return float(re.search(r"~([\d,]+) calls", line).group(1).replace(",", ""))
+
+    base = ["run", "--profile", "smoke", "--stage", "semantic_entropy", "--dry-run"]
+    assert calls(base + ["-p", "semantic_entropy.n_problems", "3"]) > calls(base)

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from ..record_file import Record
+from ..record_file import Record, read_record
 from .manifest import read_manifest
 from .order import ordered_stages
 from .planning import Plan, declared_parameters
@@ -215,3 +216,226 @@ def seconds_lines(projections: list[SecondsProjection]) -> list[str]:
     total = sum(c.projected_seconds for c in projections if not math.isnan(c.projected_seconds))
     lines.append(f"[cost] projected at most {total:,.0f} s ({total / 60:.1f} minutes) of new model work")
     return lines
+
+
+# --- calls, tokens and hours per stage, from a calibration record -------------------------------------------------
+
+CALIBRATION = "calibration"
+"""The folder under the results root (`paths.results_root()`) where `calibration_command` exports its record; a dry
+run takes its per-call costs from there before any committed record."""
+
+
+def calibration_folder() -> Path:
+    """`CALIBRATION` under the results root."""
+    from ..paths import results_root
+
+    return results_root() / CALIBRATION
+
+
+def calibration_command() -> str:
+    """The short calibration run the dry run offers: the smoke profile live on this machine (a few minutes; a record
+    of it is `tests/data/records/smoke`), exported as the record whose per-call costs the next dry run reads."""
+    return (f"llmcreativity run --profile smoke && llmcreativity record export {calibration_folder()} "
+            "--profile smoke")
+
+
+@dataclass(frozen=True)
+class CallCost:
+    """Distinct calls of one role and method of a stage in a record, with what they cost when first computed."""
+
+    calls: float
+    """Distinct calls (keys), as `record.json`'s `calls` counts them."""
+    requests: float
+    """Prompts asked for them: a `generate` of n samples is n calls and one request."""
+    seconds: float
+    """Their per-call seconds summed (each stored answer's `usage.seconds`; embeddings store none: 0)."""
+    prompt_tokens: float
+    """Prompt tokens, once per call asked (a `generate` of n samples counts its prompt once, as the usage rows do)."""
+    completion_tokens: float
+    """Completion tokens, summed over samples."""
+
+    def plus(self, other: CallCost) -> CallCost:
+        """Both summed."""
+        return CallCost(self.calls + other.calls, self.requests + other.requests, self.seconds + other.seconds,
+                        self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
+
+    def __add__(self, other: CallCost) -> CallCost:
+        return self.plus(other)
+
+    def scaled(self, calls: float, requests: float, per_call: float) -> CallCost:
+        """Calls and completion tokens times `calls`, requests, seconds and prompt tokens times `requests`, seconds
+        and tokens also times `per_call` (the relative cost of one call). Seconds follow the requests: the local
+        engines decode a request's n samples as one batch, and on these CPUs decoding is bound by reading the
+        weights, so a batch of n costs far less than n requests (the published run's semantic-entropy chains took
+        0.8 s a sample at 6 samples a request, the re-decision's 0.4 s at 10)."""
+        return CallCost(self.calls * calls, self.requests * requests, self.seconds * requests * per_call,
+                        self.prompt_tokens * requests * per_call, self.completion_tokens * calls * per_call)
+
+
+NO_COST = CallCost(0, 0, 0.0, 0, 0)
+
+RoleCosts = dict[tuple[str, str], CallCost]
+"""(role, method) -> its calls and their costs, for one stage."""
+
+
+def record_call_costs(folder: str | Path) -> dict[str, RoleCosts]:
+    """Per stage of the record in `folder`, per role and method: the distinct calls of its keys file and the
+    seconds and tokens their stored answers took when first computed (any stage's shard may hold an answer; a key
+    counts once per stage, in the first role that asked, as `record_export.calls_by_role` counts)."""
+    from .record_export import _read_gz_jsonl
+
+    folder = Path(folder)
+    record = read_record(folder)
+    usage: dict[str, dict[str, Any]] = {}
+    for entry in record.stages.values():
+        for shard in entry.shards:
+            if shard.endswith(".jsonl.gz"):
+                for row in _read_gz_jsonl(folder / shard):
+                    payload = row["payload"]
+                    if isinstance(payload, dict) and isinstance(payload.get("usage"), dict):
+                        usage[row["key"]] = payload["usage"]
+    out: dict[str, RoleCosts] = {}
+    for name, entry in record.stages.items():
+        costs: RoleCosts = {}
+        seen: set[str] = set()
+        for row in _read_gz_jsonl(folder / entry.keys_file):
+            new = [k for k in row["keys"] if k not in seen]
+            if not new:
+                continue
+            seen.update(new)
+            found = [usage[k] for k in new if k in usage]
+            cost = CallCost(len(new), 1, sum(float(u.get("seconds", 0.0)) for u in found),
+                            int(found[0].get("prompt_tokens", 0)) if found else 0,
+                            sum(int(u.get("completion_tokens", 0)) for u in found))
+            key = (row.get("role") or "(none)", row["method"])
+            costs[key] = costs.get(key, NO_COST).plus(cost)
+        out[name] = costs
+    return out
+
+
+def default_calibration() -> Path | None:
+    """Where per-call costs come from: this machine's calibration record (`calibration_folder()`) when one was
+    exported, else the newest complete committed record (the claims' re-decision's, else the published run's:
+    `paths.RECORDS`), else None."""
+    from ..paths import DECISIVE_RECORD, PUBLISHED_RECORD, REPO_ROOT
+
+    if (calibration_folder() / "record.json").exists():
+        return calibration_folder()
+    names = {s.name for s in ordered_stages(None)}
+    for folder in (DECISIVE_RECORD, PUBLISHED_RECORD):
+        path = REPO_ROOT / folder
+        if (path / "record.json").exists() and names <= set(read_record(path).stages):
+            return path
+    return None
+
+
+@dataclass(frozen=True)
+class CallProjection:
+    """One stage's projected calls, tokens and seconds."""
+
+    stage: str
+    """Stage name."""
+    cost: CallCost
+    """Projected calls, per-call seconds summed, prompt and completion tokens."""
+    calibration_calls: float
+    """The calibration record's calls of the stage."""
+    notes: tuple[str, ...] = ()
+    """Roles projected otherwise than by the ratio: new in the target, or not declared by the stage's `calls`."""
+
+    @property
+    def hours(self) -> float:
+        """Projected hours (one call after another, as the record's per-call seconds were measured)."""
+        return self.cost.seconds / 3600
+
+
+def _mean_cost(costs: dict[str, RoleCosts], role: str) -> CallCost:
+    """Cost of one call of `role` over every stage of the calibration record, else of any language-model call."""
+    same = [c for by in costs.values() for (r, _), c in by.items() if r == role and c.calls]
+    pool = same or [c for by in costs.values() for c in by.values() if c.calls and c.seconds]
+    total = sum(pool[1:], pool[0]) if pool else NO_COST
+    return total.scaled(1 / total.calls, 1 / total.calls, 1.0) if total.calls else NO_COST
+
+
+def project_calls(costs: dict[str, RoleCosts], calibrated: dict[str, dict[str, Any]],
+                  target: dict[str, dict[str, Any]], stages: list[Stage] | None = None) -> list[CallProjection]:
+    """Per stage of `target` (stage -> resolved parameters) with a `Scale.calls`: each role's calls in the
+    calibration record (`costs`, run with `calibrated`) times calls(target) / calls(calibrated) of that role, with
+    their seconds and tokens times that and per_call(target) / per_call(calibrated). A role the record lacks at
+    the stage (or the formula gives 0 there) takes the formula's count at the mean per-call cost of that role in
+    the record (else of any language-model call); a recorded role the formula does not name scales by `units`."""
+    ordered = ordered_stages(stages)
+    out = []
+    for stage in ordered:
+        scale = stage.scale
+        if stage.name not in target or scale is None or scale.calls is None:
+            continue
+        q = scale_parameters(stage, target, ordered)
+        recorded = costs.get(stage.name, {})
+        p = scale_parameters(stage, calibrated, ordered) if stage.name in calibrated else q
+        f_p = scale.calls(p) if stage.name in calibrated else {}
+        f_q = scale.calls(q)
+        r_p, r_q = (scale.requests(p), scale.requests(q)) if scale.requests else (f_p, f_q)
+        per_call = scale.per_call(q) / scale.per_call(p)
+        total, notes = NO_COST, []
+        roles = {r for r, _ in recorded} | set(f_q)
+        for role in sorted(roles):
+            mine = [c for (r, _), c in recorded.items() if r == role]
+            if mine and f_p.get(role, 0) > 0:
+                ratio = f_q.get(role, 0) / f_p[role]
+                asked = r_q.get(role, 0) / r_p[role] if r_p.get(role, 0) > 0 else ratio
+                total = sum((c.scaled(ratio, asked, per_call) for c in mine), total)
+            elif mine and role not in f_p and role not in f_q:
+                ratio = scale.units(q) / scale.units(p)
+                total = sum((c.scaled(ratio, ratio, per_call) for c in mine), total)
+                notes.append(f"{role}: not in the calls formula, scaled by {scale.units_formula}")
+            elif f_q.get(role, 0) > 0:
+                total = total.plus(_mean_cost(costs, role).scaled(f_q[role], r_q.get(role, f_q[role]), per_call))
+                notes.append(f"{role}: no recorded call to scale, {f_q[role]:,.0f} calls by the formula at the "
+                             "record's mean per-call cost")
+        out.append(CallProjection(stage.name, total, sum(c.calls for c in recorded.values()), tuple(notes)))
+    return out
+
+
+def calls_lines(projections: list[CallProjection], record: Record, folder: str | Path, profile: str) -> list[str]:
+    """What `run --dry-run` prints: per stage the projected calls, tokens and hours, the total, and what it
+    assumed."""
+    lines = []
+    for c in projections:
+        lines.append(f"[cost] {c.stage}: ~{c.cost.calls:,.0f} calls ({c.calibration_calls:,.0f} in the record), "
+                     f"~{c.cost.prompt_tokens:,.0f} prompt + {c.cost.completion_tokens:,.0f} completion tokens, "
+                     f"~{c.hours:,.2f} h")
+        lines += [f"[cost]     {n}" for n in c.notes]
+    total = sum((c.cost for c in projections), NO_COST)
+    cpu = record.cpu
+    machine = f"{cpu.model} ({cpu.cores} cores)" if cpu else "an unrecorded machine"
+    lines += [f"[cost] profile {profile}: ~{total.calls:,.0f} calls, ~{total.prompt_tokens:,.0f} prompt + "
+              f"{total.completion_tokens:,.0f} completion tokens, ~{total.seconds / 3600:,.1f} h",
+              f"[cost] assumed: per-call seconds and tokens of the record {folder} (profile {record.profile}, "
+              f"recorded on {machine}, with its stages' engines and models), each role's calls scaled by the "
+              "stage's calls formula (`Scale.calls`) from the record's parameters; hours are those calls one after "
+              "another on that machine (embeddings store no time and count none), and the whole is an order of "
+              "magnitude, not a quote; a cache or a record answers some calls for nothing",
+              f"[cost] per-call costs of this machine: `{calibration_command()}` (the smoke profile, a few "
+              "minutes), then this dry run again"]
+    return lines
+
+
+def dry_run_cost(plans: list[Plan], profile: str, folder: str | Path | None = None,
+                 stages: list[Stage] | None = None) -> list[str]:
+    """`calls_lines` of the planned stages (stages not planned keep `profile`'s parameters) against the record in
+    `folder` (default `default_calibration()`), or the line saying how to calibrate when there is none."""
+    from .record_compare import resolved_parameters
+
+    folder = default_calibration() if folder is None else Path(folder)
+    if folder is None:
+        return [f"[cost] no complete record to take per-call costs from: `{calibration_command()}`"]
+    record = read_record(folder)
+    ordered = ordered_stages(stages)
+    calibrated = {s.name: stage_parameters(s, record.stages[s.name].resolved_parameters) for s in ordered
+                  if s.name in record.stages}
+    target = {s.name: stage_parameters(s, s.profiles.get(profile, {})) for s in ordered}
+    target |= {p.stage.name: resolved_parameters(p) for p in plans}
+    planned = {p.stage.name for p in plans}
+    projections = [c for c in project_calls(record_call_costs(folder), calibrated, target, ordered)
+                   if c.stage in planned]
+    return calls_lines(projections, record, folder, profile)

@@ -205,6 +205,128 @@ def _lab_texts(p: dict[str, Any]) -> float:
     return texts
 
 
+CORPUS_BOOKS = 48
+"""Books of the shipped science-fiction corpus (`max_books` 0 reads them all)."""
+
+
+def _framework_calls(framework: str, rounds: int = 1) -> int:
+    """Writer calls one run of a writing framework makes for one prompt (`writing.frameworks`): Single Agent 1;
+    Teacher and Debate 3 drafts, then per round 3 critiques or challenges and 3 revisions; Discussion 3 drafts and 3
+    revisions a round; Review 3 drafts, 6 peer reviews, 3 revisions."""
+    return {"single": 1, "teacher": 3 + 6 * rounds, "debate": 3 + 6 * rounds, "discussion": 3 + 3 * rounds,
+            "review": 12}[framework]
+
+
+SHARED_DRAFTS = 3
+"""Draft calls two frameworks of one prompt ask alike (same persona, prompt and sampling: one cached answer); the
+records count distinct calls, so these count once."""
+
+
+def _baselines_calls(p: dict[str, Any]) -> dict[str, float]:
+    """Per prompt: Single Agent, Teacher, Debate and Discussion (their calls, less `SHARED_DRAFTS`), 13 texts
+    embedded (the final stories and versions the homogenization compares); the bigger Single Agent on the first
+    large_prompts prompts."""
+    prompts, rounds = _prompts(p), p["rounds"]
+    writer = sum(_framework_calls(f, rounds) for f in ("single", "teacher", "debate", "discussion")) - SHARED_DRAFTS
+    return {"writer": prompts * writer, "large_writer": min(prompts, _all(p["large_prompts"], prompts)),
+            "embedder": 13 * prompts}
+
+
+def _review_calls(p: dict[str, Any]) -> dict[str, float]:
+    """Per prompt: LLM Review's 12 writer calls and 6 texts embedded."""
+    prompts = _prompts(p)
+    return {"writer": _framework_calls("review") * prompts, "embedder": 6 * prompts}
+
+
+def _pilot_calls(p: dict[str, Any]) -> dict[str, float]:
+    """A Single Agent call per decoding setting and screen prompt; per confirmation prompt each framework's calls;
+    the bigger Single Agent on large_prompts of them."""
+    screen = _all(p["screen_categories"], SCIFI_CATEGORIES) * p["screen_per_category"]
+    confirm = _all(p["confirm_categories"], SCIFI_CATEGORIES) * p["confirm_per_category"]
+    return {"writer": len(p["decodings"]) * screen + confirm * sum(_framework_calls(f) for f in p["frameworks"]),
+            "large_writer": min(p["large_prompts"], confirm)}
+
+
+def _se_texts(p: dict[str, Any], stage: str = "") -> float:
+    """Sampled step texts of the semantic-entropy stage: chains x step_cap x n_samples (a chain that writes STOP
+    earlier has fewer: the calibration record's share carries over)."""
+    at = f"{stage}." if stage else ""
+    samples: int = p[f"{at}step_cap"] * p[f"{at}n_samples"]
+    return _se_chains(p, stage) * samples
+
+
+def _se_solutions(p: dict[str, Any], stage: str = "") -> float:
+    """Distinct chain solutions: with chain_end "greedy" a model's chains of one problem at every temperature end in
+    the same greedy continuation, so se_models x problems; else one per chain."""
+    at = f"{stage}." if stage else ""
+    chains = _se_chains(p, stage)
+    return chains / len(p[f"{at}temperatures"]) if p.get(f"{at}chain_end", "greedy") == "greedy" else chains
+
+
+def _se_role_calls(p: dict[str, Any]) -> dict[str, float]:
+    """se_models: n_samples per chain, step and temperature, and the greedy continuation per model, problem and step
+    (it does not depend on the temperature); entailment_judge: up to n_samples (n_samples - 1) questions per step
+    with judge "llm", the llm_check_steps steps with the embedding judge; embedder: every sampled text (cosine
+    clusters, and the writing stages' stories, 8 a prompt); similarity_embedder: every sampled text; novelty_judge:
+    one rating per distinct solution."""
+    problems = p["n_problems"] + p["n_hypogen"] + p["n_scifi"]
+    steps, models = p["step_cap"], len(p["se_models"])
+    texts, questions = _se_texts(p), _questions(p["n_samples"])
+    judge = {"llm": _se_chains(p) * steps * questions, "embedding": p["llm_check_steps"] * questions}
+    stories = 8 * _prompts(p, "baselines")
+    return {"se_models": texts + models * problems * steps,
+            "entailment_judge": judge.get(p["judge"], 0),
+            "embedder": texts + stories, "similarity_embedder": texts,
+            "novelty_judge": _se_solutions(p) if p["novelty_judge"] else 0}
+
+
+def _se_requests(p: dict[str, Any]) -> dict[str, float]:
+    """`_se_role_calls` with se_models' calls as prompts: one per chain and step, and the greedy one per model,
+    problem and step."""
+    problems = p["n_problems"] + p["n_hypogen"] + p["n_scifi"]
+    return _se_role_calls(p) | {"se_models": (_se_chains(p) + len(p["se_models"]) * problems) * p["step_cap"]}
+
+
+def _entailment_role_calls(p: dict[str, Any]) -> dict[str, float]:
+    """entailment_judges: each judge's llm_sample (llm_sample - 1) questions per repeat (the p(Yes) thresholds share
+    them), and with b7_judge "llm" b7_set_size (b7_set_size - 1) per B7 set; embedder: embedding_sample ideas per
+    round and every B7 idea."""
+    judges = len(p["entailment_judges"]) * p["llm_repeats"] * _questions(p["llm_sample"])
+    b7 = p["b7_sets"] * _questions(p["b7_set_size"]) if p.get("b7_judge", "llm") == "llm" else 0
+    return {"entailment_judges": judges + b7,
+            "embedder": p["embedding_sample"] * len(p["rounds"]) + p["b7_sets"] * p["b7_set_size"]}
+
+
+def _judge_role_calls(p: dict[str, Any]) -> dict[str, float]:
+    """convergent_judge: the judge-validation calls of `_judge_calls` with the semantic-entropy stage's distinct
+    solutions judged (not its chains); weak_convergent_judge: a retrieval discussion per item, when set; embedder:
+    the labelled items and their solutions, about 12 per item (early stops make the discussions shorter: the
+    calibration record's share carries over)."""
+    from ..judges.criteria import criteria_set
+    from ..judges.retrieval_panel import AGENTS
+
+    items, talk = p["n_items"], len(AGENTS) * p["rounds"] + 1
+    weak = items * talk if p["weak_convergent_judge"] else 0
+    chains, solutions = _se_chains(p, "semantic_entropy"), _se_solutions(p, "semantic_entropy")
+    se_per = {"single": 1, "cot": 1, "p_yes": 1, "chateval": talk - 1, "retrieval": talk}[p["se_judge"]]
+    per = len(criteria_set(p["criteria"])) if p["criteria_mode"] == "per_criterion" else 1
+    convergent = _judge_calls(p) - weak * per - chains * se_per * per + solutions * se_per * per
+    return {"convergent_judge": convergent, "weak_convergent_judge": weak * per, "embedder": 12 * items}
+
+
+def _evaluation_calls(p: dict[str, Any]) -> dict[str, float]:
+    """rubric_judge: per grading an expected-score pass and `repeats` samples; surprisal_scorer and the embedder:
+    every story of the writing stages (10 a prompt of baselines, the bigger Single Agent's, 3 a prompt of review)."""
+    stories = 10 * _prompts(p, "baselines") + 3 * _prompts(p, "review") + _all(p["baselines.large_prompts"], 1)
+    return {"rubric_judge": _gradings(p) * (p["repeats"] + 1), "surprisal_scorer": stories, "(none)": stories}
+
+
+def _evaluation_requests(p: dict[str, Any]) -> dict[str, float]:
+    """`_evaluation_calls` with the rubric judge's as prompts: an expected-score pass and one sampled request (of
+    `repeats` samples) per grading."""
+    return _evaluation_calls(p) | {"rubric_judge": 2 * _gradings(p)}
+
+
 @dataclass(frozen=True)
 class Scale:
     """How one stage's work grows with its parameters (see `projection`)."""
@@ -219,6 +341,20 @@ class Scale:
     """Relative cost of one piece of work."""
     length_formula: str = ""
     """`length` as the parameters it multiplies ("" when constant)."""
+    calls: Callable[[dict[str, Any]], dict[str, float]] | None = None
+    """Distinct model calls per role, as a record counts them (`record.json`'s per-stage `calls`: a `generate` of
+    n samples is n calls, an embedder call one text), from the same parameters as `units`. A projection scales the
+    calibration record's calls of each role by calls(target) / calls(recorded), so what the formula leaves out
+    (early stops, duplicate texts) carries over in proportion (`projection.project_calls`)."""
+    calls_formula: str = ""
+    """`calls` in words, for the table."""
+    requests: Callable[[dict[str, Any]], dict[str, float]] | None = None
+    """Prompts asked per role, where a role's calls draw several samples a prompt (a `generate` of n samples is n
+    calls, one request); None: one call, one request. A projection scales seconds and prompt tokens by them."""
+    per_call: Callable[[dict[str, Any]], float] = lambda p: 1.0
+    """Relative cost (seconds, tokens) of one call."""
+    per_call_formula: str = ""
+    """`per_call` as the parameters it multiplies ("" when constant)."""
 
 
 @dataclass(frozen=True)
@@ -263,7 +399,10 @@ STAGES: list[Stage] = [
         name="backends",
         notebook="notebooks/backends.md",
         title="Model backends and log-probabilities",
-        scale=Scale(lambda p: p["n_samples"] * len(p["temperatures"]), "n_samples x temperatures"),
+        scale=Scale(lambda p: p["n_samples"] * len(p["temperatures"]), "n_samples x temperatures",
+                    calls=lambda p: {"writer": p["n_samples"] * len(p["temperatures"]) + 3},
+                    requests=lambda p: {"writer": len(p["temperatures"]) + 3},
+                    calls_formula="writer: n_samples x temperatures + 2 answer_probs + 1 score"),
         profiles=stage_profiles("backends"),
     ),
     Stage(
@@ -272,7 +411,12 @@ STAGES: list[Stage] = [
         title="SciFi-100: the prompts and how to build them",
         depends=("backends",),
         outputs=(out.SCIFI100_BUILT,),
-        scale=Scale(lambda p: p["n_dimensions"] * p["n_candidates"], "n_dimensions x n_candidates"),
+        scale=Scale(lambda p: p["n_dimensions"] * p["n_candidates"], "n_dimensions x n_candidates",
+                    calls=lambda p: {"writer": p["n_dimensions"] * p["n_candidates"],
+                                     "embedder": p["n_dimensions"] * p["n_candidates"] + 10},
+                    requests=lambda p: {"writer": p["n_dimensions"],
+                                        "embedder": p["n_dimensions"] * p["n_candidates"] + 10},
+                    calls_formula="writer: n_dimensions x n_candidates; embedder: the candidates and about 10 more"),
         profiles=stage_profiles("scifi100"),
     ),
     Stage(
@@ -282,7 +426,10 @@ STAGES: list[Stage] = [
         depends=("backends",),
         outputs=(out.STORIES, out.TRANSCRIPTS, out.HOMOGENIZATION, out.LARGE_SINGLE, out.LARGE_SINGLE_STORIES),
         scale=Scale(_prompts, "prompts (n_categories x per_category)",
-                    lambda p: (1 + p["rounds"]) * p["max_story_words"], "(1 + rounds) x max_story_words"),
+                    lambda p: (1 + p["rounds"]) * p["max_story_words"], "(1 + rounds) x max_story_words",
+                    calls=_baselines_calls, calls_formula="writer: prompts x (7 + 15 rounds); large_writer: "
+                    "large_prompts; embedder: 13 x prompts",
+                    per_call=lambda p: p["max_story_words"], per_call_formula="max_story_words"),
         profiles=stage_profiles("baselines"),
     ),
     Stage(
@@ -292,7 +439,8 @@ STAGES: list[Stage] = [
         depends=("backends", "baselines"),
         outputs=(out.STORIES, out.TRANSCRIPTS, out.HOMOGENIZATION),
         scale=Scale(_prompts, "prompts (n_categories x per_category)", lambda p: p["max_story_words"],
-                    "max_story_words"),
+                    "max_story_words", calls=_review_calls, calls_formula="writer: 12 x prompts; embedder: 6 x prompts",
+                    per_call=lambda p: p["max_story_words"], per_call_formula="max_story_words"),
         claims=("A4",),
         profiles=stage_profiles("review"),
     ),
@@ -306,7 +454,10 @@ STAGES: list[Stage] = [
                  out.PILOT_CHOICE),
         scale=Scale(_pilot_stories, "stories (decodings x screen prompts + framework stories x confirmation prompts "
                     "+ large_prompts)",
-                    lambda p: p["max_story_words"], "max_story_words"),
+                    lambda p: p["max_story_words"], "max_story_words",
+                    calls=_pilot_calls, calls_formula="writer: decodings x screen prompts + framework calls x "
+                    "confirmation prompts; large_writer: large_prompts",
+                    per_call=lambda p: p["max_story_words"], per_call_formula="max_story_words"),
         profiles=stage_profiles("writing_pilot"),
     ),
     Stage(
@@ -317,7 +468,10 @@ STAGES: list[Stage] = [
         outputs=(out.CORPUS_CHUNKS, out.CORPUS_EMBEDDINGS, out.CORPUS_META, out.UNIGRAMS, out.HANNA_METRICS,
                  out.HANNA_SURPRISAL),
         caches=(out.CORPUS_STORE_FOLDER,),
-        scale=Scale(lambda p: p["n_surprisal"], "n_surprisal"),
+        scale=Scale(lambda p: p["n_surprisal"], "n_surprisal",
+                    calls=lambda p: {"surprisal_scorer": 2 * p["n_surprisal"],
+                                     "embedder": 340 * (p["max_books"] or CORPUS_BOOKS) + p["n_stories"]},
+                    calls_formula="surprisal_scorer: 2 x n_surprisal; embedder: about 340 chunks a book + n_stories"),
         profiles=stage_profiles("corpus"),
     ),
     Stage(
@@ -325,7 +479,10 @@ STAGES: list[Stage] = [
         notebook="notebooks/judge_lab.md",
         title="The judge laboratory: judges chosen on one split, confirmed on another",
         outputs=(out.LAB_SPLIT, out.LAB_DEVELOPMENT, out.LAB_CONFIRMATION, out.LAB_CHOICE, out.LAB_HEADS),
-        scale=Scale(_lab_texts, "texts embedded (solutions + problems, ideas, story chunks) x embedders"),
+        scale=Scale(_lab_texts, "texts embedded (solutions + problems, ideas, story chunks) x embedders",
+                    calls=lambda p: {"checklist_judges": 6 * p["lm_items"] * len(p["checklist_judges"]),
+                                     "embedders": _lab_texts(p)},
+                    calls_formula="checklist_judges: 6 questions x lm_items x judges; embedders: the texts"),
         profiles=stage_profiles("judge_lab"),
     ),
     Stage(
@@ -334,7 +491,9 @@ STAGES: list[Stage] = [
         title="Semantic clusters against human 'same idea' judgements",
         depends=("backends",),
         outputs=(out.EMBEDDING_SWEEP, out.LLM_JUDGES, out.B7_SETS),
-        scale=Scale(_entailment_calls, "entailment questions (judges x repeats x thresholds x llm_sample^2, B7 sets)"),
+        scale=Scale(_entailment_calls, "entailment questions (judges x repeats x thresholds x llm_sample^2, B7 sets)",
+                    calls=_entailment_role_calls, calls_formula="entailment_judges: judges x repeats x llm_sample^2 "
+                    "(+ B7 sets x set_size^2 with b7_judge llm); embedder: embedding_sample x rounds + B7 ideas"),
         claims=("B7",),
         profiles=stage_profiles("entailment_validation"),
     ),
@@ -343,9 +502,13 @@ STAGES: list[Stage] = [
         notebook="notebooks/semantic_entropy.md",
         title="Semantic entropy by temperature and scale",
         depends=("backends", "baselines", "review"),
-        outputs=(out.CHAIN_RECORDS, out.STEPS, out.CHAIN_TABLE, out.DRAFTS, out.NOVELTY),
+        outputs=(out.CHAIN_RECORDS, out.STEPS, out.CHAIN_TABLE, out.DRAFTS, out.NOVELTY, out.SE_WEIGHTS,
+                 out.SE_EXPLORATORY, out.COHERENCE, out.SE_COHERENT),
         scale=Scale(_se_calls, "model calls (chains x step_cap x n_samples, n_samples^2 for judge llm)",
-                    lambda p: p["max_tokens"], "max_tokens"),
+                    lambda p: p["max_tokens"], "max_tokens", calls=_se_role_calls, requests=_se_requests,
+                    calls_formula="se_models: chains x step_cap x n_samples + greedy steps; embedders: the sampled "
+                    "texts; entailment_judge: n_samples^2 a step (judge llm); novelty_judge: a rating a solution",
+                    per_call=lambda p: p["max_tokens"], per_call_formula="max_tokens"),
         claims=("B1", "B2", "B3", "B4", "B8"),
         profiles=stage_profiles("semantic_entropy"),
     ),
@@ -356,7 +519,10 @@ STAGES: list[Stage] = [
         depends=("backends", "semantic_entropy"),
         outputs=(out.JUDGE_RUNS,),
         scale=Scale(_judge_calls, "judge calls (n_items x arms, discussions, SE chains judged)",
-                    lambda p: p["max_tokens"], "max_tokens"),
+                    lambda p: p["max_tokens"], "max_tokens", calls=_judge_role_calls,
+                    calls_formula="convergent_judge: n_items x arms, discussions, SE solutions; "
+                    "weak_convergent_judge: a discussion an item; embedder: 12 x n_items",
+                    per_call=lambda p: p["max_tokens"], per_call_formula="max_tokens"),
         claims=("B5", "B6", "B9", "B10", "B11"),
         profiles=stage_profiles("judge_validation"),
     ),
@@ -367,7 +533,8 @@ STAGES: list[Stage] = [
         depends=("corpus", "baselines", "review"),
         outputs=(out.RUBRIC_SCORES, out.RUBRIC_HANNA, out.RESULTS_TABLE, out.STORY_SCORES),
         scale=Scale(_gradings, "rubric gradings ((judged stories + hanna_n) x dimensions)",
-                    lambda p: p["repeats"] + 1, "repeats + 1"),
+                    lambda p: p["repeats"] + 1, "repeats + 1", calls=_evaluation_calls, requests=_evaluation_requests,
+                    calls_formula="rubric_judge: gradings x (repeats + 1); surprisal_scorer, embedder: the stories"),
         claims=("A1", "A2", "A3", "A5"),
         profiles=stage_profiles("evaluation"),
     ),
