@@ -23,6 +23,7 @@ from llmcreativity.pipeline.se_exploratory_page import (
     exploratory_items,
     judge_domain_sentence,
     ledger_items,
+    statistics_disagree,
 )
 
 LAB = "entailment: cosine average (all-minilm-l6-v2) [lab 0a8d76152bcc]"
@@ -234,3 +235,21 @@ def test_a_sign_split_with_no_interval_off_zero_is_said_but_not_read_as_settled(
     assert sign_disagreement(rows).endswith("No interval excludes 0, so neither sign is established.")
     assert "more problems could narrow them" in verdict_reading(rows, [("B6", "inconclusive")])
     assert disagreements(rows, only_established=True) == {} and "B6" in disagreements(rows)
+
+
+def test_the_summary_knows_when_an_inconclusive_verdict_is_contradicted_not_too_small(explored, tmp_path):
+    """`statistics_disagree` tells the claims page's summary not to file B1 under "inconclusive at or beyond the
+    minimum sample" when the other SE statistics establish the opposite sign; mutated, it goes and comes back."""
+    _, table, _ = explored
+    _files(tmp_path, table)
+    assert statistics_disagree("B1", "semantic_entropy", "run-1", tmp_path)
+    assert not statistics_disagree("B1", "semantic_entropy", "run-0", tmp_path)  # another run's rows
+    assert not statistics_disagree("A2", "evaluation", "run-1", tmp_path)
+    agree = table.copy()
+    b1 = agree["claim"] == "B1"
+    agree.loc[b1, ["rho", "low", "high"]] = [0.4, 0.1, 0.6]  # every statistic rises: no disagreement
+    _files(tmp_path, agree)
+    assert not statistics_disagree("B1", "semantic_entropy", "run-1", tmp_path)
+    agree.loc[b1 & agree["registered"], ["rho", "low", "high"]] = [-0.3, -0.5, -0.1]
+    _files(tmp_path, agree)
+    assert statistics_disagree("B1", "semantic_entropy", "run-1", tmp_path)

@@ -43,6 +43,7 @@ from .manifest import ManifestEntry
 from .paper_deviations import deviations_markdown
 from .record_page import record_markdown, record_origin
 from .registration_text import registration_markdown_line
+from .se_exploratory_page import ledger_items, statistics_disagree
 from .stages import recorder_of
 
 NOT_RUN = "not run"
@@ -332,8 +333,6 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
     elif c is not None:
         items.append(f"Measured (stage `{c.stage}`): {c.text}" + (f" Statistic: {c.measure}." if c.measure else ""))
         items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
-        from .se_exploratory_page import ledger_items  # the SE claims' exploratory block, beneath the verdict
-
         items += ledger_items(r.claim_id, c.stage, c.run_id, c.judge)
         if r.judges:
             items.append("Judge agreement with humans: " + "; ".join(agreement(v) for v in r.judges) + ".")
@@ -481,6 +480,10 @@ def findings_markdown(rows: list[LedgerRow]) -> str:
                else "below the minimum sample" if shown.verdict == TOO_SMALL
                else "not testable here" if shown.verdict == NOT_TESTABLE
                else "not run" if shown.verdict == NOT_RUN
+               else ("inconclusive under the registered statistic, while the other SE statistics establish the "
+                     "opposite sign (exploratory, beneath the claim)")
+               if shown.verdict == "inconclusive" and shown.claim is not None
+               and statistics_disagree(r.claim_id, shown.claim.stage, shown.claim.run_id)
                else "inconclusive at or beyond the minimum sample" if shown.verdict == "inconclusive"
                else shown.verdict)
         if shown is not r:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..entropy.coherence import coherence_line
 from ..entropy.entropy_claims import ALL_DOMAINS
-from ..entropy.exploratory_verdicts import sign_disagreement
+from ..entropy.exploratory_verdicts import established, sign_disagreement
 
 SE_CLAIM_IDS = ("B1", "B2", "B3", "B4", "B6", "B8")
 """The claims that rest on semantic entropy, beneath whose verdicts the block stands."""
@@ -162,3 +162,20 @@ def ledger_items(claim_id: str, stage: str, run_id: str, judge: str, results: Pa
     if coherent is not None and (line := coherence_line(coherent)):
         items.append(line)  # how much of SE's rise with temperature comes with incoherent candidates
     return items
+
+
+def statistics_disagree(claim_id: str, stage: str, run_id: str, results: Path | None = None) -> bool:
+    """Whether the SE statistics disagree in sign on `claim_id` in the semantic_entropy stage's exploratory rows of
+    `run_id` (over all domains), with at least one interval excluding 0: then an "inconclusive" registered verdict
+    is not a sample too small to decide, and the page's summary says so (`ledger.findings_markdown`)."""
+    from .. import output_files as out
+    from ..paths import results_dir
+
+    if claim_id not in SE_CLAIM_IDS or stage != "semantic_entropy":
+        return False
+    table = _read((results_dir() if results is None else results) / "semantic_entropy" / out.SE_EXPLORATORY.path)
+    if table is None or table.empty:
+        return False
+    mine = table[(table["claim"] == claim_id) & (table["domain"] == ALL_DOMAINS)
+                 & (table["run_id"].astype(str) == str(run_id))]
+    return not mine.empty and bool(sign_disagreement(mine)) and established(mine)
