@@ -225,6 +225,7 @@ def _book() -> None:
     """The newest complete record replayed (the claims' re-decision's, else the published run's), else the default
     profile live; then the build (in this process: a replay leaves `results_root()` at its replay folder, which the
     build reads)."""
+    from llmcreativity_book.page_check import report_book
     from llmcreativity_book.site import build
 
     from .pipeline.planning import plan
@@ -242,7 +243,9 @@ def _book() -> None:
     else:
         print("no record is complete: running the default profile live")
         _run(_parser().parse_args(["run"]))
-    print(f"book built: {build() / 'index.html'}")
+    html = build()
+    print(f"book built: {html / 'index.html'}")
+    report_book(html)  # every page read in headless Chromium at 1280 and 390 px, when Chromium is installed
 
 
 DECISIVE_RESULTS = "decisive"

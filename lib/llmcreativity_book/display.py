@@ -15,20 +15,29 @@ every digit (their digests are recorded and a replay compares them); what the re
   the chapter's provenance section (`pipeline.provenance.show_provenance`).
 - `say(*parts)` prints a line with short labels, and nothing at all when every part is empty (no empty output box).
 - `prose(text)` shows a long text (a story, a prompt) as wrapped paragraphs.
+- `fit_figure(fig)` is the one figure-size rule: a figure is drawn at most `MAX_FIGURE_PX` wide, so that the book's
+  column (`COLUMN_PX` at 1280 px) shows it at 75 % of its natural size or more, and no text of it is smaller than
+  `MIN_TEXT_PX` on the page. Importing this module in a Jupyter kernel applies it to every figure the kernel shows
+  (`install_figure_rule`), so a chapter's figures follow it without a call.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
-from collections.abc import Hashable, Iterable, Sequence
-from typing import Any
+import warnings
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from llmcreativity.llm.registry import short_label
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FIGURES = 2
 """Significant figures an uncertainty (a CI's half-width, an SD, a column's spread) is shown to."""
@@ -38,6 +47,9 @@ MAX_DECIMALS = 6
 """The most decimals any number is shown with."""
 MISSING = "–"
 """How a missing value reads in a table."""
+TEXT_WORDS = 10
+"""A cell of this many words or more holds running text: it gets the class `llmc-text`, which the book's stylesheet
+(`book/_assets/page.css`) keeps at a readable width."""
 
 P_VALUES = re.compile(r"^p(?:_?value)?(?:_\w+)?$")
 """Columns of p-values (`p`, `p_value`, `p_holm`, ...): each shown to two significant figures of its own size."""
@@ -170,8 +182,12 @@ class Table:
         self.caption = short_label(caption)
 
     def _row(self, cells: Iterable[str], tag: str, numeric: Iterable[bool]) -> str:
-        right = ' style="text-align: right"'
-        return "<tr>" + "".join(f"<{tag}{right if num else ''}>{html.escape(cell)}</{tag}>"
+        def attributes(cell: str, num: bool) -> str:
+            if num:
+                return ' style="text-align: right"'
+            return ' class="llmc-text"' if len(cell.split()) >= TEXT_WORDS else ""
+
+        return "<tr>" + "".join(f"<{tag}{attributes(cell, num)}>{html.escape(cell)}</{tag}>"
                                 for cell, num in zip(cells, numeric, strict=True)) + "</tr>"
 
     def _repr_html_(self) -> str:
@@ -221,3 +237,86 @@ class Prose:
 def prose(text: str, title: str = "") -> Prose:
     """`text` (a story, a prompt) as wrapped paragraphs under an optional bold `title`."""
     return Prose(text, title)
+
+
+COLUMN_PX = 676
+"""Width in CSS pixels of the book's text column at a 1280 px screen (sphinx-book-theme), where figures stand."""
+MAX_FIGURE_PX = 900
+"""The widest a figure is drawn, in pixels at its dpi: the column shows it at 75 % of its natural width or more
+(the page check, `llmcreativity_book.page_check`, reports a figure below 60 %)."""
+MIN_TEXT_PX = 9
+"""The smallest text a figure shows on the page, in CSS pixels, after the column has scaled it."""
+
+
+def fit_figure(fig: Figure) -> Figure:
+    """The figure-size rule, applied in place: a figure wider than `MAX_FIGURE_PX` is narrowed to it (its height
+    kept, its layout redone), and every text smaller than `MIN_TEXT_PX` once the column (`COLUMN_PX`) has scaled the
+    figure is enlarged to it. Returns `fig`."""
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+    from matplotlib.text import Text
+
+    dpi = float(fig.dpi)
+    width, height = (float(v) for v in fig.get_size_inches())
+    changed = False
+    if width * dpi > MAX_FIGURE_PX + 0.5:
+        width = MAX_FIGURE_PX / dpi
+        fig.set_size_inches(width, height, forward=False)
+        changed = True
+    scale = min(1.0, COLUMN_PX / (width * dpi))
+    smallest = MIN_TEXT_PX / scale * 72 / dpi  # points that show as MIN_TEXT_PX on the page
+    ticks: set[int] = set()
+    for ax in fig.axes:
+        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            labels = axis.get_ticklabels(which="both")
+            ticks.update(id(t) for t in labels)
+            if any(float(t.get_fontsize()) < smallest for t in labels):
+                ax.tick_params(axis="x" if name == "x" else "y", which="both", labelsize=smallest)
+                changed = True
+    for text in fig.findobj(Text):
+        if id(text) not in ticks and text.get_text() and float(text.get_fontsize()) < smallest:
+            text.set_fontsize(smallest)
+            changed = True
+    if changed and isinstance(fig.get_layout_engine(), (type(None), PlaceHolderLayoutEngine)) and fig.axes:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fig.tight_layout()
+    return fig
+
+
+def _fitting(print_figure: Callable[..., Any]) -> Callable[..., Any]:
+    """`print_figure` (IPython's, which draws a figure for the page) applying `fit_figure` first."""
+    if getattr(print_figure, "fits_the_column", False):
+        return print_figure
+
+    @functools.wraps(print_figure)
+    def fitted(fig: Figure, *args: Any, **kwargs: Any) -> Any:
+        return print_figure(fit_figure(fig), *args, **kwargs)
+
+    fitted.fits_the_column = True  # type: ignore[attr-defined]
+    return fitted
+
+
+def install_figure_rule() -> bool:
+    """Make the running IPython kernel draw every figure through `fit_figure`: IPython's `print_figure`, which the
+    inline backend's formatters call, is wrapped (for formatters registered later, when matplotlib's backend
+    loads) and the figure formatters already registered are re-registered with it. False outside IPython."""
+    try:
+        from IPython import get_ipython
+        from IPython.core import pylabtools
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    pylabtools.print_figure = _fitting(pylabtools.print_figure)
+    from matplotlib.figure import Figure
+
+    for formatter in shell.display_formatter.formatters.values():
+        printer = formatter.type_printers.get(Figure)
+        if isinstance(printer, functools.partial) and printer.func is not pylabtools.print_figure \
+                and getattr(printer.func, "__name__", "") == "print_figure":
+            formatter.for_type(Figure, functools.partial(_fitting(printer.func), *printer.args, **printer.keywords))
+    return True
+
+
+install_figure_rule()

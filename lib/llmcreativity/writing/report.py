@@ -188,5 +188,6 @@ def readable_stories(stories: pd.DataFrame, prompt_id: str,
         draft = transcript.select(kind="draft", author=str(row["agent"])) if transcript and row["round"] > 0 else []
         cells = ([f"<td><em>draft (round 0)</em>{_prose(draft[0].story or '')}</td>"] if draft else []) + [
             f"<td>{'<em>revision</em>' if draft else ''}{_prose(str(row['story']))}</td>"]
-        cards.append(f"<p>{_heading(row)}</p><table><tr style=\"vertical-align: top\">{''.join(cells)}</tr></table>")
+        cards.append(f"<p>{_heading(row)}</p><table class=\"llmc-stories\"><tr style=\"vertical-align: top\">"
+                     f"{''.join(cells)}</tr></table>")
     return Markdown("\n\n".join(cards))
