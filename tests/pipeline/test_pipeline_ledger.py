@@ -29,6 +29,7 @@ from llmcreativity.pipeline.ledger import (
 from llmcreativity.pipeline.manifest import ManifestEntry, read_manifest
 from llmcreativity.pipeline.paper_deviations import deviations
 from llmcreativity.pipeline.stages import Stage
+from llmcreativity.pipeline.verdict_marks import verdict_mark
 from llmcreativity.stats import ConfidenceInterval
 from locations import REPO, TEST_DATA
 
@@ -240,17 +241,70 @@ def test_forest_plot_draws_each_statistic_with_its_ci_verdict_and_the_papers_fig
     path = forest_plot(ledger_rows(read_claims(), read_judge_validity(), current("eval")), tmp_path / "forest.png")
     assert path == tmp_path / "forest.png" and path.read_bytes().startswith(b"\x89PNG")
     [ax] = saved[0].axes
-    # one row per claim from the bottom up (the first claim on top): its label, CI bar, point and colour
+    # one row per claim from the bottom up (the first claim on top): its label, CI bar, point, colour and shape
     assert [t.get_text() for t in ax.get_yticklabels()] == ["B9: supported", "B6: inconclusive", "A2: not supported",
                                                           f"A1: {JUDGE_NOT_VALIDATED}"]
-    # (x, y, colour) of each horizontal mark: the CI bars (no marker), the statistics ("o"), the paper's figure ("x")
+    green, red, grey, purple = "#2ca02c", "#d62728", "#7f7f7f", "#9467bd"
+    # (x, y, colour) of each horizontal mark by marker: the CI bars (none), the statistics (one shape a verdict), the
+    # paper's figure ("x")
     marks = {m: sorted((tuple(line.get_xdata()), tuple(line.get_ydata()), line.get_color()) for line in ax.lines
-                       if line.get_marker() == m and len(set(line.get_ydata())) == 1) for m in ("None", "o", "x")}
-    assert marks["None"] == [((-0.5, -0.1), (2, 2), "tab:red"), ((0.05, 0.15), (3, 3), "tab:gray"),
-                             ((0.2, 0.6), (1, 1), "tab:gray"), ((0.66, 0.75), (0, 0), "tab:green")]
-    assert marks["o"] == [((-0.3,), (2,), "tab:red"), ((0.1,), (3,), "tab:gray"), ((0.4,), (1,), "tab:gray"),
-                          ((0.7,), (0,), "tab:green")]
+                       if line.get_marker() == m and len(set(line.get_ydata())) == 1)
+             for m in ("None", "o", "s", "D", "^", "x")}
+    assert marks["None"] == [((-0.5, -0.1), (2, 2), red), ((0.05, 0.15), (3, 3), purple),
+                             ((0.2, 0.6), (1, 1), grey), ((0.66, 0.75), (0, 0), green)]
+    assert marks["o"] == [((0.7,), (0,), green)] and marks["s"] == [((-0.3,), (2,), red)]
+    assert marks["D"] == [((0.4,), (1,), grey)] and marks["^"] == [((0.1,), (3,), purple)]
     assert marks["x"] == [((CLAIMS["B9"].paper_value,), (0,), "black")]  # only B9's measure has a paper figure
+    legend = {t.get_text() for t in ax.get_legend().get_texts()}
+    assert legend == {"supported", "not supported", "inconclusive", JUDGE_NOT_VALIDATED}
+
+
+def _drawn(monkeypatch, rows, path):
+    """The (claim id, verdict) pairs `forest_plot` draws, read from the saved figure's axis and marks."""
+    saved: list[Figure] = []
+    savefig = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (saved.append(fig), savefig(fig, *a, **k))[1])
+    assert forest_plot(rows, path) == path
+    [ax] = saved[-1].axes
+    labels = [t.get_text() for t in ax.get_yticklabels()][::-1]  # top first, as the page lists them
+    points = sorted(int(line.get_ydata()[0]) for line in ax.lines if line.get_marker() in ("o", "s", "D", "v", "^"))
+    assert points == list(range(len(labels)))  # one statistic drawn on every labelled line, none elsewhere
+    assert "B3 (MiniLM cosine): supported" in labels or "B3" not in "".join(labels)  # a lab judge named briefly
+    return [(label.split(" ")[0].rstrip(":"), label.split(": ", 1)[1]) for label in labels]
+
+
+def test_the_forest_plot_draws_exactly_the_verdicts_the_summary_counts(tmp_path, monkeypatch):
+    """A claim's verdicts under its stage's judges and under a confirmed laboratory judge are both counted and both
+    drawn; a stale verdict and a claim not testable here are neither; the summary's counts add up to the lines
+    drawn, in the same colours as the page's verdict marks."""
+    from llmcreativity.pipeline.ledger import counted_verdicts
+    from llmcreativity.pipeline.verdict_marks import VERDICT_STYLE, verdict_mark
+
+    lab = "entailment: cosine average (all-minilm-l6-v2) [lab 0a8d76152bcc]"
+    record_judge_validity("entailment", "LLM qwen p>=0.7", "ARI", ci(0.0, -0.02, 0.03, 30), stage="se")
+    record_judge_validity("entailment", lab, "ARI", ci(0.46, 0.43, 0.48, 2281), stage="judge_lab")
+    strong = Verdict("supported", "rises", 0.6, 0.3, 0.8, 30, "Spearman rho")
+    record("se", "B3", strong)
+    record("se", "B3", strong, judge=lab)
+    record("se", "B1", Verdict("inconclusive", "contains 0", 0.1, -0.2, 0.4, 30, "Spearman rho"), judge=lab)
+    record("eval", "A2", supported(20))
+    record("eval", "A4", Verdict("not supported", "r", -0.1, -0.3, -0.05, 12, "Delta"))
+    record("old", "A5", supported(60))  # its stage's latest run is another: stale
+    record("eval", "A3", not_testable("the large model is not larger"))
+    rows = ledger_rows(read_claims(), read_judge_validity(), current("se", "eval", "judge_lab"))
+    drawn = _drawn(monkeypatch, rows, tmp_path / "forest.png")
+    pairs = [(r.claim_id, r.verdict) for r, _ in counted_verdicts(rows)]
+    assert drawn == [("A2", "supported"), ("A4", "not supported"), ("B1", "inconclusive"),
+                     ("B3", JUDGE_NOT_VALIDATED), ("B3", "supported")]
+    assert sorted(drawn) == sorted(pairs)
+    summary = sample_summary(rows)
+    assert summary.tested + summary.checks_tested + summary.named_tested == len(drawn)
+    # the page's marks share the plot's colours and shapes
+    for verdict, (colour, _, glyph) in VERDICT_STYLE.items():
+        assert f"color:{colour}" in verdict_mark(verdict) and glyph in verdict_mark(verdict)
+    page = claims_markdown(read_claims(), read_judge_validity(), current("se", "eval", "judge_lab"))
+    findings = page.split("## The verdicts")[0]
+    assert verdict_mark("supported") + "**supported**" in findings
 
 
 def test_judge_validity_rejects_bad_input_and_a_smoke_profile_writes_nothing(monkeypatch):
@@ -414,7 +468,8 @@ def test_a_claim_under_a_laboratory_judge_stands_beside_the_stages_own_verdict_a
     r = row("B1", current("se", "judge_lab"))
     assert r.verdict == JUDGE_NOT_VALIDATED and [a.verdict for a in r.also] == ["supported"]
     page = claims_markdown(read_claims(), read_judge_validity(), current("se", "judge_lab"))
-    assert "↳ under the judge *entailment: cosine average [lab 0a8d]* | **supported**" in page
+    # the judge's short label on the page (the record keeps its name), the verdict marked in its plot's shape
+    assert f"↳ under the confirmed equivalence judge (cosine) | {verdict_mark('supported')}**supported**" in page
     assert "Counted apart: 1 verdicts of the papers' claims under a judge of the judge laboratory" in page
     assert "1 of them decided" in page
 
@@ -451,7 +506,8 @@ def test_the_redecisions_page_keeps_the_earlier_runs_verdict_under_the_papers_ju
     assert rows["A2"].claim.verdict == "supported" and rows["A2"].also == ()
     page = claims_markdown(now, read_judge_validity(), current("se", "eval", "judge_lab"), earlier=earlier)
     assert "from the published run's record published/run" in page
-    assert "↳ under the judge *entailment: cosine average [lab 0a8d]* | **supported**" in page
+    # the judge's short label on the page (the record keeps its name), the verdict marked in its plot's shape
+    assert f"↳ under the confirmed equivalence judge (cosine) | {verdict_mark('supported')}**supported**" in page
     plain = {r.claim_id: r for r in ledger_rows(now, read_judge_validity(), current("se", "eval", "judge_lab"))}
     assert plain["B1"].claim.judge == "entailment: cosine average [lab 0a8d]" and plain["B1"].also == ()
 
@@ -467,7 +523,8 @@ def test_the_page_opens_with_what_was_found_and_what_stands_in_the_way():
     page = claims_markdown(read_claims(), read_judge_validity(), current("eval"))
     first = page.split("## The verdicts")[0]
     assert first.startswith(FINDINGS_HEADING)
-    assert "- **A2** **supported**: Review > every baseline, novelty metrics (0.4 [0.1, 0.7], n = 20 prompts)." in first
+    assert (f"- **A2** {verdict_mark('supported')}**supported**: Review > every baseline, novelty metrics (0.4 [0.1, "
+            "0.7], n = 20 prompts).") in first
     assert "A1: the rubric judge does not agree with people better than chance" in first
     assert ": not testable here" in first and ": not run" in first
     assert "The page lists" in first  # the count, after the findings
@@ -531,10 +588,14 @@ def test_a_confirmed_laboratory_judges_agreement_stands_with_chance_its_human_ce
     record("se", "B3", Verdict("supported", "rises", 0.21, 0.03, 0.37, 12, "Spearman rho"), judge=lab)
     record("eval", "A1", supported(20))
     page = claims_markdown(read_claims(), read_judge_validity(), current("se", "eval", "judge_lab"))
-    lines = [x for x in page.splitlines() if x.startswith("- Judge agreement with humans:")]
-    b3 = next(x for x in lines if lab in x)
-    assert ("ARI (held-out objects) 0.46 [0.43, 0.48], n = 2281 (entailment: cosine average [lab 0a8d]), chance 0, "
-            "human ceiling 0.46; minus the baseline (cosine greedy): [0.092, 0.13] (test: 2281 items of 2 groups "
-            "(split sha256 6a014de1b59b); choice commit 6aaa70c).") in b3
-    a1 = next(x for x in lines if "qwen-1.5b" in x)
-    assert a1 == "- Judge agreement with humans: Spearman rho vs HANNA 0.3 [0.1, 0.5], n = 44 (qwen-1.5b)."
+    # the figures stand once, in the table of judges, under the judge's short label; each claim links there
+    table = page.split("## The judges")[1].split("## Each claim in full")[0]
+    b3 = next(x for x in table.splitlines() if x.startswith("| confirmed equivalence judge (cosine) (entailment)"))
+    assert ("ARI (held-out objects) 0.46 [0.43, 0.48], n = 2281, chance 0, human ceiling 0.46; minus the baseline "
+            "(cosine greedy): [0.092, 0.13] (test: 2281 items of 2 groups (split sha256 6a014de1b59b); choice commit "
+            "6aaa70c) | yes | B3 |") in b3
+    a1 = next(x for x in table.splitlines() if x.startswith("| qwen-1.5b"))
+    assert a1 == "| qwen-1.5b (rubric) | Spearman rho vs HANNA 0.3 [0.1, 0.5], n = 44 | yes | A1 |"
+    assert page.count("0.46 [0.43, 0.48]") == 1 and page.count("Spearman rho vs HANNA 0.3") == 1
+    links = [x for x in page.splitlines() if x.startswith("- Judge") and "{ref}`figures <judges-table>`" in x]
+    assert len(links) == 2 and "(judges-table)=" in page

@@ -381,9 +381,18 @@ def summary_problems(excerpt: Excerpt, folder: Path | None = None) -> list[str]:
     return problems
 
 
+_INLINE_MATH = re.compile(r"\\\((.+?)\\\)")
+"""A summary's inline maths, `\\(\\kappa\\)`: on the page, Markdown would eat its backslashes."""
+
+
 def _readable(text: str) -> str:
     """A passage in one line, without the "|" the page's tables own: each table row as "first cell: the others",
-    the rows joined by "; ", a header's rule left out."""
+    the rows joined by "; ", a header's rule left out; a summary's inline maths `\\(...\\)` as the page's `$...$`.
+
+    >>> print(_readable(r"Cohen's \\(\\kappa\\) | 0.56 |"))
+    Cohen's $\\kappa$: 0.56
+    """
+    text = _INLINE_MATH.sub(lambda m: f"${m.group(1)}$", text)
     if "|" not in text:
         return normalised(text)
     rows = []

@@ -45,11 +45,17 @@ from .record_page import record_markdown, record_origin
 from .registration_text import registration_markdown_line
 from .se_exploratory_page import ledger_items, statistics_disagree
 from .stages import recorder_of
+from .verdict_marks import (
+    JUDGE_NOT_VALIDATED,
+    TOO_SMALL,
+    VERDICT_STYLE,
+    judge_label,
+    label_judges,
+    verdict_mark,
+)
 
 NOT_RUN = "not run"
 NOT_TESTABLE = "not testable here"
-JUDGE_NOT_VALIDATED = "judge not validated"
-TOO_SMALL = f"inconclusive: {SAMPLE_TOO_SMALL}"
 
 
 @dataclass(frozen=True)
@@ -178,7 +184,8 @@ def ledger_row(claim_id: str, claim: Claim | None, validity: list[JudgeValidity]
         unmeasured_decides = not judges and verdict in ("supported", "not supported")
         if spec.gated and verdict != NOT_TESTABLE and (failing or unmeasured_decides):
             why = ("no agreement with human labels is recorded for the " + spec.judge + " judge" if not judges
-                   else "its CI reaches chance: " + "; ".join(v.describe() for v in failing))
+                   else f"{len(failing)} of its {len(judges)} judge(s) do not beat chance against people ("
+                   + ", ".join(v.judge for v in failing) + "; figures in the judges table)")
             verdict = JUDGE_NOT_VALIDATED
             note = f"the stage's rule said {claim.verdict} at n = {claim.n} {spec.unit}, but {why}"
     unconfirmed: tuple[JudgeValidity, ...] = ()
@@ -293,7 +300,7 @@ def _short_cell(r: LedgerRow) -> str:
 def _table_row(r: LedgerRow, under: str = "") -> str:
     """One table line; `under`: the named judge of a second verdict of the same claim (its line says so)."""
     c, spec = r.claim, r.spec
-    short = f"↳ under the judge *{_cell(under)}*" if under else _short_cell(r)
+    short = f"↳ under the {_cell(judge_label(under, r.judges))}" if under else _short_cell(r)
     if r.verdict == NOT_TESTABLE and spec is not None and spec.not_testable:
         return f"| {r.claim_id} | {short} | **{NOT_TESTABLE}** | | | {_paper_cell(spec)} |"
     if c is None:
@@ -301,7 +308,7 @@ def _table_row(r: LedgerRow, under: str = "") -> str:
     stat = _fmt(c.statistic) + (f" [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None else "")
     least = f" / {_minimum(r.claim_id, c)}" if spec else ""
     n = "" if c.verdict == "not testable here" else f"{c.n}{least}"
-    verdict = f"**{r.verdict}**" + (" *(stale)*" if r.stale else "")
+    verdict = f"{verdict_mark(r.verdict) if not r.stale else ''}**{r.verdict}**" + (" *(stale)*" if r.stale else "")
     return f"| {r.claim_id} | {short} | {verdict} | {stat} | {n} | {_paper_cell(spec)} |"
 
 
@@ -331,11 +338,22 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
     if c is None and r.verdict == NOT_RUN:
         items.append(f"Not run: {r.note}.")
     elif c is not None:
-        items.append(f"Measured (stage `{c.stage}`): {c.text}" + (f" Statistic: {c.measure}." if c.measure else ""))
-        items.append(f"Verdict: **{r.verdict}**" + (f" ({r.note})" if r.note else "") + ".")
+        # short labels on the page; the record keeps the full identities (a replay compares them)
+        items.append(f"Measured (stage `{c.stage}`): {short_label(c.text)}"
+                     + (f" Statistic: {c.measure}." if c.measure else ""))
+        items.append(f"Verdict: {verdict_mark(r.verdict)}**{r.verdict}**"
+                     + (f" ({short_label(r.note)})" if r.note else "") + ".")
         items += ledger_items(r.claim_id, c.stage, c.run_id, c.judge)
         if r.judges:
-            items.append("Judge agreement with humans: " + "; ".join(agreement(v) for v in r.judges) + ".")
+            passed = sum(v.validated for v in r.judges)
+            names = sorted({judge_label(v.judge, r.judges) for v in r.judges})
+            items.append(f"Judge{'s' if len(names) > 1 else ''}: {', '.join(names)}; "
+                         + ("agrees with people" if passed == len(r.judges) == 1
+                            else f"{passed} of {len(r.judges)} beat chance against people" if len(r.judges) > 1
+                            else "does not beat chance against people")
+                         + f" ({{ref}}`figures <{JUDGES_TABLE}>`).")
+        if c.stage in chapters:
+            items.append(f"Decided in {{doc}}`executed/{c.stage}`.")
         items += [f"Not confirmed: {laboratory_finding(v, linked=LAB_STAGE in chapters)}." for v in r.unconfirmed]
         # short labels: the full identities stand in the stage chapter's provenance
         models = ", ".join(short_label(m) for m in c.models) or "none recorded"
@@ -414,19 +432,34 @@ def _reached(r: LedgerRow) -> bool:
     return r.spec is None or (r.claim is not None and r.claim.n >= _minimum(r.claim_id, r.claim))
 
 
+def counted_verdicts(rows: list[LedgerRow]) -> list[tuple[LedgerRow, bool]]:
+    """The (claim, verdict) lines the page's summary counts (`sample_summary`), in page order, each with whether it
+    is a paper's claim's second verdict under a named judge (`LedgerRow.also`): every current tested line. Stale,
+    "not run" and "not testable here" lines are not counted, nor are the exploratory lines beneath a verdict (they
+    are no ledger rows). The forest plot draws exactly these (`forest_plot`)."""
+    out: list[tuple[LedgerRow, bool]] = []
+    for r in rows:
+        if _tested(r):
+            out.append((r, False))
+        if not _is_check(r):
+            out += [(a, True) for a in r.also if _tested(a)]
+    return out
+
+
 def sample_summary(rows: list[LedgerRow]) -> SampleSummary:
     """Count `rows` as `SampleSummary` says: paper claims (not testable, tested, judge not validated, reached its
-    minimum n, decided) and project checks (tested, decided)."""
+    minimum n, decided) and project checks (tested, decided); the tested lines are `counted_verdicts`'."""
     papers = [r for r in rows if not _is_check(r)]
     checks = [r for r in rows if _is_check(r)]
     untestable = [r for r in papers if r.verdict == NOT_TESTABLE and not r.stale]
-    tested = [r for r in papers if _tested(r)]
+    pairs = counted_verdicts(rows)
+    tested = [r for r, named in pairs if not named and not _is_check(r)]
     gated = [r for r in tested if r.verdict == JUDGE_NOT_VALIDATED]
     reached = [r for r in tested if r.verdict != JUDGE_NOT_VALIDATED and _reached(r)]
     decided = [r for r in reached if r.verdict in ("supported", "not supported")]
-    checks_tested = [r for r in checks if _tested(r)]
+    checks_tested = [r for r, named in pairs if not named and _is_check(r)]
     checks_decided = [r for r in checks_tested if _reached(r) and r.verdict in ("supported", "not supported")]
-    named = [a for r in papers for a in r.also if _tested(a)]
+    named = [a for a, is_named in pairs if is_named]
     named_decided = [a for a in named if a.verdict in ("supported", "not supported") and _reached(a)]
     return SampleSummary(len(rows), len(papers), len(untestable), len(tested), len(gated), len(reached),
                          len(decided), len(checks), len(checks_tested), len(checks_decided), len(named),
@@ -453,10 +486,10 @@ def _finding_line(r: LedgerRow, under: str = "") -> str:
     what = spec.short if spec else c.text
     ci = f" [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" if c.ci_low is not None else ""
     unit = f" {spec.unit}" if spec else ""
-    named = f", under the judge *{_cell(under)}*" if under else ""
+    named = f", under the {_cell(judge_label(under, r.judges))}" if under else ""
     check = " *(project check)*" if _is_check(r) else ""
     figures = f"{_fmt(c.statistic)}{ci}, n = {c.n}{unit}{named}"
-    return f"- **{r.claim_id}**{check} **{r.verdict}**: {_cell(what)} ({figures})."
+    return f"- **{r.claim_id}**{check} {verdict_mark(r.verdict)}**{r.verdict}**: {_cell(what)} ({figures})."
 
 
 def findings_markdown(rows: list[LedgerRow]) -> str:
@@ -535,14 +568,47 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
         out += ["", f"![Every claim's statistic with its 95 % CI, beside the paper's figure where the paper gives one "
                     f"on the same scale]({figure})"]
     out += ["", deviations_markdown(chapters)]  # the method's differences from the papers, one declaration
-    out += ["", "## Each claim in full", "",
-            "Agreement statistics that validate a judge: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + "."]
+    out += ["", judges_markdown(rows)]
+    out += ["", "## Each claim in full"]
     for r in rows:
         out += ["", _details(r, chapters=chapters),
                 *(_details(a, a.claim.judge if a.claim else "", chapters) for a in r.also)]
     out += ["", later_markdown()]  # shown apart: decided by no recorded run, counted nowhere above
     if replayed:
         out += ["", f":::{{dropdown}} {PROVENANCE_SUMMARY}", replayed, ":::"]
+    return label_judges("\n".join(out), [v for r in rows for x in (r, *r.also) for v in (*x.judges, *x.unconfirmed)],
+                        {x.claim.judge for r in rows for x in (r, *r.also) if x.claim is not None})
+
+
+JUDGES_TABLE = "judges-table"
+"""The label of the claims page's table of judges, which every claim resting on a judge links to."""
+
+
+def judges_markdown(rows: list[LedgerRow]) -> str:
+    """The judges the page's claims rest on, each once: its short label, its agreement with people (`agreement`,
+    without the recorded name), whether it beats chance, and the claims resting on it. The figures stand here only;
+    each claim in full links here."""
+    found: dict[tuple[str, str, str], tuple[JudgeValidity, list[str]]] = {}
+    for r in rows:
+        for x in (r, *r.also):
+            for v in (*x.judges, *x.unconfirmed):
+                key = (v.kind, v.judge, v.stage)
+                entry = found.setdefault(key, (v, []))
+                if v in x.judges and r.claim_id not in entry[1]:
+                    entry[1].append(r.claim_id)
+    if not found:
+        return ""
+    out = [f"({JUDGES_TABLE})=", "## The judges", "",
+           "A judge's agreement with human labels, measured by this run; it beats chance when its 95 % interval lies "
+           "above chance (and, for the judge laboratory's, above its baseline). A claim resting on a judge that does "
+           "not is shown \"judge not validated\". Statistic per kind: "
+           + "; ".join(f"{k}: {v}" for k, v in KINDS.items()) + ".", "",
+           "| judge | agreement with people [95 % CI], n | beats chance | claims |", "|---|---|---|---|"]
+    for (kind, name, _), (v, ids) in sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][2] != LAB_STAGE)):
+        label = judge_label(name, [v])
+        figures = short_label(agreement(v).replace(f" ({name})", "", 1))
+        out.append(f"| {_cell(label)} ({kind}) | {_cell(figures)} | {'yes' if v.validated else 'no'} | "
+                   f"{', '.join(ids) or '–'} |")
     return "\n".join(out)
 
 
@@ -556,36 +622,51 @@ def paper_mark(r: LedgerRow) -> float | None:
     return spec.paper_value if spec.paper_scale in c.measure.lower() else None
 
 
+def forest_label(r: LedgerRow) -> str:
+    """A counted line's label on the forest plot's axis: its claim id, the laboratory judge it was decided under
+    (briefly) or the run it comes from where that is not this one, and its verdict."""
+    c = r.claim
+    judge = judge_label(c.judge, r.judges, brief=True) if c is not None and c.judge else ""
+    earlier = "earlier run" if r.origin.startswith("from ") else ""
+    where = ", ".join(x for x in (judge, earlier) if x)
+    return f"{r.claim_id}{f' ({where})' if where else ''}: {r.verdict}"
+
+
 def forest_plot(rows: list[LedgerRow], path: Path) -> Path | None:
-    """Save one forest plot of every recorded statistic with its 95 % CI (a cross marks the paper's figure
-    where the claim's measure is on the paper's scale); None when no claim has a statistic."""
+    """Save one forest plot of exactly the verdicts the page's summary counts (`counted_verdicts`: a claim's verdict
+    under its stage's judges and under a named judge each on its own line), each statistic with its 95 % CI, in its
+    verdict's colour and marker shape (`VERDICT_STYLE`, the same as the page's text), a cross marking the paper's
+    figure where the claim's measure is on the paper's scale; None when no counted line has a statistic."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    shown = [r for r in rows if r.claim is not None and r.claim.statistic is not None]
+    shown = [r for r, _ in counted_verdicts(rows) if r.claim is not None and r.claim.statistic is not None]
     if not shown:
         return None
-    colors = {"supported": "tab:green", "not supported": "tab:red"}
-    fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(shown) + 1.2))
+    fig, ax = plt.subplots(figsize=(7.5, 0.36 * len(shown) + 1.6))
     for y, r in enumerate(reversed(shown)):
         c = r.claim
         assert c is not None and c.statistic is not None  # `shown` holds only these
-        color = "0.6" if r.stale else colors.get(r.verdict, "tab:gray")
+        color, marker, _ = VERDICT_STYLE[r.verdict]
         if c.ci_low is not None and c.ci_high is not None:
             ax.plot([c.ci_low, c.ci_high], [y, y], color=color, lw=2)
-        ax.plot(c.statistic, y, "o", color=color)
+        ax.plot(c.statistic, y, marker, color=color, ms=7)
         mark = paper_mark(r)
         if mark is not None:
             ax.plot(mark, y, "x", color="black", ms=8, mew=2)
-    ax.set_yticks(range(len(shown)), [f"{r.claim_id}: {r.verdict}" + (" (stale)" if r.stale else "")
-                                      for r in reversed(shown)])
+    ax.set_yticks(range(len(shown)), [forest_label(r) for r in reversed(shown)], fontsize=9)
     ax.axvline(0, color="0.8", lw=1, zorder=0)
     ax.set_xlabel("statistic (each claim on its own scale; see its measure below)")
     ax.set_title("Claims: statistic and 95 % CI (x = the paper's figure)", fontsize=10)
+    present = list(dict.fromkeys(r.verdict for r in shown))
+    ax.legend(handles=[Line2D([], [], color=VERDICT_STYLE[v][0], marker=VERDICT_STYLE[v][1], ls="", label=v)
+                       for v in present], loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / len(shown)),
+              ncol=min(3, len(present)), fontsize=8, frameon=False)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
