@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import requests
@@ -89,21 +90,49 @@ SMOKE_RECORD = TEST_DATA / "records" / "smoke"
 """The committed record of a smoke run (`tests/notebooks/test_smoke_replay_guard.py`)."""
 
 
+def start_kernel_trace(folder, mp: pytest.MonkeyPatch):
+    """Make every stage kernel started under `mp` note which objects of `method_code.CHAPTER_OBJECTS` it calls:
+    an IPython startup file (`tests/book/kernel_trace.py`, in a fresh IPYTHONDIR) and the code objects to look for;
+    returns the folder where each stage's `<stage>.called` is written."""
+    import json
+    import shutil
+
+    from llmcreativity_book.method_code import CHAPTER_OBJECTS, code_of
+
+    targets: dict[str, list[int]] = {}
+    for names in CHAPTER_OBJECTS.values():
+        for name in names:
+            code = code_of(name)
+            targets.setdefault(code.co_filename, []).append(code.co_firstlineno)
+    startup = folder / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    shutil.copyfile(Path(__file__).parent / "book" / "kernel_trace.py", startup / "00-kernel-trace.py")
+    (folder / "targets.json").write_text(json.dumps(targets))
+    (folder / "called").mkdir()
+    mp.setenv("IPYTHONDIR", str(folder / "ipython"))
+    mp.setenv("LLMC_TRACE_TARGETS", str(folder / "targets.json"))
+    mp.setenv("LLMC_TRACE_OUT", str(folder / "called"))
+    return folder / "called"
+
+
 @pytest.fixture(scope="session")
 def smoke_replay(tmp_path_factory):
-    """Every stage of the smoke record replayed once into a fresh results folder, shared by the replay guard and the
-    exercises: (record, the replay's manifest entries, its `results_dir("smoke")`, the folder the replay wrote)."""
+    """Every stage of the smoke record replayed once into a fresh results folder, shared by the replay guard, the
+    exercises and the trace of the chapters' code (`tests/book/test_method_code.py`): (record, the replay's manifest
+    entries, its `results_dir("smoke")`, the folder the replay wrote, the folder of each stage kernel's traced calls
+    (`start_kernel_trace`))."""
     from llmcreativity.paths import results_dir, results_root
     from llmcreativity.pipeline.execution import prepare_replay, run_stage
     from llmcreativity.pipeline.manifest import read_manifest
 
     mp = pytest.MonkeyPatch()
     mp.setenv("LLMCREATIVITY_RESULTS", str(tmp_path_factory.mktemp("guard") / "results"))
+    trace = start_kernel_trace(tmp_path_factory.mktemp("trace"), mp)
     try:
         plans, replay = prepare_replay(SMOKE_RECORD)
         for p in plans:
             run_stage(p, log=lambda *_: None, replay=replay)
-        replayed = replay.record, read_manifest("smoke").stages, results_dir("smoke"), results_root()
+        replayed = replay.record, read_manifest("smoke").stages, results_dir("smoke"), results_root(), trace
     finally:
         mp.undo()  # the replay set the results folder in this process's environment: no later test sees it
     return replayed

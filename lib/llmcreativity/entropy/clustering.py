@@ -62,6 +62,14 @@ def cluster_by_bidirectional_entailment(
         return Clustering(tuple(given), tuple(firsts.values()), 0)
     if isinstance(judge, EmbeddingSimilarityJudge):
         judge.embed(list(texts))  # one encoder batch for all texts instead of one per new text
+    return representative_clustering(texts, judge, context, batch_size)
+
+
+def representative_clustering(texts: Sequence[str], judge: EntailmentJudge, context: str | None,
+                              batch_size: int) -> Clustering:
+    """The loop of `cluster_by_bidirectional_entailment`: each text joins the first cluster, in order of creation,
+    whose representative it entails and that entails it; else it founds a new cluster. Identical texts (after
+    stripping) share a cluster without a judge call."""
     ids: list[int] = []
     reps: list[int] = []
     by_text: dict[str, int] = {}

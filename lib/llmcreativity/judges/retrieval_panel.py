@@ -204,6 +204,32 @@ class RetrievalPanelJudge(CriterionJudge):
         if kept:
             store.add([Fragment(f"r{r}-{agent}-{i}", findings[i], agent, r) for i in kept], vectors[kept])
 
+    def _round(self, store: VectorStore, item: JudgeItem, criterion: Criterion, r: int, pending: dict[str, list[str]]
+               ) -> tuple[dict[str, AgentVerdict], dict[str, list[str]], list[JudgeCall], int]:
+        """Round r: each agent retrieves the k findings nearest its question (and the questions put to it), answers
+        with a verdict and a confidence, and files its new findings and questions; returns the round's verdicts,
+        the questions for the next round, the calls and the unreadable replies."""
+        queries = [" ".join([base_question(agent, criterion), *pending[agent]]) for agent in AGENTS]
+        asks = [Ask(self._messages(agent, item, criterion, shown, pending[agent], final=False), agent, r,
+                    "discuss", query, tuple(shown))
+                for agent, query, shown in zip(AGENTS, queries, self._retrieve(store, queries), strict=True)]
+        answers = ask_verdicts(self.lm, asks, self.config, criterion=criterion.name, max_retries=self.max_retries,
+                               forced_choice=self.forced_choice)
+        questions_for: dict[str, list[str]] = {a: [] for a in AGENTS}
+        verdicts: dict[str, AgentVerdict] = {}
+        calls: list[JudgeCall] = []
+        failures = 0
+        for agent, ans in zip(AGENTS, answers, strict=True):
+            calls += ans.calls
+            failures += ans.failures
+            findings, questions = extract_findings(ans.reply, self.max_findings)
+            self._store(store, findings, agent, r)
+            for addressee, q in questions:
+                if addressee in questions_for and addressee != agent:
+                    questions_for[addressee].append(q)
+            verdicts[agent] = AgentVerdict(agent, r, ans.parsed.verdict, ans.parsed.confidence)
+        return verdicts, questions_for, calls, failures
+
     def _decide(self, item: JudgeItem, criterion: Criterion) -> tuple[CriterionVerdict, list[JudgeCall]]:
         store = self.store_factory()
         calls: list[JudgeCall] = []
@@ -212,23 +238,9 @@ class RetrievalPanelJudge(CriterionJudge):
         failures, rounds_used, stopped = 0, 0, False
         for r in range(1, self.rounds + 1):
             rounds_used = r
-            queries = [" ".join([base_question(agent, criterion), *pending[agent]]) for agent in AGENTS]
-            asks = [Ask(self._messages(agent, item, criterion, shown, pending[agent], final=False), agent, r,
-                        "discuss", query, tuple(shown))
-                    for agent, query, shown in zip(AGENTS, queries, self._retrieve(store, queries), strict=True)]
-            answers = ask_verdicts(self.lm, asks, self.config, criterion=criterion.name, max_retries=self.max_retries,
-                                   forced_choice=self.forced_choice)
-            pending = {a: [] for a in AGENTS}
-            this_round: dict[str, AgentVerdict] = {}
-            for agent, ans in zip(AGENTS, answers, strict=True):
-                calls += ans.calls
-                failures += ans.failures
-                findings, questions = extract_findings(ans.reply, self.max_findings)
-                self._store(store, findings, agent, r)
-                for addressee, q in questions:
-                    if addressee in pending and addressee != agent:
-                        pending[addressee].append(q)
-                this_round[agent] = AgentVerdict(agent, r, ans.parsed.verdict, ans.parsed.confidence)
+            this_round, pending, round_calls, round_failures = self._round(store, item, criterion, r, pending)
+            calls += round_calls
+            failures += round_failures
             said += this_round.values()
             mean_conf = float(np.mean([v.confidence or 0.0 for v in this_round.values()]))
             if mean_conf >= self.stop_confidence:
