@@ -77,7 +77,7 @@ def test_toc_puts_one_chapter_per_stage_into_the_stages_part_of_the_template():
     [part] = [p for p in content["parts"] if p["caption"] == "Stages"]
     assert part["chapters"] == [{"file": "executed/a"}, {"file": "executed/b"}]
     others = [c["file"] for p in content["parts"] if p is not part for c in p["chapters"]]
-    assert others == ["claims", "rerun", "glossary", "references", "history"]
+    assert others == ["start", "claims", "rerun", "glossary", "references", "history"]
 
 
 def test_toc_template_without_a_stages_part_is_rejected(tmp_path):
@@ -153,6 +153,31 @@ def test_the_published_claims_page_states_its_findings_first_and_fits_a_desktop_
     assert desktop.heading is not None and desktop.heading < 900, desktop
     assert len(mutated.tables) == len(desktop.tables) + 1 and len(mutated.wide_tables) == 1, mutated  # caught
     assert phone.view == 390 and phone.page <= 390 and phone.heading is not None, phone
+
+
+FIRST_SCREEN = """
+(() => Array.from(document.querySelectorAll("main p, main td, main li, main h1, main h2"))
+  .filter(e => e.getBoundingClientRect().top + window.scrollY < 900).map(e => e.innerText).join("\\n"))()
+"""
+"""The text of the page's paragraphs, table cells, list items and headings that begin within its first 900 px."""
+
+
+@pytest.mark.kernel
+def test_the_landing_page_names_both_papers_and_a_verdict_of_each_on_its_first_screen(recorded_book):
+    """At 1280 px the landing page's first 900 px name both papers and, for each, a claim id with its verdict word,
+    generated from the records (the claims page's verdicts); a phone shows its findings table without scrolling
+    sideways."""
+    verdicts = "supported|not supported|inconclusive|judge not validated|not testable here"
+    with serve(recorded_book) as base, Chromium() as browser:
+        browser.inspect(base + "intro.html", SCREENSHOTS / "intro-1280.png")
+        first = browser.evaluate(FIRST_SCREEN)
+        browser.set_width(390, phone=True)
+        browser.inspect(base + "intro.html", SCREENSHOTS / "intro-390.png")
+        phone = browser.layout()
+    assert "LLM Review" in first and "Automated creativity evaluation" in first, first
+    for paper in "AB":
+        assert re.search(rf"\b{paper}\d+\b[^.;]*?\b({verdicts})\b", first), (paper, first)
+    assert phone.page <= 390 and phone.wide_tables == (), phone
 
 
 @pytest.mark.kernel
