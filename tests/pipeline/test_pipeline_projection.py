@@ -65,8 +65,10 @@ def test_tokens_scale_with_the_units_and_the_length_of_a_unit():
     assert judges.projected_tokens == pytest.approx(1100 * 75 * 2)
     assert (corpus.length_formula, corpus.projected_tokens) == ("", pytest.approx(400 * 12))
     table = projection_markdown([corpus, judges], "default", "paper", "r1")
-    assert "| judge_validation | 1,100 | n_items | 4 → 300 | max_tokens: x2 | 165,000 |" in table
-    assert table.splitlines()[-1] == "| **total** | **1,500** | | | | **169,800** |"
+    assert "| judge_validation | 1,100 | 4 → 300 | x2 | 165,000 |" in table
+    assert "| **total** | **1,500** | | | **169,800** |" in table.splitlines()
+    # what a unit counts stands beneath the table, not in a column a phone squeezes
+    assert table.splitlines()[-2:] == ["- corpus: n_surprisal", "- judge_validation: n_items; length: max_tokens"]
 
 
 def test_a_stage_whose_outputs_were_read_back_is_listed_not_projected():
@@ -75,11 +77,11 @@ def test_a_stage_whose_outputs_were_read_back_is_listed_not_projected():
                           {"corpus": {"n_surprisal": 16}, "judge_validation": {"n_items": 300, "max_tokens": 1}},
                           SIMPLE)
     table = projection_markdown(projections, "default", "paper", "r2")
-    assert "| judge_validation | 0 | n_items | 4 → 300 | max_tokens: x1 | not measured |" in table
-    assert "| **total** | **400** | | | | **800** |" in table
-    assert table.endswith("Not projected, and left out of the total: judge_validation. That run made no language-model "
-                          "call there (the outputs were read back from the results folder), so it measured no tokens; "
-                          "the report of a cold run projects every stage.")
+    assert "| judge_validation | 0 | 4 → 300 | x1 | not measured |" in table
+    assert "| **total** | **400** | | | **800** |" in table
+    assert ("Not projected, and left out of the total: judge_validation. That run made no language-model "
+            "call there (the outputs were read back from the results folder), so it measured no tokens; "
+            "the report of a cold run projects every stage.") in table
 
 
 def test_a_stage_without_a_scale_or_without_target_parameters_is_left_out():
@@ -171,7 +173,7 @@ def test_the_page_section_projects_the_latest_run_with_the_parameters_it_ran_wit
     assert "run `r1` (profile `default`), projected to the `paper` profile" in text
     # judge calls 396 with 8 items (the semantic-entropy stage at its defaults), 91,600 in the paper profile
     # (its T sweep of six thresholds)
-    assert "| 396 → 91600 | max_tokens: x2 | 555,152 |" in text
+    assert "| 396 → 91600 | x2 | 555,152 |" in text
 
 
 def test_the_rerun_guide_has_the_line_the_projection_replaces():

@@ -105,23 +105,26 @@ def projection_markdown(projections: list[Projection], measured_profile: str, ta
         return f"*Run `{run_id}` has no stage with a known scale to project to the `{target_profile}` profile.*"
     lines = [f"Tokens measured in run `{run_id}` (profile `{measured_profile}`), projected to the `{target_profile}` "
              "profile:", "",
-             "| stage | tokens measured | units of work | units | length factor | projected tokens |",
-             "|---|---:|---|---:|---|---:|"]
+             "| stage | tokens measured | units of work | length factor | projected tokens |",
+             "|---|---:|---:|---:|---:|"]
     measured = [p for p in projections if p.measured_tokens > 0]
     for p in projections:
-        length = f"{p.length_formula}: x{p.length_ratio:.3g}" if p.length_formula else "–"
+        length = f"x{p.length_ratio:.3g}" if p.length_formula else "–"
         projected = f"{p.projected_tokens:,.0f}" if p.measured_tokens > 0 else "not measured"
-        lines.append(f"| {p.stage} | {p.measured_tokens:,} | {p.units_formula} | {p.units_measured:g} → "
-                     f"{p.units_target:g} | {length} | {projected} |")
+        lines.append(f"| {p.stage} | {p.measured_tokens:,} | {p.units_measured:g} → {p.units_target:g} | {length} "
+                     f"| {projected} |")
     total_m = sum(p.measured_tokens for p in measured)
     total_q = sum(p.projected_tokens for p in measured)
-    lines.append(f"| **total** | **{total_m:,}** | | | | **{total_q:,.0f}** |")
+    lines.append(f"| **total** | **{total_m:,}** | | | **{total_q:,.0f}** |")
+    lines.append("")  # what a unit and the length factor count stands beneath: in a column it squeezes the table
+    formulas = [f"- {p.stage}: {p.units_formula}" + (f"; length: {p.length_formula}" if p.length_formula else "")
+                for p in projections]
     unmeasured = [p.stage for p in projections if p.measured_tokens == 0]
     if unmeasured:
-        lines += ["", f"Not projected, and left out of the total: {', '.join(unmeasured)}. That run made no "
+        lines += [f"Not projected, and left out of the total: {', '.join(unmeasured)}. That run made no "
                   "language-model call there (the outputs were read back from the results folder), so it measured "
-                  "no tokens; the report of a cold run projects every stage."]
-    return "\n".join(lines)
+                  "no tokens; the report of a cold run projects every stage.", ""]
+    return "\n".join(lines + ["What each stage's units of work and length factor count:", "", *formulas])
 
 
 def stage_parameters(stage: Stage, values: dict[str, Any]) -> dict[str, Any]:
