@@ -18,7 +18,7 @@ ValueError: chapter 'no-such-chapter' has no deviation from the papers declared;
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..claims.spec import PAPER_A, PAPER_B
@@ -72,21 +72,19 @@ class PaperDeviation:
         return f"{named}; the `{self.profile}` profile selects it." if self.profile else f"{named}."
 
 
+_SURPRISAL_CONTEXT = PaperDeviation(
+    "surprisal-context", PAPER_A, "corpus", "surprisal", "Surprisal's context",
+    "the mean token surprisal conditions each token only on the story's earlier tokens, "
+    "S_avg = -(1/L) Σ_j log p(x_j | x_<j)", SUMMARY_A,
+    "the scoring model reads the writing prompt before the story, S = -(1/L) Σ_j log p(x_j | prompt, x_<j)",
+    "a story is an answer to its prompt: a word the prompt asked for is not a surprise",
+    'surprisal_context = "none"', "paper")
+"""Surprisal's context: defined in the corpus chapter, scored for every framework in the evaluation chapter."""
+
+
 DEVIATIONS: tuple[PaperDeviation, ...] = (
-    PaperDeviation(
-        "surprisal-context", PAPER_A, "corpus", "surprisal", "Surprisal's context",
-        "the mean token surprisal conditions each token only on the story's earlier tokens, "
-        "S_avg = -(1/L) Σ_j log p(x_j | x_<j)", SUMMARY_A,
-        "the scoring model reads the writing prompt before the story, S = -(1/L) Σ_j log p(x_j | prompt, x_<j)",
-        "a story is an answer to its prompt: a word the prompt asked for is not a surprise",
-        'surprisal_context = "none"', "paper"),
-    PaperDeviation(
-        "surprisal-context", PAPER_A, "evaluation", "novelty", "Surprisal's context",
-        "the mean token surprisal conditions each token only on the story's earlier tokens, "
-        "S_avg = -(1/L) Σ_j log p(x_j | x_<j)", SUMMARY_A,
-        "the scoring model reads the writing prompt before the story, S = -(1/L) Σ_j log p(x_j | prompt, x_<j)",
-        "a story is an answer to its prompt: a word the prompt asked for is not a surprise",
-        'surprisal_context = "none"', "paper"),
+    _SURPRISAL_CONTEXT,
+    replace(_SURPRISAL_CONTEXT, chapter="evaluation", step="novelty"),  # the same step, scored for every framework
     PaperDeviation(
         "lexical-kl-windows", PAPER_A, "evaluation", "novelty", "Lexical KL per window",
         "the lexical divergence is one KL of the whole story's unigram distribution from the corpus's", SUMMARY_A,
