@@ -321,7 +321,9 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
     named = f", under *{under}*" if under else ""
     head = f"**{r.claim_id}**{named} ({source}). {spec.claim if spec else ''}".rstrip()
     items = []
-    if spec is not None:
+    if spec is not None and under:  # a second verdict of the same claim: its statement and sources stand above
+        items.append("The paper's figure, its words and the estimator: as in the entry above.")
+    elif spec is not None:
         what = ("The paper" if kind == "paper claim"
                 else "The paper states it as motivation or procedure, not as a result; this project checks it")
         items.append(f"{what}: {spec.paper_figure}. Minimum sample: {_minimum(r.claim_id, c)} {spec.unit}. "
@@ -355,16 +357,19 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
         if c.stage in chapters:
             items.append(f"Decided in {{doc}}`executed/{c.stage}`.")
         items += [f"Not confirmed: {laboratory_finding(v, linked=LAB_STAGE in chapters)}." for v in r.unconfirmed]
-        # short labels: the full identities stand in the stage chapter's provenance
-        models = ", ".join(short_label(m) for m in c.models) or "none recorded"
-        items.append(f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters "
-                     f"`{c.params_sha256 or 'unknown'}`, recorded {c.recorded_at}; models: {models}.")
-        if c.roles:
-            items.append("Model roles: " + ", ".join(short_label(r) for r in c.roles) + ".")
-        if r.origin:
-            items.append(f"Against the record its stage ran with: {r.origin}.")
         if r.stale:
             items.append(f"**Stale**: {r.stale}.")
+        # the run's provenance, folded: short labels here, the full identities in the stage chapter's provenance
+        models = ", ".join(short_label(m) for m in c.models) or "none recorded"
+        folded = [f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters "
+                  f"`{c.params_sha256 or 'unknown'}`, recorded {c.recorded_at}; models: {models}."]
+        if c.roles:
+            folded.append("Model roles: " + ", ".join(short_label(r) for r in c.roles) + ".")
+        if r.origin:
+            folded.append(f"Against the record its stage ran with: {r.origin}.")
+        return (head + "\n\n" + "\n".join(f"- {_cell(x)}" for x in items)
+                + "\n\n<details><summary>Run, models and record</summary>\n\n" + " ".join(_cell(x) for x in folded)
+                + "\n\n</details>")
     return head + "\n\n" + "\n".join(f"- {_cell(x)}" for x in items)
 
 
