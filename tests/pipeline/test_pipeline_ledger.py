@@ -472,6 +472,9 @@ def test_a_claim_under_a_laboratory_judge_stands_beside_the_stages_own_verdict_a
     assert f"↳ under the confirmed equivalence judge (cosine) | {verdict_mark('supported')}**supported**" in page
     assert "Counted apart: 1 verdicts of the papers' claims under a judge of the judge laboratory" in page
     assert "1 of them decided" in page
+    # each entry's folded provenance is an HTML block: a blank line must end it, or the next entry renders raw
+    assert page.count("</details>") == 2 and "</details>\n\n**B1**, under" in page
+    assert all(after.startswith("\n\n") or not after.strip() for after in page.split("</details>")[1:])
 
 
 def test_the_redecisions_page_keeps_the_earlier_runs_verdict_under_the_papers_judge_beside_the_confirmed_one():

@@ -576,8 +576,9 @@ def claims_markdown(claims: list[Claim], validity: list[JudgeValidity] | None = 
     out += ["", judges_markdown(rows)]
     out += ["", "## Each claim in full"]
     for r in rows:
-        out += ["", _details(r, chapters=chapters),
-                *(_details(a, a.claim.judge if a.claim else "", chapters) for a in r.also)]
+        out += ["", _details(r, chapters=chapters)]
+        for a in r.also:  # a blank line first: the folded provenance above is an HTML block, ended only by one
+            out += ["", _details(a, a.claim.judge if a.claim else "", chapters)]
     out += ["", later_markdown()]  # shown apart: decided by no recorded run, counted nowhere above
     if replayed:
         out += ["", f":::{{dropdown}} {PROVENANCE_SUMMARY}", replayed, ":::"]
