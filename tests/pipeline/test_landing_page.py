@@ -78,3 +78,28 @@ def test_a_number_not_as_recorded_is_marked_on_the_landing_page():
     assert "**supported** *(re-run, re-analysed)*" in page
     assert "rebuilt by this run from the record `published/decisive`" in page
     assert "a number marked *re-run, re-analysed* is not as recorded" in page
+
+
+def test_an_se_claim_whose_statistics_disagree_is_not_filed_as_merely_inconclusive(results):
+    """B1 inconclusive under its registered SE_P while SE_D establishes the opposite sign: the landing page says so,
+    and says plain "inconclusive" again once the exploratory rows agree."""
+    import pandas as pd
+
+    update_manifest("semantic_entropy", ManifestEntry(status="ok", run_id=RUN))
+    record_claims("semantic_entropy", {"B1": Verdict("inconclusive", "CI contains 0", -0.27, -0.56, 0.003, 12,
+                                                     "Spearman rho")})
+    folder = results / "semantic_entropy"
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def rows(rho_d: float, low_d: float, high_d: float) -> None:
+        pd.DataFrame({"claim": "B1", "domain": "all", "statistic": ["SE_P", "SE_D"], "registered": [True, False],
+                      "rho": [-0.27, rho_d], "low": [-0.56, low_d], "high": [0.003, high_d], "run_id": RUN}
+                     ).to_csv(folder / "exploratory_verdicts.csv", index=False)
+
+    rows(0.87, 0.8, 0.9)
+    b = _paragraph(landing_page_body(), "Automated creativity evaluation")
+    assert "B1 inconclusive under the registered statistic, while the other SE statistics establish the opposite " \
+           "sign" in b
+    rows(-0.2, -0.5, 0.1)  # the statistics agree: plain inconclusive
+    b = _paragraph(landing_page_body(), "Automated creativity evaluation")
+    assert "B1 inconclusive" in b and "opposite sign" not in b

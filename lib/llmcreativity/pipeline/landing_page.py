@@ -19,9 +19,14 @@ from .ledger import (
     _is_check,
     _paper_of,
 )
+from .se_exploratory_page import statistics_disagree
 from .verdict_marks import JUDGE_NOT_VALIDATED, judge_label, verdict_mark
 
 STALE = "stale (its stage has run again since it was recorded)"
+CONTRADICTED = ("inconclusive under the registered statistic, while the other SE statistics establish the opposite "
+                "sign (exploratory; see the claims page)")
+"""An SE claim whose registered verdict is inconclusive and whose unregistered statistics disagree in sign
+(`se_exploratory_page.statistics_disagree`): not a sample too small to decide."""
 """How the paragraph names a verdict it does not count: one recorded by a run that is not its stage's latest."""
 BREAK = "/\u200b"
 """A slash after which a line may break (a zero-width space follows it)."""
@@ -121,8 +126,12 @@ def paper_paragraph(rows: list[LedgerRow], prefix: str, title: str) -> str:
         if any(_decided(x) for x in (r, *r.also)):
             continue
         shown = next((a for a in r.also if a.verdict != JUDGE_NOT_VALIDATED), r)
-        rest.setdefault(STALE if shown.stale else shown.verdict, []).append(r.claim_id)
-    order = ["inconclusive", JUDGE_NOT_VALIDATED, NOT_TESTABLE, NOT_RUN]
+        verdict = STALE if shown.stale else shown.verdict
+        if verdict == "inconclusive" and shown.claim is not None and statistics_disagree(
+                r.claim_id, shown.claim.stage, shown.claim.run_id):
+            verdict = CONTRADICTED  # not a sample too small: the page says which statistics disagree
+        rest.setdefault(verdict, []).append(r.claim_id)
+    order = ["inconclusive", CONTRADICTED, JUDGE_NOT_VALIDATED, NOT_TESTABLE, NOT_RUN]
     if rest:
         parts.append("Undecided: " + "; ".join(
             f"{', '.join(ids)} {verdict}" for verdict, ids in sorted(
