@@ -149,6 +149,6 @@ def test_a_new_stage_is_its_notebook_and_one_entry(added, results):
     [line] = read_run_report()
     assert (line.stage, line.items, line.lm_calls, line.prompt_tokens + line.completion_tokens) \
         == ("counted", 2, 2, 12)
-    assert "| counted | 12 | n | 2 → 50 | – | 300 |" in paper_projection_markdown()
+    assert "| counted | 12 | 2 → 50 | – | 300 |" in paper_projection_markdown()
     assert not_run_reason("X1", read_manifest().stages) == "the counted stage records it, but its latest run did not"
     assert not_run_reason("X1", {}).startswith("the counted stage records it and has not run")

@@ -29,6 +29,8 @@ CONTRADICTED = ("inconclusive under the registered statistic, while the other SE
 (`se_exploratory_page.statistics_disagree`): not a sample too small to decide."""
 """How the paragraph names a verdict it does not count: one recorded by a run that is not its stage's latest."""
 BREAK = "/\u200b"
+COMPACT = "llmc-compact"
+"""The class of a table of short cells, which a phone shows whole (no minimum column width: `book/_assets/page.css`)."""
 """A slash after which a line may break (a zero-width space follows it)."""
 CITES = {"A": "li2026llmreview", "B": "sen2025creativity"}
 """A claim-id prefix -> the paper's bibliography key."""
@@ -145,11 +147,12 @@ def decided_table(rows: list[LedgerRow]) -> str:
     decided = [x for x in _lines(rows) if _decided(x)]
     if not decided:
         return ""
-    out = ["| claim | verdict | statistic [95 % CI], n |", "|---|---|---|"]
+    # `llmc-compact`: its short cells need no phone-width minimum (book/_assets/page.css), so a phone shows it whole
+    out = [":::{table}", f":class: {COMPACT}", "", "| claim | verdict | statistic [95 % CI], n |", "|---|---|---|"]
     # a break allowed after "/" ("Debate/Discussion" would hold the column wider than a phone)
     out += [f"| **{x.claim_id}** {(x.spec.short if x.spec else '').replace('/', BREAK)} | {_verdict(x)} | "
             f"{_figure(x, 2)} |" for x in decided]
-    return "\n".join(out)
+    return "\n".join([*out, ":::"])
 
 
 def where_from(rows: list[LedgerRow], record: str = "") -> str:
