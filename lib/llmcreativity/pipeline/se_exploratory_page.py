@@ -51,6 +51,12 @@ def _read(path: Path) -> pd.DataFrame | None:
     return pd.read_csv(path) if path.exists() else None
 
 
+def _claim_rows(exploratory: pd.DataFrame, claim_id: str, run_id: str) -> pd.DataFrame:
+    """The exploratory rows of `claim_id` over all domains, of the run `run_id`."""
+    return exploratory[(exploratory["claim"] == claim_id) & (exploratory["domain"] == ALL_DOMAINS)
+                       & (exploratory["run_id"].astype(str) == str(run_id))]
+
+
 def _ci(r: pd.Series) -> str:
     if not (math.isfinite(r["low"]) and math.isfinite(r["high"])):
         return f"rho {r['rho']:+.2f}"
@@ -77,9 +83,7 @@ def exploratory_items(claim_id: str, run_id: str, exploratory: pd.DataFrame | No
     if claim_id not in SE_CLAIM_IDS:
         return []
     items = [judge_sentence] if judge_sentence else []
-    mine = (pd.DataFrame() if exploratory is None else
-            exploratory[(exploratory["claim"] == claim_id) & (exploratory["domain"] == ALL_DOMAINS)
-                        & (exploratory["run_id"].astype(str) == str(run_id))])
+    mine = pd.DataFrame() if exploratory is None else _claim_rows(exploratory, claim_id, run_id)
     w = None if weights is None else weights[weights["run_id"].astype(str) == str(run_id)]
     if mine.empty and (w is None or w.empty):
         return items
@@ -176,6 +180,5 @@ def statistics_disagree(claim_id: str, stage: str, run_id: str, results: Path | 
     table = _read((results_dir() if results is None else results) / "semantic_entropy" / out.SE_EXPLORATORY.path)
     if table is None or table.empty:
         return False
-    mine = table[(table["claim"] == claim_id) & (table["domain"] == ALL_DOMAINS)
-                 & (table["run_id"].astype(str) == str(run_id))]
+    mine = _claim_rows(table, claim_id, run_id)
     return not mine.empty and bool(sign_disagreement(mine)) and established(mine)
