@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from llmcreativity.context import variable
-from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, ScriptedEmbedder, cache_key
+from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, ScriptedEmbedder, cache_key, call_log
 from llmcreativity.llm.cached_embedder import CachedEmbedder
-from llmcreativity.llm.call_log import CacheMiss, read_call_log
+from llmcreativity.llm.call_log import CacheMiss, CallLog, LoggedCall, flush_call_logs, log_call, read_call_log
 from llmcreativity.llm.response_cache import ResponseCache
 
 CHAT = [{"role": "system", "content": "You are a writer."}, {"role": "user", "content": "Write about a lighthouse."}]
@@ -87,3 +87,37 @@ def test_the_embedder_logs_texts_and_misses_in_cache_only_mode(tmp_path, monkeyp
     assert [(c.kind, c.inputs["text"], c.role) for c in logged] == [("embedder", "a", "embedder"),
                                                                      ("embedder", "bb", "embedder"),
                                                                      ("embedder", "ccc", "")]
+
+
+def _call(text):
+    return LoggedCall("embedder", "toy", "encode", [cache_key("toy", "encode", text)], {"text": text})
+
+
+def test_a_batched_log_appends_at_most_once_per_interval_in_order_and_on_flush(tmp_path):
+    now = [0.0]
+    log = CallLog(tmp_path / "calls.jsonl", every_s=10.0, clock=lambda: now[0])
+    texts = lambda: [c.inputs["text"] for c in read_call_log(tmp_path / "calls.jsonl")]  # noqa: E731
+    log.add(_call("a"))  # the first row is written at once
+    log.add(_call("b"))
+    log.add(_call("a"))  # logged already: never again
+    assert texts() == ["a"]
+    now[0] = 10.0
+    log.add(_call("c"))
+    assert texts() == ["a", "b", "c"]
+    log.add(_call("d"))
+    log.flush()
+    log.flush()  # nothing left: nothing written twice
+    assert texts() == ["a", "b", "c", "d"]
+
+
+def test_only_a_replays_kernel_batches_its_log_and_the_exit_flush_writes_it(tmp_path, monkeypatch):
+    log_call(tmp_path / "live.jsonl", _call("a"))
+    log_call(tmp_path / "live.jsonl", _call("b"))
+    assert len(read_call_log(tmp_path / "live.jsonl")) == 2  # a live run's log holds every row at once
+    monkeypatch.setenv(variable("cache_only"), "1")
+    monkeypatch.setattr(call_log, "WRITE_EVERY_S", 3600.0)  # no second write by the clock during the test
+    log_call(tmp_path / "replay.jsonl", _call("a"))
+    log_call(tmp_path / "replay.jsonl", _call("b"))
+    assert len(read_call_log(tmp_path / "replay.jsonl")) == 1
+    flush_call_logs()
+    assert [c.inputs["text"] for c in read_call_log(tmp_path / "replay.jsonl")] == ["a", "b"]

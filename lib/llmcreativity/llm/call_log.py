@@ -14,12 +14,20 @@ answers from that file only, and a miss raises `CacheMiss` naming the stage, the
 the prompt.
 
 Rows are appended line by line (`jsonl.append_jsonl`: flushed, fsynced, a torn last line ignored by readers),
-so a kernel killed at any point leaves every row it logged before.
+so a kernel killed at any point leaves every row it logged before: a resumed stage does not ask again for what it
+reads back from its own outputs, so its log must already hold those calls. In a replay's kernel (`cache_only`) the
+rows are appended in batches instead, at most once per `WRITE_EVERY_S` seconds while calls come in and when the
+process exits (`flush_call_logs`): a replayed stage always starts anew, from an empty folder and an empty log
+(`pipeline.execution._start_logs`), so a kernel killed there loses nothing a resumption would need, and a replay
+answering tens of thousands of calls from the record no longer waits for a disk sync on each.
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -79,25 +87,55 @@ def miss_message(call: LoggedCall) -> str:
             "then `llmcreativity record export`), or replay with the code the record was made with.")
 
 
-class CallLog:
-    """The rows of one log file; each key is written once per process."""
+WRITE_EVERY_S = 1.0
+"""In a replay's kernel, least seconds between two appends to a call log while calls come in (`CallLog`)."""
 
-    def __init__(self, path: str | Path):
+
+class CallLog:
+    """The rows of one log file; each key is written once per process. Each row is appended at once, or, with
+    `every_s` > 0, the rows are appended together at most once per `every_s` seconds and on `flush`."""
+
+    def __init__(self, path: str | Path, every_s: float = 0.0, clock: Callable[[], float] = time.monotonic):
         self.path = Path(path)
+        self.every_s = every_s
+        self._clock = clock
         self._seen: set[str] = set()
+        self._pending: list[dict[str, Any]] = []
+        self._written_at = float("-inf")
         self._lock = threading.Lock()
 
     def add(self, call: LoggedCall) -> None:
-        """Append `call` unless every key of it was logged already by this process."""
+        """Log `call` unless every key of it was logged already by this process."""
         with self._lock:
             if all(k in self._seen for k in call.keys):
                 return
             self._seen.update(call.keys)
-            append_jsonl(self.path, [asdict(call)])
+            self._pending.append(asdict(call))
+            if self._clock() - self._written_at >= self.every_s:
+                self._write()
+
+    def flush(self) -> None:
+        """Append the rows not yet written."""
+        with self._lock:
+            if self._pending:
+                self._write()
+
+    def _write(self) -> None:
+        append_jsonl(self.path, self._pending)
+        self._pending = []
+        self._written_at = self._clock()
 
 
-_LOGS: PerFile[CallLog] = PerFile(CallLog)
-"""The log of each call-log file (one per file and process, so a key is logged once whichever wrapper asks)."""
+def flush_call_logs() -> None:
+    """Append every log's unwritten rows (run when the process exits)."""
+    for log in _LOGS.all():
+        log.flush()
+
+
+_LOGS: PerFile[CallLog] = PerFile(lambda path: CallLog(path, WRITE_EVERY_S if kernel_context().cache_only else 0.0),
+                                  on_first=lambda: atexit.register(flush_call_logs))
+"""The log of each call-log file (one per file and process, so a key is logged once whichever wrapper asks); in a
+replay's kernel its rows are appended in batches."""
 
 
 def log_call(path: Path | None, call: LoggedCall) -> None:
