@@ -409,12 +409,13 @@ def _cite(e: Excerpt) -> str:
     return f"{e.place} ({e.cited_as}){said}"
 
 
-def figure_source(claim_id: str) -> str:
+def figure_source(claim_id: str, differences: bool = True) -> str:
     """A few words for the claims page: where the claim's quoted figure was checked (each excerpt's place, whose words
-    it is, a Chinese passage with its translation), how a summary and the abstract or README differ where they do, or
-    that it was not checked."""
+    it is, a Chinese passage with its translation), how a summary and the abstract or README differ where they do
+    (unless `differences` is False: the page then says that apart), or that it was not checked."""
     if claim_id in EXCERPTS:
-        differ = f"; the sources differ: {DISAGREEMENTS[claim_id]}" if claim_id in DISAGREEMENTS else ""
+        differ = (f"; the sources differ: {DISAGREEMENTS[claim_id]}" if differences and claim_id in DISAGREEMENTS
+                  else "")
         return f"checked against the committed excerpt: {'; '.join(_cite(e) for e in EXCERPTS[claim_id])}{differ}"
     reason = UNCHECKED.get(claim_id)
     return f"not checked against the paper's text here: {reason}" if reason else ""

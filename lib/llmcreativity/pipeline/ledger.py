@@ -37,7 +37,7 @@ from ..paths import registration_folder
 from ..record_file import Record
 from .claim_records import SAMPLE_TOO_SMALL, Claim
 from .claim_table import CLAIMS
-from .excerpts import figure_source
+from .excerpts import DISAGREEMENTS, figure_source
 from .later_page import later_markdown
 from .manifest import ManifestEntry
 from .paper_deviations import deviations_markdown
@@ -320,7 +320,8 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
     source = f"{spec.paper}, {kind}" if spec else "this project, project check"
     named = f", under *{under}*" if under else ""
     head = f"**{r.claim_id}**{named} ({source}). {spec.claim if spec else ''}".rstrip()
-    items = []
+    items: list[str] = []
+    method: list[str] = []  # how it is measured and where the words were checked: folded with the run
     if spec is not None and under:  # a second verdict of the same claim: its statement and sources stand above
         items.append("The paper's figure, its words and the estimator: as in the entry above.")
     elif spec is not None:
@@ -329,10 +330,12 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
         items.append(f"{what}: {spec.paper_figure}. Minimum sample: {_minimum(r.claim_id, c)} {spec.unit}. "
                      f"Judge: {spec.judge}"
                      + ("" if spec.gated or spec.judge == "none" else " (the claim measures the judge itself)") + ".")
-        if checked := figure_source(r.claim_id):
-            items.append(f"The paper's words: {checked}.")
+        if r.claim_id in DISAGREEMENTS:
+            items.append(f"The sources differ: {DISAGREEMENTS[r.claim_id]}.")
+        if checked := figure_source(r.claim_id, differences=False):
+            method.append(f"The paper's words: {checked}.")
         if spec.estimator:
-            items.append(f"Estimator: {spec.estimator}.")
+            method.append(f"Estimator: {spec.estimator}.")
         if spec.stand_in:
             items.append(f"Measured by {spec.stand_in}.")
         if spec.not_testable:
@@ -356,21 +359,23 @@ def _details(r: LedgerRow, under: str = "", chapters: Collection[str] = ()) -> s
                          + f" ({{ref}}`figures <{JUDGES_TABLE}>`).")
         if c.stage in chapters:
             items.append(f"Decided in {{doc}}`executed/{c.stage}`.")
-        items += [f"Not confirmed: {laboratory_finding(v, linked=LAB_STAGE in chapters)}." for v in r.unconfirmed]
+        method += [f"Not confirmed: {laboratory_finding(v, linked=LAB_STAGE in chapters)}." for v in r.unconfirmed]
         if r.stale:
             items.append(f"**Stale**: {r.stale}.")
         # the run's provenance, folded: short labels here, the full identities in the stage chapter's provenance
         models = ", ".join(short_label(m) for m in c.models) or "none recorded"
-        folded = [f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters "
-                  f"`{c.params_sha256 or 'unknown'}`, recorded {c.recorded_at}; models: {models}."]
+        run = (f"Run `{c.run_id or 'unknown'}`, profile `{c.profile}`, parameters `{c.params_sha256 or 'unknown'}`, "
+               f"recorded {c.recorded_at}; models: {models}.")
         if c.roles:
-            folded.append("Model roles: " + ", ".join(short_label(r) for r in c.roles) + ".")
+            run += " Model roles: " + ", ".join(short_label(r) for r in c.roles) + "."
         if r.origin:
-            folded.append(f"Against the record its stage ran with: {r.origin}.")
-        return (head + "\n\n" + "\n".join(f"- {_cell(x)}" for x in items)
-                + "\n\n<details><summary>Run, models and record</summary>\n\n" + " ".join(_cell(x) for x in folded)
-                + "\n\n</details>")
-    return head + "\n\n" + "\n".join(f"- {_cell(x)}" for x in items)
+            run += f" Against the record its stage ran with: {r.origin}."
+        method.append(run)
+    bullets = "\n".join(f"- {_cell(x)}" for x in items)
+    if not method:
+        return head + "\n\n" + bullets
+    return (head + "\n\n" + bullets + "\n\n<details><summary>Estimator, sources and run</summary>\n\n"
+            + "\n".join(f"- {_cell(x)}" for x in method) + "\n\n</details>")
 
 
 @dataclass(frozen=True)
