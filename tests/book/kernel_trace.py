@@ -3,8 +3,10 @@ the replay notes the first call of each traced function, so a test can ask which
 
 `LLMC_TRACE_TARGETS` names a JSON file {source file: [first line of each traced function, ...]}; each traced code
 object called in this kernel is appended once, as `file:line`, to `LLMC_TRACE_OUT/<stage>.called` (the stage from
-`LLMCREATIVITY_STAGE`). A profile function (`sys.setprofile`, `threading.setprofile`) sees every call; it does
-no more than a dict lookup for the others.
+`LLMCREATIVITY_STAGE`). A global trace function (`sys.settrace`, `threading.settrace`) sees each new Python frame,
+never a C call or a line, and returns None, so no frame is traced further; it does no more than a dict lookup for
+the frames of other functions. (A profile function, `sys.setprofile`, would also be called on every return and on
+every call into C: numpy's, pandas', torch's.)
 """
 
 
@@ -23,23 +25,24 @@ def _llmc_start_trace() -> None:
     seen: set[tuple[str, int]] = set()
     lock = threading.Lock()
 
-    def profile(frame, event, arg):  # type: ignore[no-untyped-def]
+    def trace(frame, event, arg):  # type: ignore[no-untyped-def]
         if event != "call":
-            return
+            return None
         code = frame.f_code
         lines = wanted.get(code.co_filename)
         if lines is None or code.co_firstlineno not in lines:
-            return
+            return None
         key = (code.co_filename, code.co_firstlineno)
         with lock:
             if key in seen:
-                return
+                return None
             seen.add(key)
             with sink.open("a", encoding="utf-8") as f:
                 f.write(f"{key[0]}:{key[1]}\n")
+        return None
 
-    threading.setprofile(profile)
-    sys.setprofile(profile)
+    threading.settrace(trace)
+    sys.settrace(trace)
 
 
 _llmc_start_trace()
