@@ -306,8 +306,10 @@ class Chromium:
                           tuple(facts["raw"]), screenshot)
 
     def print_pdf(self, url: str, target: Path) -> Path:
-        """Load `url`, wait for MathJax, and print it to a PDF file (A4, backgrounds on)."""
+        """Load `url`, wait for MathJax, open every folded block (`<details>`: paper cannot be unfolded), and print it
+        to a PDF file (A4, backgrounds on)."""
         self.load(url)
+        self.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         pdf = self.send("Page.printToPDF", {"printBackground": True, "paperWidth": 8.27, "paperHeight": 11.69,
                                             "preferCSSPageSize": False, "displayHeaderFooter": False})
         target.parent.mkdir(parents=True, exist_ok=True)

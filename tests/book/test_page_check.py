@@ -204,3 +204,16 @@ def test_the_figure_rule_narrows_a_wide_figure_and_enlarges_text_too_small_to_re
     assert texts and min(t.get_fontsize() * wide.dpi / 72 * shown for t in texts) >= display.MIN_TEXT_PX - 1e-9
     assert tuple(small.get_size_inches()) == (4, 3) and small.axes[0].title.get_fontsize() == 10
     plt.close("all")
+
+
+@pytest.mark.kernel
+def test_a_printed_page_has_every_folded_block_open(tmp_path):
+    """Paper cannot unfold a `<details>` block (the claims page folds each claim's estimator, sources and run): the
+    PDF is printed with every one open."""
+    (tmp_path / "folded.html").write_text("<html><body><h1>Claims</h1>"
+                                          "<details><summary>Estimator</summary><p>paired t-test</p></details>"
+                                          "<details><summary>Run</summary><p>run 1</p></details></body></html>")
+    with serve(tmp_path) as base, Chromium() as browser:
+        pdf = browser.print_pdf(f"{base}/folded.html", tmp_path / "folded.pdf")
+        assert browser.evaluate("[...document.querySelectorAll('details')].map(d => d.open)") == [True, True]
+    assert pdf.read_bytes().startswith(b"%PDF")

@@ -7,6 +7,7 @@ from llmcreativity.context import variable
 from llmcreativity.llm import CachedBackend, GenerateConfig, ScriptedBackend, ScriptedEmbedder, cache_key, call_log
 from llmcreativity.llm.cached_embedder import CachedEmbedder
 from llmcreativity.llm.call_log import CacheMiss, CallLog, LoggedCall, flush_call_logs, log_call, read_call_log
+from llmcreativity.llm.call_policy import CallPolicy
 from llmcreativity.llm.response_cache import ResponseCache
 
 CHAT = [{"role": "system", "content": "You are a writer."}, {"role": "user", "content": "Write about a lighthouse."}]
@@ -83,6 +84,7 @@ def test_the_embedder_logs_texts_and_misses_in_cache_only_mode(tmp_path, monkeyp
     assert inner.seen == ["a", "bb"]
     with pytest.raises(CacheMiss, match="encode of toy-embedder on 'ccc'"):
         replay.encode(["ccc"])
+    flush_call_logs()  # a replay-only wrapper's rows are appended in batches
     logged = read_call_log(tmp_path / "calls.jsonl")
     assert [(c.kind, c.inputs["text"], c.role) for c in logged] == [("embedder", "a", "embedder"),
                                                                      ("embedder", "bb", "embedder"),
@@ -97,27 +99,32 @@ def test_a_batched_log_appends_at_most_once_per_interval_in_order_and_on_flush(t
     now = [0.0]
     log = CallLog(tmp_path / "calls.jsonl", every_s=10.0, clock=lambda: now[0])
     texts = lambda: [c.inputs["text"] for c in read_call_log(tmp_path / "calls.jsonl")]  # noqa: E731
-    log.add(_call("a"))  # the first row is written at once
-    log.add(_call("b"))
-    log.add(_call("a"))  # logged already: never again
+    log.add(_call("a"), batched=True)  # the first row is written at once
+    log.add(_call("b"), batched=True)
+    log.add(_call("a"), batched=True)  # logged already: never again
     assert texts() == ["a"]
     now[0] = 10.0
-    log.add(_call("c"))
+    log.add(_call("c"), batched=True)
     assert texts() == ["a", "b", "c"]
-    log.add(_call("d"))
+    log.add(_call("d"), batched=True)
     log.flush()
     log.flush()  # nothing left: nothing written twice
     assert texts() == ["a", "b", "c", "d"]
 
 
-def test_only_a_replays_kernel_batches_its_log_and_the_exit_flush_writes_it(tmp_path, monkeypatch):
-    log_call(tmp_path / "live.jsonl", _call("a"))
-    log_call(tmp_path / "live.jsonl", _call("b"))
-    assert len(read_call_log(tmp_path / "live.jsonl")) == 2  # a live run's log holds every row at once
-    monkeypatch.setenv(variable("cache_only"), "1")
-    monkeypatch.setattr(call_log, "WRITE_EVERY_S", 3600.0)  # no second write by the clock during the test
-    log_call(tmp_path / "replay.jsonl", _call("a"))
-    log_call(tmp_path / "replay.jsonl", _call("b"))
-    assert len(read_call_log(tmp_path / "replay.jsonl")) == 1
+def test_only_a_replay_only_wrapper_s_rows_wait_and_the_exit_flush_writes_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(call_log, "WRITE_EVERY_S", 3600.0)  # no second append by the clock during the test
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    live = CachedEmbedder(ScriptedEmbedder(identity="toy"), cache, policy=CallPolicy(call_log=tmp_path / "live.jsonl"))
+    live.encode(["a", "b"])
+    assert len(read_call_log(tmp_path / "live.jsonl")) == 2  # a live wrapper's log holds every row at once
+    replay = CachedEmbedder(ScriptedEmbedder(identity="toy"), cache, policy=CallPolicy(
+        "replay-only", call_log=tmp_path / "replay.jsonl"))
+    replay.encode(["a"])
+    replay.encode(["b"])
+    assert len(read_call_log(tmp_path / "replay.jsonl")) == 1  # the first row at once, the next one waits
+    log_call(tmp_path / "replay.jsonl", _call("c"))  # a row that is not batched takes the waiting one with it
+    assert [c.inputs["text"] for c in read_call_log(tmp_path / "replay.jsonl")] == ["a", "b", "c"]
+    log_call(tmp_path / "replay.jsonl", _call("d"), batched=True)
     flush_call_logs()
-    assert [c.inputs["text"] for c in read_call_log(tmp_path / "replay.jsonl")] == ["a", "b"]
+    assert [c.inputs["text"] for c in read_call_log(tmp_path / "replay.jsonl")] == ["a", "b", "c", "d"]

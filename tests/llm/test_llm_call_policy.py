@@ -21,7 +21,7 @@ from llmcreativity.llm import (
     usage_file,
 )
 from llmcreativity.llm.cached_embedder import CachedEmbedder
-from llmcreativity.llm.call_log import CacheMiss, read_call_log
+from llmcreativity.llm.call_log import CacheMiss, flush_call_logs, read_call_log
 from llmcreativity.llm.call_policy import CallPolicy
 from llmcreativity.llm.response_cache import cache_key
 from llmcreativity.llm.spot_check import read_spot_checks
@@ -59,6 +59,7 @@ def test_two_wrappers_in_one_process_each_follow_their_own_policy(tmp_path, monk
     assert replay_inner.seen == [] and live_inner.seen == [UNRECORDED]
     [checked] = read_spot_checks(tmp_path / "spot.jsonl")
     assert (checked.stage, checked.role, checked.method) == ("replayed", "writer", "generate")
+    flush_call_logs()  # a replay-only wrapper's rows are appended in batches
     assert [(c.inputs["prompt"], c.stage) for c in read_call_log(tmp_path / "a.jsonl")] == [
         (RECORDED, "replayed"), (UNRECORDED, "replayed")]
     assert [(c.inputs["prompt"], c.stage) for c in read_call_log(tmp_path / "b.jsonl")] == [(UNRECORDED, "live")]
@@ -80,6 +81,7 @@ def test_two_embedders_in_one_process_each_follow_their_own_policy(tmp_path, mon
         replay.encode(["a glacier"])
     [checked] = read_spot_checks(tmp_path / "spot.jsonl")
     assert (checked.stage, checked.method, checked.compared, checked.matched) == ("replayed", "encode", True, True)
+    flush_call_logs()  # a replay-only wrapper's rows are appended in batches
     assert [c.inputs["text"] for c in read_call_log(tmp_path / "a.jsonl")] == ["a moon that hums", "a glacier"]
     assert [(c.inputs["text"], c.stage) for c in read_call_log(tmp_path / "b.jsonl")] == [("a moon that hums", "live")]
     assert live_inner.seen == ["a moon that hums"]

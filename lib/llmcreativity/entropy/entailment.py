@@ -169,7 +169,7 @@ class NLIEntailmentJudge:
         for (a, b), key in zip(full, keys, strict=True):
             call = LoggedCall("nli", self.identity, "entail", [key], {"premise": a, "hypothesis": b},
                               stage=self.policy.stage)
-            log_call(self.policy.call_log, call)
+            log_call(self.policy.call_log, call, batched=self.policy.cache_only)
             hit = self.cache.get(key) if self.cache is not None else None
             if hit is None and self.policy.cache_only:
                 raise CacheMiss(miss_message(call))

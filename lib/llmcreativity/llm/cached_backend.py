@@ -98,7 +98,7 @@ class CachedBackend:
     def _call(self, method: Method, keys: list[str], inputs: dict[str, object]) -> LoggedCall:
         """The call as the call log and a replay miss describe it; logged at once."""
         call = LoggedCall("lm", self.identity, method, keys, inputs, self.role, self.policy.stage)
-        log_call(self.policy.call_log, call)
+        log_call(self.policy.call_log, call, batched=self.policy.cache_only)
         return call
 
     def _lookup(self, call: LoggedCall) -> list[Stored | None]:

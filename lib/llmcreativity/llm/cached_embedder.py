@@ -69,7 +69,7 @@ class CachedEmbedder:
         checker = spot_check.checker_of(self.policy.spot_check) if self.policy.spot_checked else None
         for i, (t, k) in enumerate(zip(texts, keys, strict=True)):
             call = LoggedCall("embedder", self.identity, "encode", [k], {"text": t}, role, self.policy.stage)
-            log_call(self.policy.call_log, call)
+            log_call(self.policy.call_log, call, batched=self.policy.cache_only)
             hit = self.cache.get(k)
             if hit is None:
                 if self.policy.cache_only:

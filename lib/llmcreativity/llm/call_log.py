@@ -15,11 +15,12 @@ the prompt.
 
 Rows are appended line by line (`jsonl.append_jsonl`: flushed, fsynced, a torn last line ignored by readers),
 so a kernel killed at any point leaves every row it logged before: a resumed stage does not ask again for what it
-reads back from its own outputs, so its log must already hold those calls. In a replay's kernel (`cache_only`) the
-rows are appended in batches instead, at most once per `WRITE_EVERY_S` seconds while calls come in and when the
-process exits (`flush_call_logs`): a replayed stage always starts anew, from an empty folder and an empty log
-(`pipeline.execution._start_logs`), so a kernel killed there loses nothing a resumption would need, and a replay
-answering tens of thousands of calls from the record no longer waits for a disk sync on each.
+reads back from its own outputs, so its log must already hold those calls. A replay-only wrapper's rows (its call
+policy's `cache_only`) are appended in batches instead, at most once per `WRITE_EVERY_S` seconds while calls come in,
+before any other wrapper's row, and when the process exits (`flush_call_logs`; a reader in the same process flushes
+first): a replayed stage always starts anew, from an empty folder and an empty log (`pipeline.execution._start_logs`),
+so a kernel killed there loses nothing a resumption would need, and a replay answering tens of thousands of calls from
+the record no longer waits for a disk sync on each.
 """
 
 from __future__ import annotations
@@ -88,14 +89,15 @@ def miss_message(call: LoggedCall) -> str:
 
 
 WRITE_EVERY_S = 1.0
-"""In a replay's kernel, least seconds between two appends to a call log while calls come in (`CallLog`)."""
+"""Least seconds between two appends of a replay-only wrapper's rows to a call log while calls come in (`CallLog`)."""
 
 
 class CallLog:
-    """The rows of one log file; each key is written once per process. Each row is appended at once, or, with
-    `every_s` > 0, the rows are appended together at most once per `every_s` seconds and on `flush`."""
+    """The rows of one log file; each key is written once per process. A row is appended at once, with the rows
+    waiting before it, unless it is `batched`: batched rows wait until `every_s` seconds have passed since the last
+    append, a row that is not batched comes, or `flush`."""
 
-    def __init__(self, path: str | Path, every_s: float = 0.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, path: str | Path, every_s: float = WRITE_EVERY_S, clock: Callable[[], float] = time.monotonic):
         self.path = Path(path)
         self.every_s = every_s
         self._clock = clock
@@ -104,14 +106,14 @@ class CallLog:
         self._written_at = float("-inf")
         self._lock = threading.Lock()
 
-    def add(self, call: LoggedCall) -> None:
+    def add(self, call: LoggedCall, batched: bool = False) -> None:
         """Log `call` unless every key of it was logged already by this process."""
         with self._lock:
             if all(k in self._seen for k in call.keys):
                 return
             self._seen.update(call.keys)
             self._pending.append(asdict(call))
-            if self._clock() - self._written_at >= self.every_s:
+            if not batched or self._clock() - self._written_at >= self.every_s:
                 self._write()
 
     def flush(self) -> None:
@@ -132,18 +134,17 @@ def flush_call_logs() -> None:
         log.flush()
 
 
-_LOGS: PerFile[CallLog] = PerFile(lambda path: CallLog(path, WRITE_EVERY_S if kernel_context().cache_only else 0.0),
-                                  on_first=lambda: atexit.register(flush_call_logs))
-"""The log of each call-log file (one per file and process, so a key is logged once whichever wrapper asks); in a
-replay's kernel its rows are appended in batches."""
+_LOGS: PerFile[CallLog] = PerFile(CallLog, on_first=lambda: atexit.register(flush_call_logs))
+"""The log of each call-log file (one per file and process, so a key is logged once whichever wrapper asks)."""
 
 
-def log_call(path: Path | None, call: LoggedCall) -> None:
+def log_call(path: Path | None, call: LoggedCall, batched: bool = False) -> None:
     """Log `call` to the call-log file `path` (a wrapper's `CallPolicy.call_log`); nothing happens when it is None
-    (outside a runner-started process)."""
+    (outside a runner-started process). `batched`: the wrapper is replay-only (its policy's `cache_only`), so the row
+    may wait to be appended with others (`CallLog`)."""
     log = _LOGS.get(path)
     if log is not None:
-        log.add(call)
+        log.add(call, batched)
 
 
 def read_call_log(path: str | Path) -> list[LoggedCall]:
