@@ -7,12 +7,12 @@ book:  ## set up; replay the published run's record (published/run, live spot ch
 	python3 scripts/setup_env.py
 	.venv/bin/llmcreativity book
 
-test:  ## set up (with test extras: llama.cpp server, chromium), lint with ruff, type-check with mypy, run the tests (those that load no model on both cores, then the rest)
+test:  ## set up (with test extras: llama.cpp server, chromium), lint with ruff, type-check with mypy, run the tests (those that load no model, then the rest; each phase on two workers, each with its share of the cores: tests/workers.py)
 	python3 scripts/setup_env.py --tests
 	.venv/bin/ruff check lib tests
 	.venv/bin/mypy
 	.venv/bin/pytest -m "not slow and not e2e" -n 2
-	.venv/bin/pytest -m "slow or e2e"
+	.venv/bin/pytest -m "slow or e2e" -n 2 --dist loadgroup --no-loadscope-reorder
 
 check:  ## set up (test extras), lint with ruff and type-check with mypy: the first loop after an edit (seconds)
 	python3 scripts/setup_env.py --tests

@@ -3,17 +3,22 @@ replayed once."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
+from workers import ModuleGroups, group_of, rank, share_this_worker, unlisted_readers
 
-import pytest
-import requests
+share_this_worker()  # before anything below starts a thread pool: see `workers`
 
-from llmcreativity.llm import get_backend, materialize
-from locations import TEST_DATA
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+import requests  # noqa: E402
+
+from llmcreativity.llm import get_backend, materialize  # noqa: E402
+from llmcreativity.llm.llamacpp_local import compute_threads  # noqa: E402
+from locations import TEST_DATA  # noqa: E402
 
 REAL_MODEL = "smollm2-135m"
 
@@ -23,10 +28,22 @@ marked `kernel` (`pytest_collection_modifyitems`), so that `make quick` leaves i
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark `kernel` each test that uses a fixture of `KERNEL_FIXTURES` (or a fixture that depends on one)."""
+    """Mark `kernel` each test that uses a fixture of `KERNEL_FIXTURES` (or a fixture that depends on one), and start
+    the longest groups of `workers` first (`workers.rank`; each module's tests stay together and in order)."""
     for item in items:
         if KERNEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.kernel)
+    readers = {item.nodeid.split("::")[0] for item in items if "smoke_replay" in getattr(item, "fixturenames", ())}
+    if unlisted_readers(readers):
+        raise pytest.UsageError(f"{unlisted_readers(readers)} read the smoke replay: add them to "
+                                "tests/workers.py's SMOKE_READERS, so that the replay runs on one worker")
+    order = {id(item): (rank(group_of(item.nodeid.split("::")[0])), i) for i, item in enumerate(items)}
+    items.sort(key=lambda item: order[id(item)])
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadgroup`: `workers.ModuleGroups` (every module its own group but the smoke replay's readers)."""
+    return ModuleGroups(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.fixture(scope="session")
@@ -59,7 +76,7 @@ def llama_server():
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(materialize(REAL_MODEL)), "--host", "127.0.0.1",
          "--port", str(port), "--model_alias", REAL_MODEL, "--n_ctx", "2048", "--logits_all", "true",
-         "--n_threads", "2", "--cache", "true", "--cache_size", str(SERVER_CACHE_BYTES)],
+         "--n_threads", str(compute_threads()), "--cache", "true", "--cache_size", str(SERVER_CACHE_BYTES)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/v1"

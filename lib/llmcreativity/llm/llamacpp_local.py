@@ -99,6 +99,14 @@ def physical_cores(cpuinfo: str | None = None) -> int:
     return max(1, min(len(cores), usable)) if cores else usable
 
 
+def compute_threads() -> int:
+    """The threads a llama.cpp backend computes with unless told: $OMP_NUM_THREADS where it is a positive number (the
+    count torch and OpenBLAS read too, so that one variable sizes every pool of a process that shares the machine
+    with another, as `make test`'s two workers do), else `physical_cores`."""
+    raw = os.environ.get("OMP_NUM_THREADS", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else physical_cores()
+
+
 def gguf_text_side(gguf_path: Path, folder: Path | None = None) -> tuple[Tokenizer, set[int]]:
     """The transformers path's tokenizer and end-of-sequence ids for a GGUF model.
 
@@ -142,7 +150,7 @@ class LlamaCppBackend(TeacherForcedScoring):
         n_ctx: key/value cells shared by every sequence: the anchor prefix plus each row's own tokens and new
             tokens must fit (rows are run in several rounds when they do not); at most the model's trained context.
         parallel: most rows (samples or scored sequences) advanced together.
-        n_threads: compute threads; default the physical cores (`physical_cores`).
+        n_threads: compute threads; default `compute_threads` ($OMP_NUM_THREADS, else the physical cores).
         n_batch: most tokens per llama.cpp decode call (with `independent`, at most `INDEPENDENT_CALL_TOKENS`).
         max_outputs: most positions whose logits one decode call returns (bounds memory: each is n_vocab floats).
         independent: run every decode call through llama.cpp's one-query-at-a-time attention path (calls of 2 to
@@ -168,7 +176,7 @@ class LlamaCppBackend(TeacherForcedScoring):
         self.gguf_path = gguf_path
         self.identity = llamacpp_identity(name, gguf_path)
         self.tokenizer, self.eos_ids = gguf_text_side(gguf_path, tokenizer_folder)
-        self.n_threads = n_threads or physical_cores()
+        self.n_threads = n_threads or compute_threads()
         self.parallel = parallel
         self.n_batch = n_batch
         self.independent = independent
