@@ -160,7 +160,7 @@ def _print_against_record(replay: Replay, plans: list[Plan]) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
-    from .pipeline.execution import new_run_id, remember_run, run_stage
+    from .pipeline.execution import new_run_id, remember_run, replay_lanes, run_side_by_side, run_stage
     from .pipeline.manifest import read_manifest
     from .pipeline.parameters import ParameterError
     from .pipeline.planning import plan, upstream_line
@@ -207,8 +207,12 @@ def _run(args: argparse.Namespace) -> None:
     run_id = new_run_id()
     remember_run()
     try:
-        for p in plans:
-            run_stage(p, run_id=run_id, replay=replay)
+        if replay is not None and not replay.live and len(plans) > 1 and replay_lanes() > 1:
+            print(f"replaying {replay_lanes()} stages at a time, each as soon as the stages it reads have run")
+            run_side_by_side(plans, run_id, replay)
+        else:
+            for p in plans:
+                run_stage(p, run_id=run_id, replay=replay)
     finally:  # the table of what ran, a failed stage included
         ran = [r for r in run_report(read_manifest(args.profile).stages) if r.run_id == run_id]
         if ran:

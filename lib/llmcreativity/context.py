@@ -135,12 +135,31 @@ def kernel_context() -> KernelContext:
     return KernelContext(**values)  # type: ignore[arg-type]  # each value has its field's type by construction
 
 
-@contextmanager
-def kernel_environment(context: KernelContext, defaults: Mapping[str, str] | None = None) -> Iterator[None]:
-    """Write `context` into this process's environment, where the kernel papermill starts inherits it, with
-    `defaults` (other variables, each unless already set); restore every variable it touched afterwards."""
+def kernel_variables(context: KernelContext, defaults: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables a stage kernel gets on top of this process's environment: `context`'s, and `defaults` (other
+    variables), each unless already set here."""
     values = dict(context.environment())
     values.update({name: os.environ.get(name, value) for name, value in (defaults or {}).items()})
+    return values
+
+
+def kernel_start_environment(context: KernelContext, defaults: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The whole environment a stage kernel starts with: this process's, `kernel_variables` on top."""
+    return {**os.environ, **kernel_variables(context, defaults)}
+
+
+def compute_threads_asked() -> int | None:
+    """The compute threads this process was asked to use ($OMP_NUM_THREADS, where it is a positive number), or
+    None."""
+    raw = os.environ.get("OMP_NUM_THREADS", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+
+
+@contextmanager
+def kernel_environment(context: KernelContext, defaults: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Write `kernel_variables(context, defaults)` into this process's environment, where a kernel started meanwhile
+    inherits them; restore every variable it touched afterwards."""
+    values = kernel_variables(context, defaults)
     before = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:

@@ -9,10 +9,13 @@ validity) are rewritten whole and atomically instead (`upsert`). Records are sto
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
-from collections.abc import Callable, Hashable, Sequence
+import threading
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -66,7 +69,7 @@ def rewrite_jsonl(path: str | Path, rows: list[dict[str, Any]]) -> None:
     mid-write leaves the old file or the new one, never a mix. For small ledgers whose records are replaced by key."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # a writer's own, in any thread
     tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
     os.replace(tmp, p)
 
@@ -123,8 +126,30 @@ def upsert(path: str | Path, records: Sequence[T], key: Callable[[T], Hashable],
     if not records:
         return
     new = {key(r) for r in records}
-    kept = [r for r in read_records(path, type(records[0]), what) if key(r) not in new] + list(records)
-    rewrite_jsonl(path, [to_json(r) for r in kept])
+    with locked(path):
+        kept = [r for r in read_records(path, type(records[0]), what) if key(r) not in new] + list(records)
+        rewrite_jsonl(path, [to_json(r) for r in kept])
+
+
+@contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Hold the exclusive lock of the file at `path` (`flock` on `.<name>.lock` beside it) until the block ends, so
+    that two writers' read-modify-writes of one file (two stages run side by side, in one process or two) follow each
+    other."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with open(p.with_name(f".{p.name}{LOCK_SUFFIX}"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+LOCK_SUFFIX = ".lock"
+"""The ending of a lock file `locked` leaves beside its file (named `.<name>.lock`): bookkeeping, never an output."""
+
+
+def is_lock_file(path: Path) -> bool:
+    """Whether `path` is a lock file `locked` left."""
+    return path.name.startswith(".") and path.name.endswith(LOCK_SUFFIX)
 
 
 def write_json(path: str | Path, value: Any) -> Path:

