@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from llmcreativity.paths import data_dir, papers_dir
+
 REPO = Path(__file__).resolve().parents[1]
 PARTS = ["spot check", "model loads", "uncached model work", "call log", "answering from the record", "imports",
          "statistics", "figures", "writing files", "other cell code", "between cells"]
@@ -38,7 +40,9 @@ def run_book(checkout: Path) -> dict[str, object]:
     startup.mkdir(parents=True)
     shutil.copyfile(REPO / "scripts" / "replay_sampler.py", startup / "00-bench-sampler.py")
     env = {**os.environ, "IPYTHONDIR": str(tmp / "ipython"), "BENCH_SAMPLES_OUT": str(tmp / "samples"),
-           "PYTHONPATH": str(checkout / "lib")}  # the checkout's own package, before this one's editable install
+           "PYTHONPATH": str(checkout / "lib"),  # the checkout's own package, before this one's editable install
+           "LLMCREATIVITY_DATA": str(data_dir()), "LLMCREATIVITY_PAPERS": str(papers_dir())}  # as this checkout finds
+    # them: a worktree elsewhere has no ../shared beside it
     exe = checkout / ".venv" / "bin" / "llmcreativity"
     if not exe.exists():
         exe = REPO / ".venv" / "bin" / "llmcreativity"
