@@ -134,12 +134,13 @@ def start_kernel_trace(folder, mp: pytest.MonkeyPatch):
 
 @pytest.fixture(scope="session")
 def smoke_replay(tmp_path_factory):
-    """Every stage of the smoke record replayed once into a fresh results folder, shared by the replay guard, the
+    """Every stage of the smoke record replayed once into a fresh results folder as `make book` replays, two stages
+    at a time and their spot checks left to the worker (`run_side_by_side`), shared by the replay guard, the
     exercises and the trace of the chapters' code (`tests/book/test_method_code.py`): (record, the replay's manifest
     entries, its `results_dir("smoke")`, the folder the replay wrote, the folder of each stage kernel's traced calls
     (`start_kernel_trace`))."""
     from llmcreativity.paths import results_dir, results_root
-    from llmcreativity.pipeline.execution import prepare_replay, run_stage
+    from llmcreativity.pipeline.execution import new_run_id, prepare_replay, run_side_by_side
     from llmcreativity.pipeline.manifest import read_manifest
 
     mp = pytest.MonkeyPatch()
@@ -147,8 +148,7 @@ def smoke_replay(tmp_path_factory):
     trace = start_kernel_trace(tmp_path_factory.mktemp("trace"), mp)
     try:
         plans, replay = prepare_replay(SMOKE_RECORD)
-        for p in plans:
-            run_stage(p, log=lambda *_: None, replay=replay)
+        run_side_by_side(plans, new_run_id(), replay, log=lambda *_: None)
         replayed = replay.record, read_manifest("smoke").stages, results_dir("smoke"), results_root(), trace
     finally:
         mp.undo()  # the replay set the results folder in this process's environment: no later test sees it

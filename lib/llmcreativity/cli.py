@@ -208,7 +208,8 @@ def _run(args: argparse.Namespace) -> None:
     remember_run()
     try:
         if replay is not None and not replay.live and len(plans) > 1 and replay_lanes() > 1:
-            print(f"replaying {replay_lanes()} stages at a time, each as soon as the stages it reads have run")
+            print(f"replaying {replay_lanes()} stages at a time, each as soon as the stages it reads have run, the "
+                  "longest way first; their spot checks computed after them by one worker that loads each model once")
             run_side_by_side(plans, run_id, replay)
         else:
             for p in plans:

@@ -75,6 +75,9 @@ class KernelContext:
     """Every model wrapper answers from its cache only (a replay): a miss raises `CacheMiss`."""
     spot_check: Path | None = None
     """Where a replay's live spot checks are appended (`llm.spot_check`)."""
+    spot_check_later: bool = False
+    """A replay's drawn calls of local models are filed for the spot-check worker (`llm.spot_worker`), which computes
+    them after the stage with each model loaded once, instead of computed in the stage's kernel."""
     record: Path | None = None
     """The record a replay answers from (a replay's stage only): a stage that would otherwise read the state of the
     working tree reads what the record holds instead (the judge laboratory's choice commits)."""

@@ -172,7 +172,7 @@ def test_the_policy_reads_in_words(tmp_path):
 CALL_PATHS = ("llm/cached_backend.py", "llm/cached_embedder.py", "llm/call_log.py", "llm/usage_file.py",
               "llm/spot_check.py", "entropy/entailment.py")
 """The modules a wrapper's call runs through (the NLI judge's included)."""
-POLICY_FIELDS = {"cache_only", "spot_check", "call_log", "usage_file"}
+POLICY_FIELDS = {"cache_only", "spot_check", "call_log", "usage_file", "spot_check_later"}
 """The context's fields that make up a call policy."""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -155,3 +156,60 @@ def test_a_batch_dependent_path_gets_the_looser_stated_tolerances(lm):
     qwen = get_backend("qwen2.5-coder-0.5b", engine="llama.cpp", cache=None)
     assert not qwen.inner.backend.independent_samples
     assert (logprob_tolerance(qwen.inner), prob_tolerance(qwen.inner)) == (LOGPROB_TOL_DEPENDENT, PROB_TOL_DEPENDENT)
+
+
+# -- the spot-check worker (a replay run side by side) ----------------------------------------------------------------
+def test_a_recipe_builds_the_same_model_in_another_process(lm):
+    from llmcreativity.llm.local_models import from_recipe
+
+    assert from_recipe(lm.inner.recipe).identity == lm.inner.identity
+    emb = get_embedder("all-minilm-l6-v2", cache=None)
+    assert from_recipe(emb.inner.recipe).identity == emb.identity
+
+
+def test_a_call_left_for_the_worker_is_compared_there_as_the_kernel_would_with_each_model_loaded_once(
+        lm, samples, tmp_path, monkeypatch):
+    from llmcreativity.context import kernel_context, kernel_start_environment
+    from llmcreativity.jsonl import read_jsonl
+    from llmcreativity.llm.spot_check import pending_file
+    from llmcreativity.llm.spot_worker import SpotWorker
+
+    spot = tmp_path / "spot.jsonl"
+    for name, value in (("spot_check", spot), ("stage", "baselines"), ("spot_check_later", "1")):
+        monkeypatch.setenv(variable(name), str(value))
+    replay = type(lm)(lm.inner, lm.cache, cache_only=True, role="writer")
+    assert [c.text for c in replay.generate([STORY], SAMPLING)[0]] == [c.text for c in samples]
+    assert not spot.exists()  # nothing computed in this process: the call waits with its model's recipe
+    [row] = read_jsonl(pending_file(spot))
+    assert (row["call"]["method"], row["recipe"]) == ("generate", lm.inner.recipe)
+    moved = tmp_path / "moved.jsonl"  # the same call again, its recorded answer tampered in another cache
+    other = type(lm.cache)(tmp_path / "tampered.sqlite")
+    for key in row["call"]["keys"]:
+        stored = dict(lm.cache.get(key))
+        other.put(key, {**stored, "logprobs": [v - 0.3 for v in stored["logprobs"]]})
+    pending_file(moved).write_text(pending_file(spot).read_text())
+    with SpotWorker(kernel_start_environment(kernel_context()), tmp_path / "worker.log") as worker:
+        first = worker.check(pending_file(spot), spot, lm.cache.path)
+        second = worker.check(pending_file(moved), moved, other.path)
+        assert worker.check(tmp_path / "none.pending.jsonl", tmp_path / "none.jsonl", lm.cache.path).checks == 0
+    assert (first.checks, list(first.loads), second.checks, second.loads) == (1, [lm.identity], 1, {})
+    assert not pending_file(spot).exists()
+    [result] = read_spot_checks(spot)
+    assert (result.stage, result.role, result.method, result.compared, result.matched) == (
+        "baselines", "writer", "generate", True, True)
+    [tampered] = read_spot_checks(moved)
+    assert tampered.compared and not tampered.matched and tampered.worst == pytest.approx(0.3, abs=LOGPROB_TOL)
+
+
+def test_a_worker_that_cannot_check_says_so_naming_its_log(tmp_path):
+    from llmcreativity.context import kernel_context, kernel_start_environment
+    from llmcreativity.llm.spot_check import pending_file
+    from llmcreativity.llm.spot_worker import SpotWorker
+
+    pending = pending_file(tmp_path / "spot.jsonl")
+    call = LoggedCall("lm", "onnx:m", "score", ["k" * 64], {"context": "a", "continuation": "b"}, "scorer", "test")
+    pending.write_text(json.dumps({"call": dataclasses.asdict(call), "recipe": {"engine": "onnx", "model": "m"}}))
+    with SpotWorker(kernel_start_environment(kernel_context()), tmp_path / "worker.log") as worker:
+        with pytest.raises(RuntimeError, match=r"could not check .*spot.pending.jsonl: ValueError: recipe engine "
+                                               r"'onnx'.*worker.log"):
+            worker.check(pending, tmp_path / "spot.jsonl", tmp_path / "calls.sqlite")

@@ -50,6 +50,21 @@ def test_the_spot_check_recomputes_every_model_identity_and_all_match(replayed):
     assert compared == sum(e.spot_check.matched for e in stages.values()) > 0
 
 
+def test_each_stage_checks_the_calls_its_seeded_draw_picks_and_the_worker_computes_them_all(replayed):
+    # the replay ran as `make book` runs it: its spot checks left to one worker that loads each model once; the
+    # calls drawn are those a stage checking its own calls draws (the same `wants` over the calls it asked)
+    from llmcreativity.llm.call_log import read_call_log
+    from llmcreativity.llm.spot_check import SpotChecker
+
+    _, stages, results = replayed
+    for name, entry in stages.items():
+        draw = SpotChecker(results / "unused.jsonl")
+        drawn = sum(draw.wants(c) for c in read_call_log(results / "executed" / "calls" / f"{name}.jsonl"))
+        assert (entry.spot_check.drawn, entry.spot_check.compared) == (drawn, drawn), name
+    assert (results / "executed" / "spot_check" / "worker.log").exists()
+    assert not list((results / "executed").rglob("*.pending.jsonl"))
+
+
 def test_the_record_spans_both_engines_an_embedder_and_the_entailment_judge():
     record = read_record(RECORD)
     identities = {u["identity"] for e in record.stages.values() for u in e.usage}

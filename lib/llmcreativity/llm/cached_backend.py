@@ -112,16 +112,11 @@ class CachedBackend:
 
     def _spot_check(self, call: LoggedCall, check: Callable[[Backend, LoggedCall, T], spot_check.SpotResult],
                     recorded: T) -> None:
-        """In a replay, compute `call` again when the seeded draw picks it, and file the comparison."""
+        """In a replay, compute `call` again when the seeded draw picks it, and file the comparison (or, where the
+        runner asks, file the call for the spot-check worker: `SpotChecker.check`)."""
         checker = spot_check.checker_of(self.policy.spot_check) if self.policy.spot_checked else None
-        if checker is None or not checker.wants(call):
-            return
-        try:
-            result = check(self.inner, call, recorded)
-        except Exception as e:  # a comparison that cannot run is a failed check, reported, not a failed replay
-            result = spot_check.SpotResult(call.stage, call.role, call.identity, call.method, call.keys[0], True,
-                                           False, float("inf"), 0.0, f"{type(e).__name__}: {e}")
-        checker.add(result)
+        if checker is not None and checker.wants(call):
+            checker.check(self.inner, call, check, recorded, self.policy.spot_check_later)
 
     def generate(self, prompts: list[Prompt], config: GenerateConfig) -> list[list[Completion]]:
         """Sample `config.n` completions per prompt, computing only prompts with a missing sample.

@@ -79,7 +79,8 @@ class CachedEmbedder:
                 out[i] = np.frombuffer(base64.b64decode(hit), dtype=np.float32)
                 hits += 1
                 if checker is not None and checker.wants(call):
-                    checker.add(spot_check.check_encode(self.inner, call, out[i]))
+                    checker.check(self.inner, call, spot_check.check_encode, out[i].copy(),
+                                  self.policy.spot_check_later)
         self.hits += hits
         if todo:
             fresh = np.asarray(self.inner.encode(list(todo), **kwargs), dtype=np.float32)

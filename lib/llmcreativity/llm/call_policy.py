@@ -60,6 +60,9 @@ class CallPolicy:
     """The file the calls, cache hits and tokens are counted in (`llm.usage_file`), or None: not counted."""
     stage: str = ""
     """The stage named in the call log and in a replay's miss; empty outside a runner-started process."""
+    spot_check_later: bool = False
+    """A replay's drawn calls of local models are filed for the spot-check worker, not computed in this process
+    (`spot_check.SpotChecker.check`; `context.KernelContext.spot_check_later`)."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -68,10 +71,11 @@ class CallPolicy:
     @classmethod
     def from_context(cls) -> CallPolicy:
         """The run's policy, read from the context now (`context.kernel_context`): `replay-only` when the context
-        is cache-only, else `cached`; its spot-check file, call log, usage file and stage."""
+        is cache-only, else `cached`; its spot-check file, call log, usage file and stage, and whether the spot
+        check is left to the worker."""
         context = kernel_context()
         return cls("replay-only" if context.cache_only else "cached", context.spot_check, context.call_log,
-                   context.usage_file, context.stage or "")
+                   context.usage_file, context.stage or "", context.spot_check_later)
 
     @property
     def cache_only(self) -> bool:

@@ -218,6 +218,16 @@ class LlamaCppBackend(TeacherForcedScoring):
         done = (folder / ".complete").exists() and (folder / "tokenizer_config.json").exists()
         return cls(materialize(name), name=name, chat=spec.chat, tokenizer_folder=folder if done else None, **kwargs)
 
+    def use_threads(self, n_threads: int) -> None:
+        """Compute with `n_threads` threads from now on (the spot-check worker's, given more cores when it runs
+        alone): a row of a matrix product is one thread's whole, so the numbers do not depend on the count (measured:
+        qwen2.5-coder-0.5b and smollm2-135m teacher-forced on one and on two threads give the same log-probabilities
+        to the bit)."""
+        if n_threads < 1:
+            raise ValueError(f"n_threads={n_threads!r}: must be >= 1")
+        llama_cpp.llama_set_n_threads(self._ctx.ctx, n_threads, n_threads)
+        self.n_threads = n_threads
+
     def _check_vocabulary(self) -> None:
         """Raise unless llama.cpp and the Hugging Face tokenizer give `VOCAB_PROBE` the same ids (same vocabulary)."""
         ours = text_ids(self.tokenizer, VOCAB_PROBE)

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 ENGINES = ("transformers", "llama.cpp")
 """The local engines a registry language model runs on."""
 
+Recipe = dict[str, str | int]
+"""How a local model is built (`recipe` of a deferred backend or a sentence embedder; `from_recipe`): its engine
+("transformers", "llama.cpp" or "sentence-transformers"), its name, and the settings its identity depends on."""
+
 
 @functools.lru_cache(maxsize=4)
 def _transformers_backend(model: str, dtype: str, batch_size: int, device: str = "cpu") -> TransformersBackend:
@@ -64,6 +68,12 @@ class DeferredLocalBackend:
         dtype = resolve_device_dtype(dtype, self.device)
         self.identity = local_identity(model, dtype, device_kind(self.device))
         self._args = (model, dtype, local_batch_size(self.device, batch_size), self.device)
+
+    @property
+    def recipe(self) -> Recipe:
+        """How another process builds this model again (`from_recipe`): the spot-check worker's."""
+        model, dtype, batch_size, device = self._args
+        return {"engine": "transformers", "model": model, "dtype": dtype, "batch_size": batch_size, "device": device}
 
     @functools.cached_property
     def backend(self) -> TransformersBackend | LlamaCppBackend:
@@ -105,6 +115,11 @@ class DeferredLlamaCppBackend(DeferredLocalBackend):
         check_llamacpp_model(model)
         self.identity = llamacpp_identity(model)
         self._model = model
+
+    @property
+    def recipe(self) -> Recipe:
+        """How another process builds this model again (`from_recipe`)."""
+        return {"engine": "llama.cpp", "model": self._model}
 
     @functools.cached_property
     def backend(self) -> LlamaCppBackend:
@@ -184,3 +199,24 @@ def _embedder(name: str, cache: str | Path | None, device: str) -> CachedEmbedde
     check_model_name(name, "embedder")
     path = materialize(name) if name in MODELS else Path(name)
     return wrap_embedder(SentenceTransformersEmbedder(name, path, device), cache=cache)
+
+
+def from_recipe(recipe: Recipe) -> DeferredLocalBackend | SentenceTransformersEmbedder:
+    """The uncached local model a `recipe` describes, its weights not yet loaded: what a spot check computes with in a
+    process other than the stage's (`llm.spot_worker`).
+
+    >>> from_recipe({"engine": "onnx", "model": "m"})
+    Traceback (most recent call last):
+    ...
+    ValueError: recipe engine 'onnx': choose one of ['transformers', 'llama.cpp', 'sentence-transformers']
+    """
+    engine, model = recipe.get("engine"), str(recipe.get("model"))
+    if engine == "llama.cpp":
+        return DeferredLlamaCppBackend(model)
+    if engine == "transformers":
+        return DeferredLocalBackend(model, str(recipe["dtype"]), int(recipe["batch_size"]), str(recipe["device"]))
+    if engine == "sentence-transformers":
+        embedder = _embedder(model, None, str(recipe["device"])).inner
+        assert isinstance(embedder, SentenceTransformersEmbedder)
+        return embedder
+    raise ValueError(f"recipe engine {engine!r}: choose one of {[*ENGINES, 'sentence-transformers']}")

@@ -33,6 +33,11 @@ class SentenceTransformersEmbedder:
         self.device = device
         self._lock = threading.Lock()
 
+    @property
+    def recipe(self) -> dict[str, str | int]:
+        """How another process builds this embedder again (`local_models.from_recipe`)."""
+        return {"engine": "sentence-transformers", "model": self.identity, "device": self.device}
+
     @functools.cached_property
     def model(self) -> SentenceTransformer:
         """The loaded SentenceTransformer."""

@@ -21,23 +21,36 @@ method and stage), and the model computes them again while their inputs are at h
 Each comparison is appended to the file a replay-only wrapper's call policy names (`call_policy.CallPolicy.spot_check`,
 from the context's `spot_check` that the runner sets during a replay, one per stage; one checker per file and
 process, `checker_of`); without it nothing is drawn or computed.
+
+Where the runner replays stages side by side, it sets the context's `spot_check_later` too (a call policy's
+`spot_check_later`): a drawn call of a local
+model (one with a `recipe`, `local_models.from_recipe`) is then filed, with its recipe, in the stage's pending file
+(`pending_file`) instead of computed in the stage's kernel, and the spot-check worker (`llm.spot_worker`), which
+holds each model loaded once for every stage, computes it after the stage (`check_recorded`) and appends its
+comparison to the same file. The draw is the same either way, and so are the calls compared.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..context import PerFile
+from ..dataclass_json import from_json
 from ..jsonl import append_jsonl, read_jsonl
 from .call_log import LoggedCall
 from .generate_config import GenerateConfig
+from .response_cache import ResponseCache
 from .types import AnswerDistribution, Completion, TokenScores
+
+T = TypeVar("T")
 
 SPOT_RATE = 0.02
 """Probability that a recorded call past the first of its role, identity and method is computed again."""
@@ -94,6 +107,17 @@ def drawn(key: str, rate: float = SPOT_RATE) -> bool:
     return h < rate * (1 << 256)
 
 
+def pending_file(path: str | Path) -> Path:
+    """The file beside spot-check file `path` where the calls drawn for the spot-check worker wait
+    (`SpotChecker.check`).
+
+    >>> pending_file("executed/spot_check/review.jsonl").as_posix()
+    'executed/spot_check/review.pending.jsonl'
+    """
+    path = Path(path)
+    return path.with_name(f"{path.stem}.pending.jsonl")
+
+
 class SpotChecker:
     """Chooses calls and appends the comparisons to one file (one object per file and process)."""
 
@@ -114,6 +138,17 @@ class SpotChecker:
 
     def add(self, result: SpotResult) -> None:
         append_jsonl(self.path, [asdict(result)])
+
+    def check(self, inner: Any, call: LoggedCall, check: Callable[[Any, LoggedCall, T], SpotResult],
+              recorded: T, later: bool = False) -> None:
+        """Compute `call` again with `inner` (`compare`) and file the result, or, `later` (the wrapper's policy's
+        `spot_check_later`) and with a model that another process can build (its `recipe`), file the call for the
+        spot-check worker."""
+        recipe = getattr(inner, "recipe", None)
+        if later and recipe is not None:
+            append_jsonl(pending_file(self.path), [{"call": asdict(call), "recipe": recipe}])
+        else:
+            self.add(compare(check, inner, call, recorded))
 
 
 _CHECKERS: PerFile[SpotChecker] = PerFile(SpotChecker)
@@ -146,14 +181,20 @@ class SpotSummary:
     """The compared calls that did not match."""
 
 
-def summarize(results: list[SpotResult]) -> SpotSummary:
-    """Calls compared, how many matched, the worst difference per method, and the mismatches (for the manifest)."""
+def summarize(results: list[SpotResult], waiting: int = 0) -> SpotSummary:
+    """Calls compared, how many matched, the worst difference per method, and the mismatches (for the manifest);
+    `waiting` drawn calls not yet computed (in the pending file) count as drawn, not compared."""
     compared = [r for r in results if r.compared]
     worst: dict[str, float] = {}
     for r in compared:
         worst[r.method] = max(worst.get(r.method, 0.0), r.worst)
-    return SpotSummary(len(results), len(compared), sum(r.matched for r in compared), worst,
+    return SpotSummary(len(results) + waiting, len(compared), sum(r.matched for r in compared), worst,
                        tuple(r for r in compared if not r.matched))
+
+
+def read_summary(path: str | Path) -> SpotSummary:
+    """The summary of spot-check file `path`, the calls still waiting in its pending file counted as drawn."""
+    return summarize(read_spot_checks(path), waiting=len(read_jsonl(pending_file(path))))
 
 
 # -- the comparisons ------------------------------------------------------------------------------------------------
@@ -249,3 +290,32 @@ def check_encode(inner: Any, call: LoggedCall, recorded: np.ndarray) -> SpotResu
     """The text's embedding again, each component within `EMBED_TOL`."""
     fresh = np.asarray(inner.encode([call.inputs["text"]]), dtype=np.float32)[0]
     return _result(call, float(np.abs(fresh - recorded).max()), EMBED_TOL)
+
+
+def compare(check: Callable[[Any, LoggedCall, T], SpotResult], inner: Any, call: LoggedCall,
+            recorded: T) -> SpotResult:
+    """`check(inner, call, recorded)`; a comparison that cannot run is a failed check, reported, not a failed
+    replay."""
+    try:
+        return check(inner, call, recorded)
+    except Exception as e:
+        return SpotResult(call.stage, call.role, call.identity, call.method, call.keys[0], True, False,
+                          float("inf"), 0.0, f"{type(e).__name__}: {e}")
+
+
+def check_recorded(inner: Any, call: LoggedCall, calls: ResponseCache) -> SpotResult:
+    """`call` computed again by `inner` and compared with the answer the record's call cache `calls` holds for it:
+    the spot-check worker's comparison of a call a stage filed (`SpotChecker.check`), the same as the stage's own."""
+    found = [calls.get(k) for k in call.keys]
+    stored = [s for s in found if s is not None]
+    if len(stored) < len(found):
+        return _result(call, float("inf"), 0.0, detail="the record holds no answer for this call", matched=False)
+    if call.method == "generate":
+        return compare(check_generate, inner, call, [from_json(Completion, s) for s in stored])
+    if call.method == "score":
+        return compare(check_score, inner, call, from_json(TokenScores, stored[0]))
+    if call.method == "answer_probs":
+        return compare(check_answer_probs, inner, call, from_json(AnswerDistribution, stored[0]))
+    if call.method == "encode":
+        return compare(check_encode, inner, call, np.frombuffer(base64.b64decode(str(stored[0])), dtype=np.float32))
+    raise ValueError(f"{call.method!r}: a call the spot check cannot compute again")

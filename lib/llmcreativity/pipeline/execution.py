@@ -36,13 +36,14 @@ changed) and how many of the calls it asked the record held (`record_calls`), wh
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
 import shutil
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -54,7 +55,8 @@ from ..dataclass_json import to_json
 from ..hashing import sha256_file
 from ..jsonl import is_lock_file, read_jsonl, rewrite_jsonl
 from ..llm.call_log import LoggedCall, calls_path, read_call_log
-from ..llm.spot_check import read_spot_checks, summarize
+from ..llm.spot_check import pending_file, read_summary
+from ..llm.spot_worker import Checked, SpotWorker
 from ..llm.usage_file import read_usage
 from ..paths import REPO_ROOT, SCRATCH_PROFILES, cache_dir, registration_folder, results_dir, results_root
 from ..record_file import Record, RecordError, read_record
@@ -407,7 +409,7 @@ def _work(entry: ManifestEntry, p: Plan, usage: Path, replay: Replay | None) -> 
         if replay is not None:
             entry = replace(entry, record_calls=record_calls(calls, replay.keys))
         if replay is not None and not replay.live:
-            entry = replace(entry, spot_check=summarize(read_spot_checks(spot_check_file(p.stage.name, p.profile))))
+            entry = replace(entry, spot_check=read_summary(spot_check_file(p.stage.name, p.profile)))
     except (OSError, ValueError, TypeError) as e:
         entry = replace(entry, calls_error=str(e))
     try:
@@ -429,13 +431,15 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
-def stage_context(p: Plan, run_id: str, params: str, usage: Path, replay: Replay | None) -> KernelContext:
+def stage_context(p: Plan, run_id: str, params: str, usage: Path, replay: Replay | None,
+                  spot_check_later: bool = False) -> KernelContext:
     """The context of one stage's kernel: this process's, with the stage's profile, name, run id, parameter hash,
     usage file, call log, the profile's registration (`paths.registration_folder`), run settings (`Plan.settings`)
     and endpoint settings (`Plan.endpoint`). Against a record its call cache is the one the record was imported
     into; a replay's stage is also cache-only, spot-checked, reads the record (`context.record`) and runs under the
     recorded run id and, unless it is re-analysed with other analysis parameters, the recorded
-    parameter hash."""
+    parameter hash; with `spot_check_later`, its drawn calls of local models wait for the spot-check worker
+    (`llm.spot_worker`)."""
     own = kernel_context()
     endpoint = {name: str(value) for name, value in p.endpoint.items()}
     context = replace(own, profile=p.profile, stage=p.stage.name, run_id=run_id, params_sha256=params,
@@ -451,7 +455,8 @@ def stage_context(p: Plan, run_id: str, params: str, usage: Path, replay: Replay
         _, analysis = parameter_differences(recorded.resolved_parameters, p)
         context = replace(context, run_id=recorded.run_id,
                           params_sha256=params if analysis else recorded.parameters_sha256, cache_only=True,
-                          spot_check=spot_check_file(p.stage.name, p.profile), record=replay.folder)
+                          spot_check=spot_check_file(p.stage.name, p.profile), record=replay.folder,
+                          spot_check_later=spot_check_later)
     return context
 
 
@@ -465,6 +470,7 @@ def _start_logs(p: Plan, replay: Replay | None) -> None:
         call_log_file(p.stage.name, p.profile).unlink(missing_ok=True)
     if replay is not None:
         spot_check_file(p.stage.name, p.profile).unlink(missing_ok=True)
+        pending_file(spot_check_file(p.stage.name, p.profile)).unlink(missing_ok=True)
 
 
 def _clear_stage_folder(p: Plan) -> None:
@@ -501,12 +507,15 @@ def _kernel_manager(env: dict[str, str]) -> type:
 
 
 def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None = None,
-              replay: Replay | None = None, threads: int | None = None) -> ManifestEntry:
+              replay: Replay | None = None, threads: int | None = None,
+              spot_check_later: bool = False) -> ManifestEntry:
     """Execute one planned stage as part of run `run_id` (a fresh one when None); returns its manifest entry or
     raises StageFailed. With `replay`, the stage runs against a record (see `Replay`): from an empty folder, every
     call answered from the record (a replay) or the calls it lacks computed (live); its outputs are the files it
     wrote in its own folders (`Stage.folders`). `threads`: the compute threads of its kernel's models
-    ($OMP_NUM_THREADS, unless set here; OpenBLAS keeps `PORTABLE_ARITHMETIC_ENV`'s)."""
+    ($OMP_NUM_THREADS, unless set here; OpenBLAS keeps `PORTABLE_ARITHMETIC_ENV`'s). `spot_check_later`: a
+    replay's drawn calls of local models are left in the stage's pending file for the spot-check worker
+    (`check_later`), its manifest entry counting them as drawn, not yet compared."""
     run_id = new_run_id() if run_id is None else run_id
     params = parameters_hash(p.parameters)
     import papermill
@@ -547,7 +556,7 @@ def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None 
     logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
         thread_env = {"OMP_NUM_THREADS": str(threads)} if threads else {}
-        env = kernel_start_environment(stage_context(p, run_id, params, usage, replay),
+        env = kernel_start_environment(stage_context(p, run_id, params, usage, replay, spot_check_later),
                                        PORTABLE_ARITHMETIC_ENV | thread_env)
         papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
                                    cwd=str(REPO_ROOT), progress_bar=False, log_output=False,
@@ -581,7 +590,18 @@ def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None 
 
 REPLAY_LANES = 2
 """Stages of a replay run at once (`run_side_by_side`), where the process may use as many CPUs: a replayed stage is
-mostly one core of Python (its calls come from the record), and its spot check's models get the cores left to each."""
+mostly one core of Python (its calls come from the record), and the spot-check worker's models get the cores left."""
+
+REPLAY_SECONDS: dict[str, tuple[float, float]] = {
+    "judge_lab": (143, 7), "evaluation": (60, 91), "baselines": (30, 57), "review": (42, 30),
+    "judge_validation": (35, 81), "entailment_validation": (28, 32), "corpus": (26, 1), "semantic_entropy": (19, 9),
+    "writing_pilot": (18, 34), "scifi100": (8, 3), "backends": (7, 6),
+}
+"""Stage -> (seconds its kernel takes in a replay, seconds its spot check's recomputations take), one at a time on
+two cores, measured on the decisive record (`scripts/bench_book.py`, 2026-12-07): what `side_by_side` orders the
+stages by. Only the order depends on them; a stage not named here counts `UNKNOWN_SECONDS`."""
+UNKNOWN_SECONDS = (30.0, 15.0)
+"""`REPLAY_SECONDS` of a stage it does not name."""
 
 
 def replay_lanes() -> int:
@@ -589,41 +609,77 @@ def replay_lanes() -> int:
     return max(1, min(REPLAY_LANES, len(os.sched_getaffinity(0))))
 
 
-def side_by_side(plans: list[Plan], lanes: int, run_one: Callable[[Plan], ManifestEntry]) -> list[ManifestEntry]:
-    """`run_one` over `plans`, `lanes` at a time, each in a thread of its own once every stage it reads (among `plans`)
-    has run: of the stages ready, the one with the most stages downstream of it first, then plan order. After a
-    failure no further stage starts; the stages running finish and the first failure is raised. The entries, in plan
-    order."""
+def side_by_side(plans: list[Plan], lanes: int, run_one: Callable[[Plan], ManifestEntry],
+                 check_one: Callable[[Plan, int], ManifestEntry] | None = None,
+                 seconds: Mapping[str, tuple[float, float]] = REPLAY_SECONDS) -> list[ManifestEntry]:
+    """`run_one` over `plans`, `lanes` jobs at a time, each in a thread of its own, a stage once every stage it reads
+    (among `plans`) has run; with `check_one`, each stage's deferred spot check is a job too, after its stage, one
+    such job at a time (one worker holds the models), and its entry is the one `check_one` returns. `check_one(p,
+    lanes)` is given every lane when no stage is left to run, else one.
+
+    Of the jobs ready, the one with the longest way to go first: a check its own seconds, a stage its seconds plus
+    the longest of its check and the ways of the stages that read it (`seconds`: `REPLAY_SECONDS`), then plan
+    order. After a failure no further job starts; the jobs running finish and the first failure is raised. The
+    entries, in plan order."""
     names = [p.stage.name for p in plans]
     upstream = {p.stage.name: set(p.stage.depends) & set(names) for p in plans}
 
-    def below(name: str) -> set[str]:
-        direct = {n for n in names if name in upstream[n]}
-        return direct.union(*(below(n) for n in direct))
+    def cost(name: str) -> tuple[float, float]:
+        return seconds.get(name, UNKNOWN_SECONDS)
 
-    waiting, done = list(plans), dict[str, ManifestEntry]()
-    running: dict[Future[ManifestEntry], Plan] = {}
+    @functools.cache
+    def way(name: str) -> float:
+        after = [way(n) for n in names if name in upstream[n]]
+        return cost(name)[0] + max([cost(name)[1] if check_one else 0.0, *after])
+
+    def urgency(job: tuple[str, Plan]) -> tuple[float, int]:
+        kind, p = job
+        return (-(way(p.stage.name) if kind == "stage" else cost(p.stage.name)[1]), names.index(p.stage.name))
+
+    waiting, unchecked = list(plans), list[Plan]()
+    done, checked = dict[str, ManifestEntry](), dict[str, ManifestEntry]()
+    running: dict[Future[ManifestEntry], tuple[str, Plan]] = {}
     failure: BaseException | None = None
     with ThreadPoolExecutor(max_workers=lanes) as pool:
-        while waiting or running:
-            ready = [p for p in waiting if upstream[p.stage.name] <= done.keys()] if failure is None else []
-            for p in sorted(ready, key=lambda p: -len(below(p.stage.name)))[:lanes - len(running)]:
-                waiting.remove(p)
-                running[pool.submit(run_one, p)] = p
+        while waiting or unchecked or running:
+            ready = [("stage", p) for p in waiting if upstream[p.stage.name] <= done.keys()]
+            if not any(kind == "check" for kind, _ in running.values()):
+                ready += [("check", p) for p in unchecked]
+            chosen: list[tuple[str, Plan]] = []
+            for job in sorted(ready, key=urgency) if failure is None else []:
+                if len(running) + len(chosen) < lanes and not (job[0] == "check" and any(
+                        kind == "check" for kind, _ in chosen)):
+                    chosen.append(job)
+            for kind, p in chosen:
+                (waiting if kind == "stage" else unchecked).remove(p)
+            alone = not waiting and all(kind == "check" for kind, _ in [*running.values(), *chosen])
+            for kind, p in chosen:
+                if kind == "stage":
+                    running[pool.submit(run_one, p)] = (kind, p)
+                else:
+                    assert check_one is not None
+                    running[pool.submit(check_one, p, lanes if alone else 1)] = (kind, p)
             if not running:
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                p = running.pop(future)
+                kind, p = running.pop(future)
                 try:
-                    done[p.stage.name] = future.result()
+                    entry = future.result()
                 except BaseException as e:  # the first failure is raised once the others finish
                     failure = failure or e
+                    continue
+                if kind == "check":
+                    checked[p.stage.name] = entry
+                else:
+                    done[p.stage.name] = entry
+                    if check_one is not None:
+                        unchecked.append(p)
     if failure is not None:
         raise failure
     if waiting:
         raise RuntimeError(f"{[p.stage.name for p in waiting]}: their upstream stages never ran")
-    return [done[n] for n in names]
+    return [checked.get(n, done[n]) for n in names]
 
 
 def run_side_by_side(plans: list[Plan], run_id: str, replay: Replay, log: Callable[[str], object] = print,
@@ -631,10 +687,39 @@ def run_side_by_side(plans: list[Plan], run_id: str, replay: Replay, log: Callab
     """A replay's stages (`run_stage`), `lanes` (default `replay_lanes`) at a time (`side_by_side`), each kernel's
     models on its share of the CPUs. Each stage keeps its own kernel, call log, usage, spot check and manifest entry,
     its outputs are the files of its own folders, and the ledgers it shares are written under a lock (`jsonl.upsert`);
-    OpenBLAS keeps its two threads (`PORTABLE_ARITHMETIC_ENV`), so the outputs are those of one stage at a time."""
+    OpenBLAS keeps its two threads (`PORTABLE_ARITHMETIC_ENV`), so the outputs are those of one stage at a time.
+
+    A stage's spot check of local models is computed after it by one worker process for all stages
+    (`llm.spot_worker`), each model loaded once, on a lane's share of the CPUs, or on all of them once no stage is
+    left to run (`check_later`)."""
     lanes = replay_lanes() if lanes is None else lanes
     threads = max(1, len(os.sched_getaffinity(0)) // lanes)
-    return side_by_side(plans, lanes, lambda p: run_stage(p, log, run_id, replay, threads=threads))
+    environment = kernel_start_environment(kernel_context(),
+                                           PORTABLE_ARITHMETIC_ENV | {"OMP_NUM_THREADS": str(threads)})
+    with SpotWorker(environment, executed_dir(plans[0].profile) / "spot_check" / WORKER_LOG) as worker:
+        return side_by_side(plans, lanes,
+                            lambda p: run_stage(p, log, run_id, replay, threads=threads, spot_check_later=True),
+                            lambda p, given: check_later(p, worker, replay, log, threads * given))
+
+
+WORKER_LOG = "worker.log"
+"""The spot-check worker's log, in the replay's `executed/spot_check/`."""
+
+
+def check_later(p: Plan, worker: SpotWorker, replay: Replay, log: Callable[[str], object] = print,
+                threads: int | None = None) -> ManifestEntry:
+    """Have `worker` compute the calls stage `p` left for its spot check (with `threads` compute threads), and put the
+    whole spot check in its manifest entry."""
+    spot = spot_check_file(p.stage.name, p.profile)
+    done: Checked = worker.check(pending_file(spot), spot, replay.calls, threads)
+    entry = replace(read_manifest(p.profile).stages[p.stage.name], spot_check=read_summary(spot))
+    update_manifest(p.stage.name, entry, p.profile)
+    write_run_report(p.profile)
+    if done.checks:
+        loads = f"; loaded {', '.join(f'{m} ({s} s)' for m, s in done.loads.items())}" if done.loads else ""
+        log(f"[{p.stage.name}] spot check: {done.checks} call(s) computed again in {done.seconds} s on {threads} "
+            f"thread(s){loads}")
+    return entry
 
 
 def run(profile: str = "default", overrides: list[tuple[str, str]] | None = None, only: str | None = None,
