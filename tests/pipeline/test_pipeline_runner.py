@@ -444,20 +444,20 @@ def test_side_by_side_starts_a_stage_once_its_upstream_ran_and_never_more_than_t
 def test_each_stages_spot_check_runs_after_it_one_at_a_time_and_its_entry_is_the_checks():
     plans = [_fake("a"), _fake("b", ("a",)), _fake("c", ("a",)), _fake("d")]
     seconds = {"a": (1, 1), "b": (1, 50), "c": (1, 1), "d": (60, 1)}
-    lock, events, given = threading.Lock(), [], {}
+    lock, events = threading.Lock(), []
 
     def job(kind):
-        def run(p, lanes=None):
+        def run(p):
             with lock:
                 events.append((kind, "start", p.stage.name))
-                given[p.stage.name] = lanes
             time.sleep(0.03)
             with lock:
                 events.append((kind, "end", p.stage.name))
             return f"{kind} {p.stage.name}"
         return run
 
-    entries = side_by_side(plans, 2, job("stage"), job("check"), seconds)
+    entries = side_by_side(plans, 2, job("stage"), job("check"), seconds,
+                           when_alone=lambda: events.append(("alone", "", "")))
     assert entries == ["check a", "check b", "check c", "check d"]
     at = {e: i for i, e in enumerate(events)}
     for p in plans:
@@ -468,9 +468,8 @@ def test_each_stages_spot_check_runs_after_it_one_at_a_time_and_its_entry_is_the
         assert checking <= 1, events  # one worker: one check at a time
     assert events[0][2] == "d" or events[1][2] == "d"  # the longest way (60 s) starts at once
     assert at[("check", "start", "b")] < at[("check", "start", "c")]  # b's check is the longer
-    last = max(("a", "b", "c", "d"), key=lambda n: at[("check", "start", n)])
-    assert given[last] == 2  # no stage left: the last check gets both lanes
-    assert given["b"] == 1 or at[("stage", "end", "d")] < at[("check", "start", "b")]
+    assert events.count(("alone", "", "")) == 1  # once, after the last stage's end: the checks may have every core
+    assert max(at[("stage", "end", n)] for n in "abcd") < at[("alone", "", "")] < len(events) - 1
 
 
 def test_after_a_failure_side_by_side_starts_nothing_more_lets_the_running_finish_and_raises_it():

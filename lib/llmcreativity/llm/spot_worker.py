@@ -10,8 +10,10 @@ stage's spot-check file and removes the pending file. Per stage the calls drawn,
 kernel would have computed itself; what is saved is each stage loading its models again.
 
 The worker runs as `python -m llmcreativity.llm.spot_worker`: one request a line on its standard input (JSON:
-`pending`, `out`, `calls`, `threads`), one answer a line on the standard output it started with (JSON: `checks`,
-`seconds`, `loads`, or `error`); whatever the models print goes to its log (`SpotWorker.log`).
+`pending`, `out`, `calls`, and `threads`, the file that says how many compute threads to use, read before each call,
+so that the runner can give the worker every core once no stage is left), one answer a line on the standard output it
+started with (JSON: `checks`, `seconds`, `loads`, or `error`); whatever the models print goes to its log
+(`SpotWorker.log`).
 """
 
 from __future__ import annotations
@@ -77,9 +79,27 @@ def use_threads(model: Any, threads: int) -> None:
         engine.use_threads(threads)
 
 
-def check_pending(pending: Path, out: Path, calls: Path, models: Models, threads: int | None = None) -> Checked:
-    """Compute every call of the pending file `pending` again (with `threads` compute threads; None: as the process
-    started), append the comparisons to `out`, remove `pending`."""
+def threads_now(threads: Path | None) -> int | None:
+    """The compute threads the file `threads` asks for now (None: no such file, or no number in it).
+
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "worker.threads"
+    >>> threads_now(f), threads_now(None)
+    (None, None)
+    >>> _ = f.write_text("2"); threads_now(f)
+    2
+    """
+    try:
+        n = int(threads.read_text()) if threads is not None else 0
+    except (OSError, ValueError):
+        return None
+    return n if n > 0 else None
+
+
+def check_pending(pending: Path, out: Path, calls: Path, models: Models, threads: Path | None = None) -> Checked:
+    """Compute every call of the pending file `pending` again (each with the compute threads the file `threads` asks
+    for then, `threads_now`; as the process started where it asks for none), append the comparisons to `out`, remove
+    `pending`."""
     start, loads, rows = time.perf_counter(), {}, read_jsonl(pending)
     cache = ResponseCache(calls)
     for row in rows:
@@ -87,8 +107,8 @@ def check_pending(pending: Path, out: Path, calls: Path, models: Models, threads
         model, load = models.get(row["recipe"])
         if load:
             loads[call.identity] = round(load, 2)
-        if threads is not None:
-            use_threads(model, threads)
+        if (n := threads_now(threads)) is not None:
+            use_threads(model, n)
         append_jsonl(out, [asdict(check_recorded(model, call, cache))])
     pending.unlink(missing_ok=True)
     return Checked(len(rows), round(time.perf_counter() - start, 2), loads)
@@ -102,8 +122,9 @@ def serve(requests: IO[str], answers: IO[str]) -> None:
             continue
         try:
             ask = json.loads(line)
+            threads = Path(ask["threads"]) if ask.get("threads") else None
             answer: dict[str, Any] = asdict(check_pending(Path(ask["pending"]), Path(ask["out"]), Path(ask["calls"]),
-                                                          models, ask.get("threads")))
+                                                          models, threads))
         except Exception as e:  # told to the runner, which fails the stage's spot check with it
             answer = {"error": f"{type(e).__name__}: {e}"}
         answers.write(json.dumps(answer) + "\n")
@@ -112,17 +133,27 @@ def serve(requests: IO[str], answers: IO[str]) -> None:
 
 class SpotWorker:
     """The runner's side of the worker: started on the first request, with `environment` (a stage kernel's: its
-    threads and arithmetic), its output in `log`; one request at a time (`check`)."""
+    threads and arithmetic), its output in `log`; one request at a time (`check`); its compute threads set at any time
+    (`use_threads`, taken up before its next call)."""
 
     def __init__(self, environment: dict[str, str], log: Path):
         self.environment = environment
         self.log = log
+        self.threads = log.with_suffix(".threads")
+        """The file the worker reads its compute threads from before each call (`use_threads`)."""
+        self.threads.unlink(missing_ok=True)
         self._process: subprocess.Popen[str] | None = None
         self._lock = threading.Lock()
 
-    def check(self, pending: Path, out: Path, calls: Path, threads: int | None = None) -> Checked:
-        """Have the worker compute the calls of `pending` with `threads` compute threads (None: as many as its
-        environment says), nothing to do when there is no such file."""
+    def use_threads(self, n: int) -> None:
+        """Have the worker compute with `n` threads from its next call on."""
+        self.threads.parent.mkdir(parents=True, exist_ok=True)
+        part = self.threads.with_suffix(".part")
+        part.write_text(str(n))
+        os.replace(part, self.threads)
+
+    def check(self, pending: Path, out: Path, calls: Path) -> Checked:
+        """Have the worker compute the calls of `pending` (nothing to do when there is no such file)."""
         if not pending.exists():
             return Checked(0, 0.0)
         with self._lock:
@@ -133,7 +164,7 @@ class SpotWorker:
                                                      stdout=subprocess.PIPE, stderr=log, text=True,
                                                      env=self.environment)
             assert self._process.stdin is not None and self._process.stdout is not None
-            ask = {"pending": str(pending), "out": str(out), "calls": str(calls), "threads": threads}
+            ask = {"pending": str(pending), "out": str(out), "calls": str(calls), "threads": str(self.threads)}
             self._process.stdin.write(json.dumps(ask) + "\n")
             self._process.stdin.flush()
             line = self._process.stdout.readline()

@@ -610,12 +610,13 @@ def replay_lanes() -> int:
 
 
 def side_by_side(plans: list[Plan], lanes: int, run_one: Callable[[Plan], ManifestEntry],
-                 check_one: Callable[[Plan, int], ManifestEntry] | None = None,
-                 seconds: Mapping[str, tuple[float, float]] = REPLAY_SECONDS) -> list[ManifestEntry]:
+                 check_one: Callable[[Plan], ManifestEntry] | None = None,
+                 seconds: Mapping[str, tuple[float, float]] = REPLAY_SECONDS,
+                 when_alone: Callable[[], object] | None = None) -> list[ManifestEntry]:
     """`run_one` over `plans`, `lanes` jobs at a time, each in a thread of its own, a stage once every stage it reads
     (among `plans`) has run; with `check_one`, each stage's deferred spot check is a job too, after its stage, one
-    such job at a time (one worker holds the models), and its entry is the one `check_one` returns. `check_one(p,
-    lanes)` is given every lane when no stage is left to run, else one.
+    such job at a time (one worker holds the models), and its entry is the one `check_one` returns; `when_alone()` is
+    called once, when no stage is left to run or running (the checks left may then have every lane's cores).
 
     Of the jobs ready, the one with the longest way to go first: a check its own seconds, a stage its seconds plus
     the longest of its check and the ways of the stages that read it (`seconds`: `REPLAY_SECONDS`), then plan
@@ -652,13 +653,10 @@ def side_by_side(plans: list[Plan], lanes: int, run_one: Callable[[Plan], Manife
                     chosen.append(job)
             for kind, p in chosen:
                 (waiting if kind == "stage" else unchecked).remove(p)
-            alone = not waiting and all(kind == "check" for kind, _ in [*running.values(), *chosen])
-            for kind, p in chosen:
-                if kind == "stage":
-                    running[pool.submit(run_one, p)] = (kind, p)
-                else:
-                    assert check_one is not None
-                    running[pool.submit(check_one, p, lanes if alone else 1)] = (kind, p)
+                running[pool.submit(run_one if kind == "stage" else check_one, p)] = (kind, p)  # type: ignore[arg-type]
+            if when_alone is not None and not waiting and all(kind == "check" for kind, _ in running.values()):
+                when_alone()
+                when_alone = None
             if not running:
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -690,35 +688,35 @@ def run_side_by_side(plans: list[Plan], run_id: str, replay: Replay, log: Callab
     OpenBLAS keeps its two threads (`PORTABLE_ARITHMETIC_ENV`), so the outputs are those of one stage at a time.
 
     A stage's spot check of local models is computed after it by one worker process for all stages
-    (`llm.spot_worker`), each model loaded once, on a lane's share of the CPUs, or on all of them once no stage is
-    left to run (`check_later`)."""
+    (`llm.spot_worker`), each model loaded once, on a lane's share of the CPUs, and on all of them from the moment no
+    stage is left to run (`check_later`)."""
     lanes = replay_lanes() if lanes is None else lanes
     threads = max(1, len(os.sched_getaffinity(0)) // lanes)
     environment = kernel_start_environment(kernel_context(),
                                            PORTABLE_ARITHMETIC_ENV | {"OMP_NUM_THREADS": str(threads)})
     with SpotWorker(environment, executed_dir(plans[0].profile) / "spot_check" / WORKER_LOG) as worker:
+        worker.use_threads(threads)
         return side_by_side(plans, lanes,
                             lambda p: run_stage(p, log, run_id, replay, threads=threads, spot_check_later=True),
-                            lambda p, given: check_later(p, worker, replay, log, threads * given))
+                            lambda p: check_later(p, worker, replay, log), when_alone=lambda: worker.use_threads(
+                                threads * lanes))
 
 
 WORKER_LOG = "worker.log"
 """The spot-check worker's log, in the replay's `executed/spot_check/`."""
 
 
-def check_later(p: Plan, worker: SpotWorker, replay: Replay, log: Callable[[str], object] = print,
-                threads: int | None = None) -> ManifestEntry:
-    """Have `worker` compute the calls stage `p` left for its spot check (with `threads` compute threads), and put the
-    whole spot check in its manifest entry."""
+def check_later(p: Plan, worker: SpotWorker, replay: Replay, log: Callable[[str], object] = print) -> ManifestEntry:
+    """Have `worker` compute the calls stage `p` left for its spot check, and put the whole spot check in its manifest
+    entry."""
     spot = spot_check_file(p.stage.name, p.profile)
-    done: Checked = worker.check(pending_file(spot), spot, replay.calls, threads)
+    done: Checked = worker.check(pending_file(spot), spot, replay.calls)
     entry = replace(read_manifest(p.profile).stages[p.stage.name], spot_check=read_summary(spot))
     update_manifest(p.stage.name, entry, p.profile)
     write_run_report(p.profile)
     if done.checks:
         loads = f"; loaded {', '.join(f'{m} ({s} s)' for m, s in done.loads.items())}" if done.loads else ""
-        log(f"[{p.stage.name}] spot check: {done.checks} call(s) computed again in {done.seconds} s on {threads} "
-            f"thread(s){loads}")
+        log(f"[{p.stage.name}] spot check: {done.checks} call(s) computed again in {done.seconds} s{loads}")
     return entry
 
 
