@@ -450,7 +450,7 @@ def test_each_stages_spot_check_runs_after_it_one_at_a_time_and_its_entry_is_the
         def run(p):
             with lock:
                 events.append((kind, "start", p.stage.name))
-            time.sleep(0.03)
+            time.sleep(0.3 if (kind, p.stage.name) == ("check", "a") else 0.03)  # b's and c's checks wait on it
             with lock:
                 events.append((kind, "end", p.stage.name))
             return f"{kind} {p.stage.name}"
@@ -470,6 +470,27 @@ def test_each_stages_spot_check_runs_after_it_one_at_a_time_and_its_entry_is_the
     assert at[("check", "start", "b")] < at[("check", "start", "c")]  # b's check is the longer
     assert events.count(("alone", "", "")) == 1  # once, after the last stage's end: the checks may have every core
     assert max(at[("stage", "end", n)] for n in "abcd") < at[("alone", "", "")] < len(events) - 1
+
+
+def test_a_spot_check_runs_beside_the_lanes_stages_not_in_one_of_their_lanes():
+    plans = [_fake("a"), _fake("b", ("a",)), _fake("c")]
+    hold = {"a": 0.01, "b": 0.3, "c": 0.3}
+    lock, running, seen = threading.Lock(), {"stage": 0, "check": 0}, []
+
+    def job(kind):
+        def run(p):
+            with lock:
+                running[kind] += 1
+                seen.append(dict(running))
+            time.sleep(hold[p.stage.name] if kind == "stage" else 0.1)
+            with lock:
+                running[kind] -= 1
+            return f"{kind} {p.stage.name}"
+        return run
+
+    assert side_by_side(plans, 2, job("stage"), job("check")) == ["check a", "check b", "check c"]
+    assert max(s["stage"] for s in seen) == 2 and max(s["check"] for s in seen) == 1
+    assert {"stage": 2, "check": 1} in seen  # a's check began while b and c ran: the worker does not wait for a lane
 
 
 def test_after_a_failure_side_by_side_starts_nothing_more_lets_the_running_finish_and_raises_it():
@@ -506,3 +527,5 @@ def test_two_stages_side_by_side_overlap_and_each_kernel_gets_its_own_context(re
     assert {n: s["stage"] for n, s in seen.items()} == {"left": "left", "right": "right"}
     assert seen["left"]["start"] < seen["right"]["end"] and seen["right"]["start"] < seen["left"]["end"]
     assert {s["threads"] for s in seen.values()} == {os.environ.get("OMP_NUM_THREADS", "1")}
+    # OpenBLAS's idle threads sleep at once in kernels that share the cores (`SHARED_CORES_ENV`)
+    assert {s["openblas_timeout"] for s in seen.values()} == {os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4")}

@@ -383,6 +383,14 @@ judge laboratory replayed with one OpenBLAS thread rebuilt its two ridge heads, 
 differently): every record was made with two, the cores of the machines it was made on, so a kernel gets two on any
 machine, whatever $OMP_NUM_THREADS says (OpenBLAS takes fewer only where the process may use fewer CPUs)."""
 
+SHARED_CORES_ENV: dict[str, str] = {"OPENBLAS_THREAD_TIMEOUT": "4"}
+"""Set in a kernel that shares the cores with other stages and the spot-check worker (`run_side_by_side`), unless
+already set. After each call, an idle OpenBLAS thread spins for 2^28 cycles by default (about a tenth of a second)
+before it sleeps; with three processes on two cores that spinning takes the cycles another stage needs. 4 (2^4
+cycles, OpenBLAS's least) lets it sleep at once. Only when an idle thread sleeps changes, not which thread adds what:
+the outputs stay those of one stage at a time (every stage of the decisive record replayed as recorded with it).
+Measured with `scripts/bench_book.py`, side by side: see CONTRIBUTING."""
+
 
 def record_calls(calls: list[LoggedCall], keys: frozenset[str]) -> RecordCalls:
     """How many of the distinct calls a stage asked (its call log) the record holds (`keys`): `from_record`, `new`
@@ -555,7 +563,7 @@ def run_stage(p: Plan, log: Callable[[str], object] = print, run_id: str | None 
         + (f", {p.parameters}" if p.parameters else "") + ")")
     logging.getLogger("papermill").setLevel(logging.ERROR)  # its parameter sniffing warns on `# range:` comments
     try:
-        thread_env = {"OMP_NUM_THREADS": str(threads)} if threads else {}
+        thread_env = {"OMP_NUM_THREADS": str(threads)} | SHARED_CORES_ENV if threads else {}
         env = kernel_start_environment(stage_context(p, run_id, params, usage, replay, spot_check_later),
                                        PORTABLE_ARITHMETIC_ENV | thread_env)
         papermill.execute_notebook(str(source), str(partial), parameters=p.parameters, kernel_name="python3",
@@ -613,10 +621,11 @@ def side_by_side(plans: list[Plan], lanes: int, run_one: Callable[[Plan], Manife
                  check_one: Callable[[Plan], ManifestEntry] | None = None,
                  seconds: Mapping[str, tuple[float, float]] = REPLAY_SECONDS,
                  when_alone: Callable[[], object] | None = None) -> list[ManifestEntry]:
-    """`run_one` over `plans`, `lanes` jobs at a time, each in a thread of its own, a stage once every stage it reads
-    (among `plans`) has run; with `check_one`, each stage's deferred spot check is a job too, after its stage, one
-    such job at a time (one worker holds the models), and its entry is the one `check_one` returns; `when_alone()` is
-    called once, when no stage is left to run or running (the checks left may then have every lane's cores).
+    """`run_one` over `plans`, `lanes` stages at a time, each in a thread of its own, a stage once every stage it
+    reads (among `plans`) has run; with `check_one`, each stage's deferred spot check is a job too, after its stage,
+    one such job at a time (one worker holds the models) beside the `lanes` stages, and its entry is the one
+    `check_one` returns; `when_alone()` is called once, when no stage is left to run or running (the checks left may
+    then have every lane's cores).
 
     Of the jobs ready, the one with the longest way to go first: a check its own seconds, a stage its seconds plus
     the longest of its check and the ways of the stages that read it (`seconds`: `REPLAY_SECONDS`), then plan
@@ -641,15 +650,19 @@ def side_by_side(plans: list[Plan], lanes: int, run_one: Callable[[Plan], Manife
     done, checked = dict[str, ManifestEntry](), dict[str, ManifestEntry]()
     running: dict[Future[ManifestEntry], tuple[str, Plan]] = {}
     failure: BaseException | None = None
-    with ThreadPoolExecutor(max_workers=lanes) as pool:
+    with ThreadPoolExecutor(max_workers=lanes + 1) as pool:
         while waiting or unchecked or running:
             ready = [("stage", p) for p in waiting if upstream[p.stage.name] <= done.keys()]
-            if not any(kind == "check" for kind, _ in running.values()):
-                ready += [("check", p) for p in unchecked]
+            ready += [("check", p) for p in unchecked]
+            stages = sum(kind == "stage" for kind, _ in running.values())
+            checking = any(kind == "check" for kind, _ in running.values())
             chosen: list[tuple[str, Plan]] = []
             for job in sorted(ready, key=urgency) if failure is None else []:
-                if len(running) + len(chosen) < lanes and not (job[0] == "check" and any(
-                        kind == "check" for kind, _ in chosen)):
+                if job[0] == "stage" and stages < lanes:
+                    stages += 1
+                    chosen.append(job)
+                elif job[0] == "check" and not checking:
+                    checking = True
                     chosen.append(job)
             for kind, p in chosen:
                 (waiting if kind == "stage" else unchecked).remove(p)
@@ -688,8 +701,9 @@ def run_side_by_side(plans: list[Plan], run_id: str, replay: Replay, log: Callab
     OpenBLAS keeps its two threads (`PORTABLE_ARITHMETIC_ENV`), so the outputs are those of one stage at a time.
 
     A stage's spot check of local models is computed after it by one worker process for all stages
-    (`llm.spot_worker`), each model loaded once, on a lane's share of the CPUs, and on all of them from the moment no
-    stage is left to run (`check_later`)."""
+    (`llm.spot_worker`), each model loaded once, beside the lanes' stages on a lane's share of the CPUs (three
+    processes on two cores: measured faster than a worker that waits for a free lane and then finishes alone), and on
+    all of them from the moment no stage is left to run (`check_later`). The kernels get `SHARED_CORES_ENV` too."""
     lanes = replay_lanes() if lanes is None else lanes
     threads = max(1, len(os.sched_getaffinity(0)) // lanes)
     environment = kernel_start_environment(kernel_context(),
