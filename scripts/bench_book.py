@@ -8,7 +8,8 @@ model work, the call log, answering calls from the record, imports, statistics, 
 code; the seconds of its spot check that the spot-check worker computed after it (`worker`, its model loads
 included, `worker loads`: `llm.spot_worker`); then the build and the page check. With `--baseline REV`, the same is
 run first in a worktree of REV, so the two books' times stand side by side, measured in one run (the load average is
-printed beside each).
+printed beside each), and the CPU seconds the book command and every process it started used: divided by the cores,
+the least time any schedule of that same work could take.
 
 With `--floor`, the floor the replay cannot go below is measured after it, in the same run: every call the replay's
 spot check computed, computed again by a fresh spot-check worker alone on all the cores, one model load each, plus
@@ -23,6 +24,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -53,6 +55,7 @@ def run_book(checkout: Path) -> dict[str, object]:
     if not exe.exists():
         exe = REPO / ".venv" / "bin" / "llmcreativity"
     load = os.getloadavg()[0]
+    cpu = children_cpu()
     start = time.perf_counter()
     marks: list[tuple[float, str]] = []
     with subprocess.Popen([str(exe), "book"], cwd=checkout, env=env, stdout=subprocess.PIPE,
@@ -60,7 +63,7 @@ def run_book(checkout: Path) -> dict[str, object]:
         assert proc.stdout is not None
         for line in proc.stdout:
             marks.append((time.perf_counter() - start, line.rstrip()))
-    total = time.perf_counter() - start
+    total, cpu = time.perf_counter() - start, children_cpu() - cpu
     if proc.returncode:
         tail = "\n".join(m for _, m in marks[-20:])
         raise SystemExit(f"`llmcreativity book` in {checkout} failed ({proc.returncode}):\n{tail}")
@@ -84,7 +87,13 @@ def run_book(checkout: Path) -> dict[str, object]:
             stages[row["stage"]].update(row["parts"])
     print(f"(the book command's output, timed: {tmp / 'book.log'})")
     return {"total": total, "replay": replay_end, "build": built - replay_end, "check": total - built,
-            "stages": stages, "load": load, "load_after": os.getloadavg()[0]}
+            "stages": stages, "load": load, "load_after": os.getloadavg()[0], "cpu": cpu}
+
+
+def children_cpu() -> float:
+    """User and system CPU seconds of this process's children that have ended, and of theirs they waited for."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def recipe_of(identity: str) -> dict[str, object]:
@@ -144,8 +153,11 @@ def table(name: str, r: dict[str, object]) -> str:
             sums[k] += c
         lines.append(f"| {stage} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
     lines.append("| all stages | " + " | ".join(f"{sums[k]:.1f}" for k in columns) + " |")
+    cores = len(os.sched_getaffinity(0))
     return (f"## {name}: {r['total']:.0f} s in all (replay {r['replay']:.0f} s, build {r['build']:.0f} s, page check "
-            f"{r['check']:.0f} s; 1-minute load {r['load']:.2f} before, {r['load_after']:.2f} after)\n\n"
+            f"{r['check']:.0f} s; 1-minute load {r['load']:.2f} before, {r['load_after']:.2f} after; CPU "
+            f"{r['cpu']:.0f} s in all, so on {cores} cores no schedule of the same work takes less than "
+            f"{r['cpu'] / cores:.0f} s)\n\n"
             + "\n".join(lines))
 
 
