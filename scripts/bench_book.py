@@ -8,8 +8,8 @@ model work, the call log, answering calls from the record, imports, statistics, 
 code; the seconds of its spot check that the spot-check worker computed after it (`worker`, its model loads
 included, `worker loads`: `llm.spot_worker`); then the build and the page check. With `--baseline REV`, the same is
 run first in a worktree of REV, so the two books' times stand side by side, measured in one run (the load average is
-printed beside each), and the CPU seconds the book command and every process it started used: divided by the cores,
-the least time any schedule of that same work could take.
+printed beside each). Each book's line also gives the CPU seconds the book command and every process it started used,
+and those divided by the cores: the least time any schedule of that same work could take.
 
 With `--floor`, the floor the replay cannot go below is measured after it, in the same run: every call the replay's
 spot check computed, computed again by a fresh spot-check worker alone on all the cores, one model load each, plus

@@ -389,7 +389,7 @@ already set. After each call, an idle OpenBLAS thread spins for 2^28 cycles by d
 before it sleeps; with three processes on two cores that spinning takes the cycles another stage needs. 4 (2^4
 cycles, OpenBLAS's least) lets it sleep at once. Only when an idle thread sleeps changes, not which thread adds what:
 the outputs stay those of one stage at a time (every stage of the decisive record replayed as recorded with it).
-Measured with `scripts/bench_book.py`, side by side: see CONTRIBUTING."""
+Measured with `scripts/bench_book.py`, side by side: the numbers are on the book's history page."""
 
 
 def record_calls(calls: list[LoggedCall], keys: frozenset[str]) -> RecordCalls:
